@@ -1,0 +1,56 @@
+// Package buffer holds the record memory of a tpipe run: one pool of B
+// buffers of S bytes each (the FREE pool of "Thrifty Execution of Task
+// Pipelines", Schneider, Conway and Skeen, 1984), bounded queues of buffers
+// that link tasks, and the ports through which a task reads and writes
+// records.
+//
+// # Memory
+//
+// NewPool allocates all B buffers at once; nothing allocates a record buffer
+// afterwards, so record memory is exactly B x S whatever the input size. A
+// buffer may carry a batch of records back to back; each buffer also has a
+// small index of record ends (at most MaxRecords entries), allocated with it.
+//
+// # Where a buffer is
+//
+// Every buffer is at all times in exactly one place: FREE, a queue, or held
+// by one task (a buffer being filled by a writer, or being read by a
+// reader). Their count is B; Pool.Check verifies it.
+//
+// # Capacity and the write order
+//
+// A queue's capacity counts three things: buffers queued in it, the
+// writer's reservations (a buffer being filled for it, or about to be taken
+// from FREE for it), and the buffer its reader has taken and not yet given
+// back. A write therefore first reserves room in its output queue, and only
+// then takes a buffer from FREE: a task never waits for room while holding
+// a buffer from FREE. Counting the reader's buffer against its input queue
+// is what lets a task read records in place (no copy) and still keeps the
+// bound of Theorem 3.2: with B >= the sum of the capacities, every buffer
+// outside FREE is charged to some queue, so a task waiting for FREE proves
+// some other queue is full. The paper's literal order (take from FREE, then
+// wait for room) can deadlock at that B; package proofs shows both.
+//
+// # Batching
+//
+// Small records are packed into one buffer, which is how the cost per record
+// gets small. A task hands over its partially filled output buffers before
+// it blocks on anything in this package, so batching never holds a buffer
+// hostage; a task about to block elsewhere (on a slow file or pipe) calls
+// Proc.Flush itself.
+//
+// # Blocking and deadlock
+//
+// Input.Read blocks while its queue is empty; Output.Write blocks while its
+// queue is full or FREE is empty. When every unfinished task of a pool is
+// blocked in this package, the pool is stalled: it asks its resolver (see
+// Pool.SetResolver) and, failing that, fails the run with a *DeadlockError
+// that says what every task waits on. A stall is detected by the last task
+// to block, so there is no polling and no timer.
+//
+// # Concurrency
+//
+// A Pool and its Queues are safe for concurrent use. A Proc, and the Inputs
+// and Outputs it owns, belong to one task and must be used by one goroutine
+// at a time.
+package buffer

@@ -1,0 +1,317 @@
+package buffer_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/tpipe/tpipe/buffer"
+	"pgregory.net/rapid"
+)
+
+// The model: a plain-slice picture of three tasks, src -> mid -> dst, over
+// two queues. It knows nothing of the pool's code; it follows the rules of
+// the package doc, and predicts when an operation would block.
+type mbuf [][]byte
+
+type mqueue struct {
+	cap      int
+	bufs     []mbuf
+	pend     mbuf // the writer's partial buffer (nil: none)
+	hasPend  bool
+	cur      mbuf // the reader's buffer: records not yet read
+	hasCur   bool
+	last     []byte // the record last read (for Forward)
+	lastOK   bool
+	eof      bool // writer closed
+	readEOF  bool // reader saw eof
+	gone     bool
+	occupied int
+}
+
+func (q *mqueue) occ() int {
+	n := len(q.bufs)
+	if q.hasPend {
+		n++
+	}
+	if q.hasCur {
+		n++
+	}
+	return n
+}
+
+type model struct {
+	b, s, maxRecs int
+	free          int
+	q             [2]*mqueue
+}
+
+// outsOf lists the queues a task writes: src writes q0, mid writes q1.
+func (m *model) outsOf(task int) []*mqueue {
+	switch task {
+	case 0:
+		return []*mqueue{m.q[0]}
+	case 1:
+		return []*mqueue{m.q[1]}
+	}
+	return nil
+}
+
+func (m *model) commit(q *mqueue) {
+	if !q.hasPend {
+		return
+	}
+	if len(q.pend) == 0 || q.gone {
+		m.free++
+	} else {
+		q.bufs = append(q.bufs, q.pend)
+	}
+	q.pend, q.hasPend = nil, false
+}
+
+func (m *model) flush(task int) {
+	for _, q := range m.outsOf(task) {
+		m.commit(q)
+	}
+}
+
+func size(b mbuf) int {
+	n := 0
+	for _, r := range b {
+		n += len(r)
+	}
+	return n
+}
+
+// write predicts Output.Write of task on queue q.
+func (m *model) write(task int, q *mqueue, rec []byte) error {
+	if len(rec) > m.s {
+		return &buffer.TooLargeError{}
+	}
+	if q.eof {
+		return buffer.ErrClosed
+	}
+	if q.hasPend && size(q.pend)+len(rec) <= m.s && len(q.pend) < m.maxRecs {
+		q.pend = append(q.pend, rec)
+		return nil
+	}
+	m.commit(q)
+	if q.gone {
+		return buffer.ErrReaderGone
+	}
+	if q.occ() >= q.cap {
+		m.flush(task)
+		return buffer.ErrWouldBlock
+	}
+	if m.free == 0 {
+		m.flush(task)
+		return buffer.ErrWouldBlock
+	}
+	m.free--
+	q.pend, q.hasPend = mbuf{rec}, true
+	return nil
+}
+
+func (m *model) read(task int, q *mqueue) ([]byte, error) {
+	if q.hasCur && len(q.cur) > 0 {
+		r := q.cur[0]
+		q.cur = q.cur[1:]
+		q.last, q.lastOK = r, true
+		return r, nil
+	}
+	if q.readEOF {
+		return nil, io.EOF
+	}
+	if q.hasCur {
+		q.cur, q.hasCur, q.lastOK = nil, false, false
+		m.free++
+	}
+	if len(q.bufs) > 0 {
+		b := q.bufs[0]
+		q.bufs = q.bufs[1:]
+		q.cur, q.hasCur = b[1:], true
+		q.last, q.lastOK = b[0], true
+		return b[0], nil
+	}
+	if q.eof {
+		q.readEOF = true
+		return nil, io.EOF
+	}
+	m.flush(task)
+	return nil, buffer.ErrWouldBlock
+}
+
+// forward predicts mid's Output.Forward from q0 to q1.
+func (m *model) forward() error {
+	in, out := m.q[0], m.q[1]
+	if !in.hasCur || !in.lastOK {
+		return errNoRecord
+	}
+	if out.hasPend || len(in.cur) > 0 {
+		return m.write(1, out, in.last)
+	}
+	if out.eof {
+		return buffer.ErrClosed
+	}
+	if out.gone {
+		return buffer.ErrReaderGone
+	}
+	if out.occ() >= out.cap {
+		m.flush(1)
+		return buffer.ErrWouldBlock
+	}
+	in.hasCur, in.cur, in.lastOK = false, nil, false
+	out.bufs = append(out.bufs, mbuf{in.last})
+	return nil
+}
+
+func (m *model) stop(q *mqueue) {
+	if q.hasCur {
+		q.hasCur, q.cur = false, nil
+		m.free++
+	}
+	m.free += len(q.bufs)
+	q.bufs = nil
+	if !q.eof {
+		q.gone = true
+	}
+	q.lastOK = false
+}
+
+func (m *model) counts() (free, queued, held int) {
+	free = m.free
+	for _, q := range m.q {
+		queued += len(q.bufs)
+		if q.hasPend {
+			held++
+		}
+		if q.hasCur {
+			held++
+		}
+	}
+	return
+}
+
+var errNoRecord = errors.New("no record")
+
+func sameErr(got, want error) bool {
+	switch {
+	case want == nil || got == nil:
+		return want == got
+	case want == errNoRecord:
+		return got != nil && !errors.Is(got, buffer.ErrWouldBlock) && !errors.Is(got, io.EOF)
+	}
+	var tl *buffer.TooLargeError
+	if errors.As(want, &tl) {
+		return errors.As(got, &tl)
+	}
+	return errors.Is(got, want)
+}
+
+// TestPoolModel checks the pool against the model, one random operation at
+// a time, and checks buffer conservation (FREE + queued + held = B, each
+// buffer in one place) after every step.
+func TestPoolModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.IntRange(1, 5).Draw(t, "B")
+		s := rapid.IntRange(1, 40).Draw(t, "S")
+		c0 := rapid.IntRange(1, 3).Draw(t, "cap0")
+		c1 := rapid.IntRange(1, 3).Draw(t, "cap1")
+		pool, err := buffer.NewPool(b, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool.SetNoBlock()
+		q0, _ := pool.NewQueue("q0", c0)
+		q1, _ := pool.NewQueue("q1", c1)
+		src, _ := pool.NewProc("src", 0, nil, []*buffer.Queue{q0})
+		mid, _ := pool.NewProc("mid", 1, []*buffer.Queue{q0}, []*buffer.Queue{q1})
+		dst, _ := pool.NewProc("dst", 2, []*buffer.Queue{q1}, nil)
+		m := &model{b: b, s: s, maxRecs: pool.MaxRecordsPerBuf(), free: b,
+			q: [2]*mqueue{{cap: c0}, {cap: c1}}}
+		dstStopped := false
+		recGen := rapid.SliceOfN(rapid.Byte(), 0, s+2)
+
+		check := func(op string, got, want error) {
+			if !sameErr(got, want) {
+				t.Fatalf("%s: got error %v, model says %v", op, got, want)
+			}
+		}
+		checkRec := func(op string, got, want []byte) {
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s: got record %q, model says %q", op, got, want)
+			}
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"src write": func(t *rapid.T) {
+				rec := recGen.Draw(t, "rec")
+				want := m.write(0, m.q[0], rec)
+				check("src write", src.Out(0).Write(rec), want)
+			},
+			"mid write": func(t *rapid.T) {
+				rec := recGen.Draw(t, "rec")
+				want := m.write(1, m.q[1], rec)
+				check("mid write", mid.Out(0).Write(rec), want)
+			},
+			"mid read": func(t *rapid.T) {
+				wr, werr := m.read(1, m.q[0])
+				r, err := mid.In(0).Read()
+				check("mid read", err, werr)
+				checkRec("mid read", r, wr)
+			},
+			"mid forward": func(t *rapid.T) {
+				want := m.forward()
+				check("mid forward", mid.Out(0).Forward(mid.In(0)), want)
+			},
+			"dst read": func(t *rapid.T) {
+				if dstStopped {
+					t.Skip("dst stopped")
+				}
+				wr, werr := m.read(2, m.q[1])
+				r, err := dst.In(0).Read()
+				check("dst read", err, werr)
+				checkRec("dst read", r, wr)
+			},
+			"src flush": func(t *rapid.T) {
+				m.flush(0)
+				src.Flush()
+			},
+			"mid flush": func(t *rapid.T) {
+				m.flush(1)
+				mid.Flush()
+			},
+			"src close": func(t *rapid.T) {
+				m.commit(m.q[0])
+				m.q[0].eof = true
+				src.Out(0).Close()
+			},
+			"mid close": func(t *rapid.T) {
+				m.commit(m.q[1])
+				m.q[1].eof = true
+				mid.Out(0).Close()
+			},
+			"dst stops": func(t *rapid.T) {
+				if dstStopped {
+					t.Skip("dst stopped")
+				}
+				dstStopped = true
+				m.stop(m.q[1])
+				dst.Finish(false)
+			},
+			"": func(t *rapid.T) {
+				if err := pool.Check(); err != nil {
+					t.Fatal(err)
+				}
+				f, q, h := pool.Counts()
+				mf, mq, mh := m.counts()
+				if f != mf || q != mq || h != mh {
+					t.Fatalf("pool FREE/queued/held %d/%d/%d, model %d/%d/%d", f, q, h, mf, mq, mh)
+				}
+				if f+q+h != b {
+					t.Fatalf("FREE %d + queued %d + held %d != B %d", f, q, h, b)
+				}
+			},
+		})
+	})
+}

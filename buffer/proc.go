@@ -1,0 +1,510 @@
+package buffer
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Proc is one task's handle on a pool: its numbered input and output ports
+// and its place in deadlock detection. A Proc is used by one goroutine at a
+// time (the task's); it is not safe for concurrent use.
+type Proc struct {
+	pool  *Pool
+	name  string
+	index int
+	ins   []*Input
+	outs  []*Output
+	wake  chan struct{}
+	wait  waiting
+	got   *Buf // a buffer handed over from FREE while this task waited for it
+	done  bool
+
+	blockedTime time.Duration
+}
+
+type waitKind uint8
+
+const (
+	waitNone waitKind = iota
+	waitRead
+	waitRoom
+	waitFree
+)
+
+type waiting struct {
+	kind waitKind
+	q    *Queue
+}
+
+// NewProc registers a task named name with the given index (its position
+// in topological order; a Hook sees it) and its input and output queues.
+// A queue may be an input of one Proc and an output of one Proc. Register
+// every Proc before any task starts.
+func (p *Pool) NewProc(name string, index int, ins, outs []*Queue) (*Proc, error) {
+	t := &Proc{pool: p, name: name, index: index, wake: make(chan struct{}, 1)}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, q := range ins {
+		if q.reader != nil {
+			return nil, fmt.Errorf("buffer: queue %s read by both %s and %s", q.name, q.reader.name, name)
+		}
+		q.reader, q.readPort = t, i
+		t.ins = append(t.ins, &Input{t: t, q: q})
+	}
+	for i, q := range outs {
+		if q.writer != nil {
+			return nil, fmt.Errorf("buffer: queue %s written by both %s and %s", q.name, q.writer.name, name)
+		}
+		q.writer, q.writerPort = t, i
+		t.outs = append(t.outs, &Output{t: t, q: q})
+	}
+	p.procs = append(p.procs, t)
+	p.live++
+	return t, nil
+}
+
+// Name returns the task's name.
+func (t *Proc) Name() string { return t.name }
+
+// Index returns the task's index.
+func (t *Proc) Index() int { return t.index }
+
+// In returns input port i. It panics if there is no such port.
+func (t *Proc) In(i int) *Input { return t.ins[i] }
+
+// Out returns output port i. It panics if there is no such port.
+func (t *Proc) Out(i int) *Output { return t.outs[i] }
+
+// NumIn returns the number of input ports.
+func (t *Proc) NumIn() int { return len(t.ins) }
+
+// NumOut returns the number of output ports.
+func (t *Proc) NumOut() int { return len(t.outs) }
+
+// Blocked returns the time the task spent waiting in this package.
+func (t *Proc) Blocked() time.Duration {
+	t.pool.mu.Lock()
+	defer t.pool.mu.Unlock()
+	return t.blockedTime
+}
+
+// Flush hands over every partially filled output buffer. It never blocks.
+// A task calls it before it may block outside this package (a read from a
+// slow pipe, a sleep), so that records already written keep flowing.
+func (t *Proc) Flush() {
+	t.pool.mu.Lock()
+	t.flushLocked()
+	t.pool.mu.Unlock()
+}
+
+func (t *Proc) flushLocked() {
+	for _, o := range t.outs {
+		if o.pend != nil {
+			o.commitLocked()
+		}
+	}
+}
+
+// Finish ends the task: it writes eof to every output (after handing over
+// what was written), and stops reading every input (buffers already queued
+// go back to FREE; the writer's next write returns ErrReaderGone). After a
+// failure (failed true) outputs are closed without handing over pending
+// records. Finish is idempotent; the scheduler calls it when the task
+// function returns.
+func (t *Proc) Finish(failed bool) {
+	p := t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.done {
+		return
+	}
+	t.done = true
+	if t.got != nil {
+		p.releaseLocked(t.got)
+		t.got = nil
+	}
+	for _, o := range t.outs {
+		if o.pend != nil {
+			if failed || p.err != nil {
+				o.q.reserved--
+				p.releaseLocked(o.pend)
+				o.pend = nil
+			} else {
+				o.commitLocked()
+			}
+		}
+		o.closed = true
+		o.q.eof = true
+		if r := o.q.rwait; r != nil {
+			o.q.rwait = nil
+			p.wakeLocked(r)
+		}
+	}
+	for _, in := range t.ins {
+		in.stopLocked()
+	}
+	p.live--
+	p.checkStallLocked()
+}
+
+// Input is a task's input port: the reading end of one queue.
+type Input struct {
+	t   *Proc
+	q   *Queue
+	cur *Buf // the buffer being read, charged to q.held
+	i   int  // index of the next record in cur
+	off int  // start offset of record i
+	eof bool
+}
+
+// Read returns the next record. The record is valid until the next call to
+// Read on this port (or a Forward of it); the task must not retain it or
+// write into it. Read returns io.EOF, and nil data, once the writer has
+// finished and every record was read; it keeps returning io.EOF after that
+// (rule B1 of the paper: a task reads nothing after eof). Read blocks while
+// the queue is empty; before it blocks it hands over the task's partially
+// filled output buffers. Any other error means the run was aborted (an
+// error elsewhere, cancellation, or a *DeadlockError).
+func (in *Input) Read() ([]byte, error) {
+	if b := in.cur; b != nil && in.i < len(b.ends) {
+		end := int(b.ends[in.i])
+		rec := b.data[in.off:end:end]
+		in.i++
+		in.off = end
+		return rec, nil
+	}
+	return in.next()
+}
+
+func (in *Input) next() ([]byte, error) {
+	if in.eof {
+		return nil, io.EOF
+	}
+	t := in.t
+	p := t.pool
+	if p.hook != nil {
+		p.hook.Before(t.index, OpRead)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q := in.q
+	if in.cur != nil {
+		in.giveBackLocked()
+	}
+	for {
+		if p.err != nil {
+			return nil, p.err
+		}
+		if q.n > 0 {
+			b := q.popLocked()
+			q.held++
+			in.cur, in.i = b, b.lo
+			in.off = 0
+			if b.lo > 0 {
+				in.off = int(b.ends[b.lo-1])
+			}
+			end := int(b.ends[in.i])
+			rec := b.data[in.off:end:end]
+			in.i++
+			in.off = end
+			return rec, nil
+		}
+		if q.eof {
+			in.eof = true
+			return nil, io.EOF
+		}
+		t.flushLocked()
+		q.rwait = t
+		if err := t.parkLocked(waiting{waitRead, q}); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// giveBackLocked returns the buffer being read to FREE.
+func (in *Input) giveBackLocked() {
+	b := in.cur
+	in.cur = nil
+	in.q.held--
+	in.t.pool.releaseLocked(b)
+	in.q.roomLocked()
+}
+
+// stopLocked ends reading: the buffer being read and every queued buffer go
+// back to FREE, and the writer learns the reader is gone.
+func (in *Input) stopLocked() {
+	q := in.q
+	p := in.t.pool
+	if in.cur != nil {
+		in.giveBackLocked()
+	}
+	for q.n > 0 {
+		p.releaseLocked(q.popLocked())
+	}
+	if q.rwait == in.t {
+		q.rwait = nil
+	}
+	if !q.eof {
+		q.gone = true
+	}
+	q.roomLocked()
+}
+
+// Output is a task's output port: the writing end of one queue.
+type Output struct {
+	t      *Proc
+	q      *Queue
+	pend   *Buf // the buffer being filled, charged to q.reserved
+	closed bool
+}
+
+// Write appends a copy of rec to the output; the caller may reuse rec as
+// soon as Write returns. Records are batched into the current output buffer;
+// when it is full, Write hands it over, reserves room in the queue (blocking
+// while the queue is full) and then takes a buffer from FREE (blocking while
+// FREE is empty). It never blocks while holding a buffer from FREE other
+// than the one being read on an input, which is charged to that input's
+// queue. Write returns ErrReaderGone once the reader has stopped, a
+// *TooLargeError for a record over the record size, and the pool's error if
+// the run was aborted.
+func (o *Output) Write(rec []byte) error {
+	if b := o.pend; b != nil && len(b.data)+len(rec) <= cap(b.data) && len(b.ends) < cap(b.ends) {
+		b.data = append(b.data, rec...)
+		b.ends = append(b.ends, int32(len(b.data)))
+		return nil
+	}
+	return o.writeSlow(rec)
+}
+
+func (o *Output) writeSlow(rec []byte) error {
+	t := o.t
+	p := t.pool
+	if len(rec) > p.size {
+		return &TooLargeError{Size: len(rec), Max: p.size}
+	}
+	if o.closed {
+		return ErrClosed
+	}
+	if p.hook != nil {
+		p.hook.Before(t.index, OpWrite)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o.pend != nil {
+		o.commitLocked()
+	}
+	if err := o.reserveLocked(); err != nil {
+		return err
+	}
+	b, err := o.acquireLocked()
+	if err != nil {
+		return err
+	}
+	b.data = append(b.data, rec...)
+	b.ends = append(b.ends, int32(len(b.data)))
+	o.pend = b
+	return nil
+}
+
+// reserveLocked waits for room in the queue and takes one slot.
+func (o *Output) reserveLocked() error {
+	q := o.q
+	t := o.t
+	p := t.pool
+	for {
+		if p.err != nil {
+			return p.err
+		}
+		if q.gone {
+			return ErrReaderGone
+		}
+		if q.occupancy() < q.cap {
+			q.reserved++
+			return nil
+		}
+		t.flushLocked()
+		q.wwait = t
+		if err := t.parkLocked(waiting{waitRoom, q}); err != nil {
+			return err
+		}
+	}
+}
+
+// acquireLocked takes a buffer from FREE for a slot already reserved in
+// o.q, waiting while FREE is empty. On failure the reservation is undone.
+func (o *Output) acquireLocked() (*Buf, error) {
+	t := o.t
+	p := t.pool
+	if b := p.takeFreeLocked(); b != nil {
+		return b, nil
+	}
+	t.flushLocked()
+	p.freeWait = append(p.freeWait, t)
+	for t.got == nil {
+		if err := t.parkLocked(waiting{waitFree, nil}); err != nil {
+			if t.got != nil {
+				p.releaseLocked(t.got)
+				t.got = nil
+			}
+			p.dropFreeWaiterLocked(t)
+			o.q.reserved--
+			return nil, err
+		}
+	}
+	b := t.got
+	t.got = nil
+	return b, nil
+}
+
+// commitLocked hands the pending buffer over to the queue (it never blocks:
+// its slot is reserved). An empty pending buffer goes back to FREE.
+func (o *Output) commitLocked() {
+	b := o.pend
+	o.pend = nil
+	q := o.q
+	q.reserved--
+	p := o.t.pool
+	if b.records() == 0 || q.gone {
+		p.releaseLocked(b)
+		q.roomLocked()
+		return
+	}
+	q.pushLocked(b)
+}
+
+// Forward writes the record last returned by in.Read to o. When that record
+// is the last one in its buffer and o has no partial buffer, the buffer
+// itself moves to o's queue with no copy (how a megabyte frame passes a
+// stage); otherwise the record is copied as by Write. After Forward the
+// record must not be used. Errors are those of Write.
+func (o *Output) Forward(in *Input) error {
+	b := in.cur
+	if b == nil || in.i == 0 || in.i <= b.lo {
+		return fmt.Errorf("buffer: forward on %s: no record was read", in.q.name)
+	}
+	if o.pend != nil || in.i != len(b.ends) {
+		start := 0
+		if in.i > 1 {
+			start = int(b.ends[in.i-2])
+		}
+		return o.Write(b.data[start:b.ends[in.i-1]])
+	}
+	t := o.t
+	p := t.pool
+	if o.closed {
+		return ErrClosed
+	}
+	if p.hook != nil {
+		p.hook.Before(t.index, OpWrite)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := o.reserveLocked(); err != nil {
+		return err
+	}
+	// The buffer moves from being read on in.q to queued on o.q.
+	in.cur = nil
+	in.q.held--
+	in.q.roomLocked()
+	b.lo = in.i - 1
+	o.q.reserved--
+	if o.q.gone {
+		p.releaseLocked(b)
+		return nil
+	}
+	o.q.pushLocked(b)
+	return nil
+}
+
+// Close writes eof to this output after handing over what was written.
+// Writes after Close return ErrClosed. Closing is also done by Proc.Finish.
+func (o *Output) Close() {
+	p := o.t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o.closed {
+		return
+	}
+	if o.pend != nil {
+		o.commitLocked()
+	}
+	o.closed = true
+	o.q.eof = true
+	if r := o.q.rwait; r != nil {
+		o.q.rwait = nil
+		p.wakeLocked(r)
+	}
+}
+
+// parkLocked blocks the task until another task wakes it. It returns the
+// pool's error if the run was aborted meanwhile (or the test-mode error).
+func (t *Proc) parkLocked(w waiting) error {
+	p := t.pool
+	if p.err != nil {
+		return p.err
+	}
+	if p.noBlock {
+		switch w.kind {
+		case waitRead:
+			w.q.rwait = nil
+		case waitRoom:
+			w.q.wwait = nil
+		case waitFree:
+			p.dropFreeWaiterLocked(t)
+		}
+		return errWouldBlock
+	}
+	t.wait = w
+	p.blocked++
+	p.checkStallLocked()
+	start := now()
+	p.mu.Unlock()
+	<-t.wake
+	p.mu.Lock()
+	d := now().Sub(start)
+	t.blockedTime += d
+	switch w.kind {
+	case waitRead:
+		w.q.readWait += d
+	case waitRoom:
+		w.q.writeWait += d
+	case waitFree:
+		for _, o := range t.outs {
+			if o.q.reserved > 0 && o.pend == nil {
+				o.q.writeWait += d
+				break
+			}
+		}
+	}
+	return p.err
+}
+
+// wakeLocked makes a parked task runnable.
+func (p *Pool) wakeLocked(t *Proc) {
+	if t.wait.kind == waitNone {
+		return
+	}
+	switch t.wait.kind {
+	case waitRead:
+		if t.wait.q.rwait == t {
+			t.wait.q.rwait = nil
+		}
+	case waitRoom:
+		if t.wait.q.wwait == t {
+			t.wait.q.wwait = nil
+		}
+	}
+	t.wait = waiting{}
+	p.blocked--
+	t.wake <- struct{}{}
+}
+
+func (p *Pool) dropFreeWaiterLocked(t *Proc) {
+	for i, w := range p.freeWait {
+		if w == t {
+			p.freeWait = append(p.freeWait[:i], p.freeWait[i+1:]...)
+			return
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package buffer
+
+import (
+	"fmt"
+	"time"
+)
+
+// Queue is a bounded FIFO of buffers between one writing task and one
+// reading task: a communication file of the paper. Its capacity counts
+// queued buffers, the writer's reservations and the buffer the reader has
+// taken but not yet given back (see the package doc).
+//
+// A Queue is safe for concurrent use; a zero Queue is not usable (see
+// Pool.NewQueue).
+type Queue struct {
+	pool     *Pool
+	name     string
+	cap      int
+	ring     []*Buf
+	head, n  int
+	reserved int // writer's reservations: a buffer being filled, or about to be taken
+	held     int // buffers taken by the reader and not yet given back
+	eof      bool
+	gone     bool  // the reader stopped; writes fail with ErrReaderGone
+	rwait    *Proc // the reader, when it waits for a buffer or eof
+	wwait    *Proc // the writer, when it waits for room
+
+	records, bytes       int64
+	high                 int
+	readWait, writeWait  time.Duration
+	growths              int
+	writer, reader       *Proc
+	writerPort, readPort int
+}
+
+// NewQueue makes a queue of capacity c >= 1 named name (for statistics and
+// error messages). Create queues before any task starts.
+func (p *Pool) NewQueue(name string, c int) (*Queue, error) {
+	if c < 1 {
+		return nil, fmt.Errorf("buffer: queue %s: capacity %d: need at least 1", name, c)
+	}
+	q := &Queue{pool: p, name: name, cap: c, ring: make([]*Buf, c)}
+	p.mu.Lock()
+	p.queues = append(p.queues, q)
+	p.mu.Unlock()
+	return q, nil
+}
+
+// Name returns the queue's name.
+func (q *Queue) Name() string { return q.name }
+
+// Cap returns the queue's current capacity.
+func (q *Queue) Cap() int {
+	q.pool.mu.Lock()
+	defer q.pool.mu.Unlock()
+	return q.cap
+}
+
+// occupancy is what counts against the capacity.
+func (q *Queue) occupancy() int { return q.n + q.reserved + q.held }
+
+func (q *Queue) pushLocked(b *Buf) {
+	if q.n == len(q.ring) {
+		// Only after GrowLocked raised cap with a writer already reserved;
+		// the ring follows the capacity.
+		q.resizeLocked(max(q.cap, q.n+1))
+	}
+	q.ring[(q.head+q.n)%len(q.ring)] = b
+	q.n++
+	if q.n > q.high {
+		q.high = q.n
+	}
+	q.records += int64(b.records())
+	q.bytes += int64(b.bytes())
+	if r := q.rwait; r != nil {
+		q.rwait = nil
+		q.pool.wakeLocked(r)
+	}
+}
+
+func (q *Queue) popLocked() *Buf {
+	b := q.ring[q.head]
+	q.ring[q.head] = nil
+	q.head = (q.head + 1) % len(q.ring)
+	q.n--
+	return b
+}
+
+func (q *Queue) resizeLocked(size int) {
+	ring := make([]*Buf, size)
+	for i := 0; i < q.n; i++ {
+		ring[i] = q.ring[(q.head+i)%len(q.ring)]
+	}
+	q.ring, q.head = ring, 0
+}
+
+// roomLocked wakes the writer waiting for room, if any.
+func (q *Queue) roomLocked() {
+	if w := q.wwait; w != nil {
+		q.wwait = nil
+		q.pool.wakeLocked(w)
+	}
+}
+
+// GrowLocked raises the capacity of q by n. It is for a pool's resolver
+// (Pool.SetResolver), which runs with the pool locked; it allocates only the
+// queue's slot index, never a record buffer.
+func (q *Queue) GrowLocked(n int) {
+	if n < 1 {
+		return
+	}
+	q.cap += n
+	if len(q.ring) < q.cap {
+		q.resizeLocked(q.cap)
+	}
+	q.growths++
+	q.roomLocked()
+}
+
+// QueueStats are the counters of one queue.
+type QueueStats struct {
+	Name      string
+	Cap       int
+	Records   int64         // records that went through the queue
+	Bytes     int64         // their bytes
+	HighWater int           // most buffers queued at once
+	ReadWait  time.Duration // time its reader spent waiting for a buffer
+	WriteWait time.Duration // time its writer spent waiting for room or for FREE
+	Growths   int           // times a resolver raised its capacity
+}
+
+// Stats returns the queue's counters so far.
+func (q *Queue) Stats() QueueStats {
+	q.pool.mu.Lock()
+	defer q.pool.mu.Unlock()
+	return QueueStats{
+		Name: q.name, Cap: q.cap, Records: q.records, Bytes: q.bytes, HighWater: q.high,
+		ReadWait: q.readWait, WriteWait: q.writeWait, Growths: q.growths,
+	}
+}

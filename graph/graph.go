@@ -1,0 +1,233 @@
+// Package graph is tpipe's intermediate representation: tasks with
+// numbered input and output ports, and edges (bounded queues) with
+// capacities, in topological order. A chain `a | b | c` is the simplest
+// graph; tee, route, merge and join are graphs too.
+//
+// A Graph is built by one goroutine and is read-only once a scheduler runs
+// it. The zero Graph is an empty graph ready to use.
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tpipe/tpipe/task"
+)
+
+// DefaultCap is the queue capacity used when an edge asks for none.
+const DefaultCap = 2
+
+// Task is one vertex. Exactly one of Fn and Rec is needed; when Rec is set,
+// Fn may be nil and Rec's general form is used.
+type Task struct {
+	Name    string
+	In, Out int // number of ports
+	Fn      task.Func
+	Rec     *task.PerRecord
+	// Index is the position in topological order, set by Validate: a task
+	// only reads from tasks with a smaller index.
+	Index int
+}
+
+// Func returns the function that runs the task.
+func (t *Task) Func() task.Func {
+	if t.Fn != nil {
+		return t.Fn
+	}
+	if t.Rec != nil {
+		return t.Rec.Func()
+	}
+	return nil
+}
+
+// End names one port of one task.
+type End struct {
+	Task int // position in Graph.Tasks
+	Port int
+}
+
+// Edge is a bounded queue from an output port to an input port.
+type Edge struct {
+	Name     string
+	From, To End
+	Cap      int
+}
+
+// Graph is a set of tasks and the edges between them.
+type Graph struct {
+	Tasks []*Task
+	Edges []*Edge
+	order []int // task positions in topological order, set by Validate
+}
+
+// Add adds a task with nin inputs and nout outputs and returns its
+// position.
+func (g *Graph) Add(name string, nin, nout int, fn task.Func) int {
+	g.Tasks = append(g.Tasks, &Task{Name: name, In: nin, Out: nout, Fn: fn})
+	g.order = nil
+	return len(g.Tasks) - 1
+}
+
+// AddRecord adds a one-input, one-output task in per-record form.
+func (g *Graph) AddRecord(name string, r task.PerRecord) int {
+	g.Tasks = append(g.Tasks, &Task{Name: name, In: 1, Out: 1, Rec: &r})
+	g.order = nil
+	return len(g.Tasks) - 1
+}
+
+// Connect adds an edge from output port fromPort of task from to input
+// port toPort of task to, with capacity c (DefaultCap if c is 0).
+func (g *Graph) Connect(from, fromPort, to, toPort, c int) *Edge {
+	if c == 0 {
+		c = DefaultCap
+	}
+	e := &Edge{From: End{from, fromPort}, To: End{to, toPort}, Cap: c}
+	g.Edges = append(g.Edges, e)
+	g.order = nil
+	return e
+}
+
+// Chain builds t[0] | t[1] | ... with every queue of capacity c. The first
+// task must have no input and the last no output; the others one of each.
+func Chain(c int, tasks ...*Task) *Graph {
+	g := &Graph{}
+	for i, t := range tasks {
+		g.Tasks = append(g.Tasks, t)
+		if i > 0 {
+			g.Connect(i-1, 0, i, 0, c)
+		}
+	}
+	return g
+}
+
+// ErrInvalid is wrapped by every error Validate returns.
+var ErrInvalid = errors.New("graph: invalid")
+
+// Validate checks that every port is connected exactly once, capacities are
+// positive and there is no cycle; it names the edges (F1, F2, ... in the
+// paper's style, unless named) and sets each task's Index.
+func (g *Graph) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	type slot struct{ in, out []int }
+	ports := make([]slot, len(g.Tasks))
+	for i, t := range g.Tasks {
+		if t.Func() == nil {
+			return bad("task %s has no code", t.Name)
+		}
+		if t.Rec != nil && (t.In != 1 || t.Out != 1) {
+			return bad("per-record task %s needs one input and one output", t.Name)
+		}
+		ports[i] = slot{make([]int, t.In), make([]int, t.Out)}
+	}
+	for k, e := range g.Edges {
+		if e.Cap < 1 {
+			return bad("edge %d: capacity %d: need at least 1", k+1, e.Cap)
+		}
+		for _, end := range []struct {
+			e   End
+			out bool
+		}{{e.From, true}, {e.To, false}} {
+			if end.e.Task < 0 || end.e.Task >= len(g.Tasks) {
+				return bad("edge %d: no task %d", k+1, end.e.Task)
+			}
+			s := ports[end.e.Task]
+			list, what := s.in, "input"
+			if end.out {
+				list, what = s.out, "output"
+			}
+			if end.e.Port < 0 || end.e.Port >= len(list) {
+				return bad("edge %d: task %s has no %s port %d", k+1, g.Tasks[end.e.Task].Name, what, end.e.Port)
+			}
+			if list[end.e.Port] != 0 {
+				return bad("task %s: %s port %d connected twice", g.Tasks[end.e.Task].Name, what, end.e.Port)
+			}
+			list[end.e.Port] = k + 1
+		}
+		if e.Name == "" {
+			e.Name = fmt.Sprintf("F%d", k+1)
+		}
+	}
+	for i, s := range ports {
+		for p, e := range s.in {
+			if e == 0 {
+				return bad("task %s: input port %d is not connected", g.Tasks[i].Name, p)
+			}
+		}
+		for p, e := range s.out {
+			if e == 0 {
+				return bad("task %s: output port %d is not connected", g.Tasks[i].Name, p)
+			}
+		}
+	}
+	// Kahn's algorithm; ties go to the lowest position so a chain keeps its
+	// written order.
+	indeg := make([]int, len(g.Tasks))
+	succ := make([][]int, len(g.Tasks))
+	for _, e := range g.Edges {
+		indeg[e.To.Task]++
+		succ[e.From.Task] = append(succ[e.From.Task], e.To.Task)
+	}
+	var ready, order []int
+	for i, d := range indeg {
+		if d == 0 {
+			ready = append(ready, i)
+		}
+	}
+	for len(ready) > 0 {
+		lo := 0
+		for j, r := range ready {
+			if r < ready[lo] {
+				lo = j
+			}
+		}
+		t := ready[lo]
+		ready = append(ready[:lo], ready[lo+1:]...)
+		g.Tasks[t].Index = len(order)
+		order = append(order, t)
+		for _, s := range succ[t] {
+			if indeg[s]--; indeg[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+	if len(order) != len(g.Tasks) {
+		var names []string
+		for i, d := range indeg {
+			if d > 0 {
+				names = append(names, g.Tasks[i].Name)
+			}
+		}
+		return bad("cycle through %s", strings.Join(names, ", "))
+	}
+	g.order = order
+	return nil
+}
+
+// Order returns task positions in topological order (after Validate).
+func (g *Graph) Order() []int { return g.order }
+
+// IsChain reports whether the graph is a linear pipeline: every task has at
+// most one input and one output and the edges link them in a line.
+func (g *Graph) IsChain() bool {
+	for _, t := range g.Tasks {
+		if t.In > 1 || t.Out > 1 {
+			return false
+		}
+	}
+	return len(g.Edges) == len(g.Tasks)-1 || len(g.Tasks) == 0
+}
+
+// Bound is the sum of the edge capacities: the B of Theorem 3.2 of
+// "Thrifty Execution of Task Pipelines", enough to rule out deadlock for a
+// chain run concurrently with reserve-first writes. For other shapes it is
+// only a starting point (see the graphs issue); it is at least 1.
+func (g *Graph) Bound() int {
+	b := 0
+	for _, e := range g.Edges {
+		b += e.Cap
+	}
+	return max(b, 1)
+}

@@ -1,0 +1,269 @@
+// Package sched runs a graph of tasks under a scheduling policy. The
+// concurrent policy runs one goroutine per task on one pool of B buffers;
+// with B at least the sum of the queue capacities, Theorem 3.2 of
+// "Thrifty Execution of Task Pipelines" (with tpipe's reserve-first writes)
+// says a chain cannot deadlock. Below that bound a run may deadlock; the
+// pool then detects it and Run returns a *buffer.DeadlockError that says
+// what every task waits on. Nothing ever hangs.
+//
+// Run is safe to call from several goroutines on different graphs.
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/graph"
+)
+
+// DefaultRecordSize is S when Options.RecordSize is 0.
+const DefaultRecordSize = 64 << 10
+
+// Options configure a run. The zero Options run the concurrent policy with
+// B at the bound and 64 KiB records.
+type Options struct {
+	// Policy names the policy; "" means "concurrent", the only one so far.
+	Policy string
+	// Buffers is B; 0 means the graph's bound (graph.Graph.Bound). A B
+	// below the bound is accepted with a warning on Stderr.
+	Buffers int
+	// RecordSize is S in bytes; 0 means DefaultRecordSize.
+	RecordSize int
+	// Stderr receives warnings; nil discards them.
+	Stderr io.Writer
+	// Hook, if set, sees every task before each operation that may block
+	// (see buffer.Hook); tests use it to force a schedule.
+	Hook buffer.Hook
+	// Resolver, if set, is asked to resolve a stall before it is reported
+	// as a deadlock (see buffer.Pool.SetResolver).
+	Resolver func(*buffer.DeadlockError) bool
+}
+
+// Policies lists the policy names Run accepts.
+var Policies = []string{"concurrent"}
+
+// TaskError is a task's failure; Run returns the first one.
+type TaskError struct {
+	Task  string
+	Index int
+	Err   error
+}
+
+func (e *TaskError) Error() string { return e.Task + ": " + e.Err.Error() }
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// TaskStats are the statistics of one task.
+type TaskStats struct {
+	Name    string        `json:"name"`
+	Index   int           `json:"index"`
+	Busy    time.Duration `json:"busy_ns"`    // wall time not spent blocked in tpipe
+	Blocked time.Duration `json:"blocked_ns"` // time waiting for a queue or FREE
+	Err     string        `json:"error,omitempty"`
+}
+
+// EdgeStats are the statistics of one queue.
+type EdgeStats struct {
+	Name      string        `json:"name"`
+	From      string        `json:"from"`
+	To        string        `json:"to"`
+	Cap       int           `json:"cap"`
+	Records   int64         `json:"records"`
+	Bytes     int64         `json:"bytes"`
+	HighWater int           `json:"high_water"`
+	ReadWait  time.Duration `json:"read_wait_ns"`
+	WriteWait time.Duration `json:"write_wait_ns"`
+	Growths   int           `json:"growths"`
+}
+
+// Stats describe a finished run. They are returned even when the run
+// failed.
+type Stats struct {
+	Policy           string        `json:"policy"`
+	Buffers          int           `json:"buffers"`
+	RecordSize       int           `json:"record_size"`
+	Bound            int           `json:"bound"`
+	BuffersHighWater int           `json:"buffers_high_water"` // most buffers outside FREE at once
+	Wall             time.Duration `json:"wall_ns"`
+	Tasks            []TaskStats   `json:"tasks"`
+	Edges            []EdgeStats   `json:"edges"`
+}
+
+// Plan is what Run would do with a graph and options, without running it.
+type Plan struct {
+	Policy     string
+	Buffers    int
+	RecordSize int
+	Bound      int
+	Warning    string // set when Buffers is below Bound
+}
+
+// Memory returns B x S, the record memory of the run.
+func (p Plan) Memory() int64 { return int64(p.Buffers) * int64(p.RecordSize) }
+
+// MakePlan validates g and fills in the defaults of o.
+func MakePlan(g *graph.Graph, o Options) (Plan, error) {
+	if err := g.Validate(); err != nil {
+		return Plan{}, err
+	}
+	pl := Plan{Policy: o.Policy, Buffers: o.Buffers, RecordSize: o.RecordSize, Bound: g.Bound()}
+	if pl.Policy == "" {
+		pl.Policy = "concurrent"
+	}
+	if pl.Policy != "concurrent" {
+		return Plan{}, fmt.Errorf("sched: unknown policy %q (known: %v)", pl.Policy, Policies)
+	}
+	if pl.RecordSize == 0 {
+		pl.RecordSize = DefaultRecordSize
+	}
+	if pl.RecordSize < 0 {
+		return Plan{}, fmt.Errorf("sched: record size %d: need a positive size", pl.RecordSize)
+	}
+	switch {
+	case pl.Buffers == 0:
+		pl.Buffers = pl.Bound
+	case pl.Buffers < 0:
+		return Plan{}, fmt.Errorf("sched: %d buffers: need at least 1", pl.Buffers)
+	case pl.Buffers < pl.Bound:
+		pl.Warning = fmt.Sprintf("%d buffers is below the bound of %d (the sum of queue capacities, Theorem 3.2); the run may deadlock", pl.Buffers, pl.Bound)
+	}
+	return pl, nil
+}
+
+// Run runs g to completion and returns its statistics and the first error:
+// a *TaskError naming the failed task, a *buffer.DeadlockError, or ctx's
+// error. It returns only after every task it started has returned.
+func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
+	pl, err := MakePlan(g, o)
+	if err != nil {
+		return nil, err
+	}
+	if pl.Warning != "" && o.Stderr != nil {
+		fmt.Fprintf(o.Stderr, "tpipe: warning: %s\n", pl.Warning)
+	}
+	pool, err := buffer.NewPool(pl.Buffers, pl.RecordSize)
+	if err != nil {
+		return nil, err
+	}
+	pool.SetHook(o.Hook)
+	pool.SetResolver(o.Resolver)
+	queues := make([]*buffer.Queue, len(g.Edges))
+	ins := make([][]*buffer.Queue, len(g.Tasks))
+	outs := make([][]*buffer.Queue, len(g.Tasks))
+	for i, t := range g.Tasks {
+		ins[i] = make([]*buffer.Queue, t.In)
+		outs[i] = make([]*buffer.Queue, t.Out)
+	}
+	for k, e := range g.Edges {
+		q, err := pool.NewQueue(e.Name, e.Cap)
+		if err != nil {
+			return nil, err
+		}
+		queues[k] = q
+		outs[e.From.Task][e.From.Port] = q
+		ins[e.To.Task][e.To.Port] = q
+	}
+	procs := make([]*buffer.Proc, len(g.Tasks))
+	for _, i := range g.Order() {
+		t := g.Tasks[i]
+		if procs[i], err = pool.NewProc(t.Name, t.Index, ins[i], outs[i]); err != nil {
+			return nil, err
+		}
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { pool.Abort(context.Cause(ctx)) })
+	defer stop()
+
+	st := &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
+		Tasks: make([]TaskStats, len(g.Tasks))}
+	var (
+		mu    sync.Mutex
+		first *TaskError
+		wg    sync.WaitGroup
+	)
+	start := time.Now()
+	for _, i := range g.Order() {
+		t, p, fn := g.Tasks[i], procs[i], g.Tasks[i].Func()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			err := call(ctx, fn, p)
+			failed := err != nil && !errors.Is(err, buffer.ErrReaderGone)
+			if failed {
+				// An error that is the pool's own abort (a deadlock, a
+				// cancellation, another task's failure) is not this task's.
+				if perr := pool.Err(); perr == nil || !errors.Is(err, perr) {
+					te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
+					mu.Lock()
+					if first == nil {
+						first = te
+					}
+					mu.Unlock()
+					pool.Abort(te)
+					cancel()
+				}
+			}
+			p.Finish(failed)
+			wall := time.Since(t0)
+			blocked := p.Blocked()
+			ts := TaskStats{Name: t.Name, Index: t.Index, Blocked: blocked, Busy: max(0, wall-blocked)}
+			if failed {
+				ts.Err = err.Error()
+			}
+			st.Tasks[i] = ts
+		}()
+	}
+	wg.Wait()
+	st.Wall = time.Since(start)
+	st.BuffersHighWater = pool.HighWater()
+	for k, e := range g.Edges {
+		qs := queues[k].Stats()
+		st.Edges = append(st.Edges, EdgeStats{
+			Name: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name, Cap: qs.Cap,
+			Records: qs.Records, Bytes: qs.Bytes, HighWater: qs.HighWater,
+			ReadWait: qs.ReadWait, WriteWait: qs.WriteWait, Growths: qs.Growths,
+		})
+	}
+	// Every task has finished, so every buffer must be back in FREE.
+	if n := pool.Free(); n != pl.Buffers {
+		return st, fmt.Errorf("sched: internal error: %d of %d buffers did not come back to FREE: %v", pl.Buffers-n, pl.Buffers, pool.Check())
+	}
+	if first != nil {
+		return st, first
+	}
+	if err := pool.Err(); err != nil {
+		var d *buffer.DeadlockError
+		if errors.As(err, &d) && d.Artificial && d.Hint == "" && pl.Buffers < pl.Bound {
+			d.Hint = fmt.Sprintf("raise --buffers to the bound %d", pl.Bound)
+		}
+		return st, err
+	}
+	return st, nil
+}
+
+// call runs fn, turning a panic into an error: no panic trace reaches a
+// user, but the stack is kept in the error for whoever debugs the task.
+func call(ctx context.Context, fn func(context.Context, *buffer.Proc) error, p *buffer.Proc) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return fn(ctx, p)
+}
+
+// PanicError is a task's panic, turned into an error.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
