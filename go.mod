@@ -1,10 +1,8 @@
 module github.com/tpipe/tpipe
 
-go 1.24
+go 1.25
 
 require (
-	github.com/klauspost/compress v1.20.3 // indirect
-	github.com/mattn/go-shellwords v1.0.16 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	go.uber.org/goleak v1.3.0
+	pgregory.net/rapid v1.3.0
 )

@@ -166,6 +166,56 @@ func (m *model) forward() error {
 	return nil
 }
 
+// pass predicts mid's Output.Pass from q0 to q1 with keep.
+func (m *model) pass(keep func([]byte) bool) error {
+	in, out := m.q[0], m.q[1]
+	in.lastOK = false
+	if !in.hasCur || len(in.cur) == 0 {
+		if in.readEOF {
+			return io.EOF
+		}
+		if in.hasCur {
+			in.cur, in.hasCur = nil, false
+			m.free++
+		}
+		switch {
+		case len(in.bufs) > 0:
+			in.cur, in.hasCur = in.bufs[0], true
+			in.bufs = in.bufs[1:]
+		case in.eof:
+			in.readEOF = true
+			return io.EOF
+		default:
+			m.flush(1)
+			return buffer.ErrWouldBlock
+		}
+	}
+	var kept mbuf
+	for _, r := range in.cur {
+		if keep(r) {
+			kept = append(kept, r)
+		}
+	}
+	in.cur = nil
+	if len(kept) == 0 {
+		return nil
+	}
+	if out.eof {
+		return buffer.ErrClosed
+	}
+	m.commit(out)
+	if out.gone {
+		return buffer.ErrReaderGone
+	}
+	if out.occ() >= out.cap {
+		m.flush(1)
+		return buffer.ErrWouldBlock
+	}
+	in.hasCur = false
+	out.bufs = append(out.bufs, kept)
+	return nil
+}
+
 func (m *model) stop(q *mqueue) {
 	if q.hasCur {
 		q.hasCur, q.cur = false, nil
@@ -263,6 +313,12 @@ func TestPoolModel(t *testing.T) {
 			"mid forward": func(t *rapid.T) {
 				want := m.forward()
 				check("mid forward", mid.Out(0).Forward(mid.In(0)), want)
+			},
+			"mid pass": func(t *rapid.T) {
+				mod := rapid.IntRange(1, 3).Draw(t, "mod")
+				keep := func(r []byte) bool { return len(r)%mod == 0 }
+				want := m.pass(keep)
+				check("mid pass", mid.Out(0).Pass(mid.In(0), keep), want)
 			},
 			"dst read": func(t *rapid.T) {
 				if dstStopped {

@@ -82,6 +82,9 @@ func (t *Proc) NumIn() int { return len(t.ins) }
 // NumOut returns the number of output ports.
 func (t *Proc) NumOut() int { return len(t.outs) }
 
+// RecordSize returns S, the largest record a port can carry.
+func (t *Proc) RecordSize() int { return t.pool.size }
+
 // Blocked returns the time the task spent waiting in this package.
 func (t *Proc) Blocked() time.Duration {
 	t.pool.mu.Lock()
@@ -177,9 +180,33 @@ func (in *Input) Read() ([]byte, error) {
 	return in.next()
 }
 
+// Buffered returns how many records Read can return without taking the
+// next buffer (so without blocking). A sink uses it to flush its own output
+// before it may wait, so records reach a terminal a line at a time.
+func (in *Input) Buffered() int {
+	if in.cur == nil {
+		return 0
+	}
+	return len(in.cur.ends) - in.i
+}
+
 func (in *Input) next() ([]byte, error) {
+	if err := in.fill(); err != nil {
+		return nil, err
+	}
+	b := in.cur
+	end := int(b.ends[in.i])
+	rec := b.data[in.off:end:end]
+	in.i++
+	in.off = end
+	return rec, nil
+}
+
+// fill gives back the buffer being read and takes the next one, blocking
+// while the queue is empty; io.EOF at the end.
+func (in *Input) fill() error {
 	if in.eof {
-		return nil, io.EOF
+		return io.EOF
 	}
 	t := in.t
 	p := t.pool
@@ -194,30 +221,25 @@ func (in *Input) next() ([]byte, error) {
 	}
 	for {
 		if p.err != nil {
-			return nil, p.err
+			return p.err
 		}
 		if q.n > 0 {
 			b := q.popLocked()
 			q.held++
-			in.cur, in.i = b, b.lo
-			in.off = 0
+			in.cur, in.i, in.off = b, b.lo, 0
 			if b.lo > 0 {
 				in.off = int(b.ends[b.lo-1])
 			}
-			end := int(b.ends[in.i])
-			rec := b.data[in.off:end:end]
-			in.i++
-			in.off = end
-			return rec, nil
+			return nil
 		}
 		if q.eof {
 			in.eof = true
-			return nil, io.EOF
+			return io.EOF
 		}
 		t.flushLocked()
 		q.rwait = t
 		if err := t.parkLocked(waiting{waitRead, q}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
@@ -408,6 +430,70 @@ func (o *Output) Forward(in *Input) error {
 	in.q.held--
 	in.q.roomLocked()
 	b.lo = in.i - 1
+	o.q.reserved--
+	if o.q.gone {
+		p.releaseLocked(b)
+		return nil
+	}
+	o.q.pushLocked(b)
+	return nil
+}
+
+// Pass is the batch form of a filter: it takes the records of in not yet
+// read in its current buffer (the next buffer, if the current one is used
+// up), keeps those for which keep returns true, and hands them to o without
+// copying them: the kept records are packed in place and the buffer itself
+// moves to o's queue. rec is valid only during the call to keep. Pass
+// returns io.EOF at the end of in; other errors are those of Read and
+// Write. Records read from in before Pass must not be used after it.
+func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
+	if b := in.cur; b == nil || in.i >= len(b.ends) {
+		if err := in.fill(); err != nil {
+			return err
+		}
+	}
+	b := in.cur
+	first, w, woff := in.i, in.i, in.off
+	for i := in.i; i < len(b.ends); i++ {
+		end := int(b.ends[i])
+		rec := b.data[in.off:end:end]
+		if keep(rec) {
+			if woff != in.off {
+				copy(b.data[woff:], rec)
+			}
+			woff += len(rec)
+			b.ends[w] = int32(woff)
+			w++
+		}
+		in.off = end
+	}
+	b.ends, b.data = b.ends[:w], b.data[:woff]
+	// Everything is consumed as far as the reader goes: nothing is left to
+	// Forward. If the buffer moves on, lo is set to the first kept record.
+	in.i, in.off, b.lo = w, woff, w
+	if w == first {
+		return nil // nothing kept; the buffer goes back to FREE on the next read
+	}
+	if o.closed {
+		return ErrClosed
+	}
+	t := o.t
+	p := t.pool
+	if p.hook != nil {
+		p.hook.Before(t.index, OpWrite)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o.pend != nil {
+		o.commitLocked()
+	}
+	if err := o.reserveLocked(); err != nil {
+		return err
+	}
+	in.cur = nil
+	in.q.held--
+	in.q.roomLocked()
+	b.lo = first
 	o.q.reserved--
 	if o.q.gone {
 		p.releaseLocked(b)

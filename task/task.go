@@ -80,21 +80,22 @@ func (r PerRecord) Func() Func {
 				return err
 			}
 		}
-		for {
-			rec, err := in.Read()
+		for r.Keep != nil {
+			err := out.Pass(in, r.Keep)
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
 				return err
 			}
-			if r.Keep != nil {
-				if r.Keep(rec) {
-					if err := out.Forward(in); err != nil {
-						return err
-					}
-				}
-				continue
+		}
+		for r.Each != nil {
+			rec, err := in.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
 			}
 			if err := r.Each(rec, emit); err != nil {
 				return err

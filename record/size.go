@@ -1,0 +1,66 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// ParseSize parses a positive size in bytes: decimal digits, optionally
+// followed by a unit K, M or G (powers of 1024), which may be spelt with a
+// trailing "B" or "iB" and in either case: "512", "64K", "64KiB", "4MB",
+// "1g". A bare "B" suffix is accepted too ("512B").
+//
+// It rejects signs, spaces, zero and sizes that do not fit an int.
+func ParseSize(s string) (int, error) {
+	n, err := parseSize(s)
+	if err != nil {
+		return 0, fmt.Errorf("record: %w", err)
+	}
+	return n, nil
+}
+
+var errSizeSyntax = errors.New("want digits and an optional unit K, M or G")
+
+func parseSize(s string) (int, error) {
+	i := 0
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	digits, unit := s[:i], strings.ToUpper(s[i:])
+	if strings.HasPrefix(s, "-") {
+		return 0, fmt.Errorf("size %q: must be positive", s)
+	}
+	if digits == "" {
+		return 0, fmt.Errorf("size %q: %w", s, errSizeSyntax)
+	}
+	var mult uint64
+	switch unit {
+	case "", "B":
+		mult = 1
+	case "K", "KB", "KIB":
+		mult = 1 << 10
+	case "M", "MB", "MIB":
+		mult = 1 << 20
+	case "G", "GB", "GIB":
+		mult = 1 << 30
+	default:
+		return 0, fmt.Errorf("size %q: unknown unit %q (want K, M or G)", s, s[i:])
+	}
+	var n uint64
+	for _, c := range []byte(digits) {
+		d := uint64(c - '0')
+		if n > (math.MaxInt-d)/10 {
+			return 0, fmt.Errorf("size %q: too large", s)
+		}
+		n = n*10 + d
+	}
+	if n > math.MaxInt/mult {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("size %q: must be positive", s)
+	}
+	return int(n * mult), nil
+}

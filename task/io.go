@@ -1,0 +1,70 @@
+package task
+
+import (
+	"bufio"
+	"context"
+	"io"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record"
+)
+
+// ReadFrom is a source task (no input, one output) that cuts r into records
+// with f and writes them. A record longer than the record size fails the
+// task with a *record.TooLargeError. When r returns less than was asked
+// (a pipe or terminal with nothing more for now), the task hands over its
+// partial batch before reading again, so a slow producer's records flow at
+// once.
+func ReadFrom(r io.Reader, f record.Framing) Func {
+	return func(ctx context.Context, p *buffer.Proc) error {
+		out := p.Out(0)
+		sc := record.NewScanner(r, f, p.RecordSize())
+		for sc.Scan() {
+			if err := out.Write(sc.Record()); err != nil {
+				return err
+			}
+			if sc.ShortRead() {
+				p.Flush()
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return sc.Err()
+	}
+}
+
+// WriteTo is a sink task (one input, no output) that writes every record to
+// w, encoded with f. Output is buffered, and flushed whenever no more
+// records are ready, so an interactive stream is written a record at a
+// time while a bulk stream is written in large blocks.
+func WriteTo(w io.Writer, f record.Framing) Func {
+	return func(ctx context.Context, p *buffer.Proc) error {
+		in := p.In(0)
+		bw := bufio.NewWriterSize(w, 64<<10)
+		var enc []byte
+		for {
+			if in.Buffered() == 0 {
+				if err := bw.Flush(); err != nil {
+					return err
+				}
+			}
+			rec, err := in.Read()
+			if err == io.EOF {
+				return bw.Flush()
+			}
+			if err != nil {
+				return err
+			}
+			if f == record.Lines || f == record.NUL {
+				_, err = bw.Write(rec)
+			} else {
+				enc = f.Append(enc[:0], rec)
+				_, err = bw.Write(enc)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
