@@ -20,6 +20,7 @@ import (
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/task"
 )
 
 // DefaultRecordSize is S when Options.RecordSize is 0.
@@ -64,6 +65,7 @@ type TaskStats struct {
 	Index   int           `json:"index"`
 	Busy    time.Duration `json:"busy_ns"`    // wall time not spent blocked in tpipe
 	Blocked time.Duration `json:"blocked_ns"` // time waiting for a queue or FREE
+	Status  int           `json:"status"` // exit status, from a *task.ExitError
 	Err     string        `json:"error,omitempty"`
 }
 
@@ -135,9 +137,12 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 	return pl, nil
 }
 
-// Run runs g to completion and returns its statistics and the first error:
-// a *TaskError naming the failed task, a *buffer.DeadlockError, or ctx's
-// error. It returns only after every task it started has returned.
+// Run runs g to completion and returns its statistics and an error: the
+// first hard failure (a *TaskError naming the task, a *buffer.DeadlockError,
+// or ctx's error), which stops every task; or else, when tasks ended with
+// a non-zero *task.ExitError, a *TaskError for the one with the greatest
+// index (the rightmost, as bash's pipefail). It returns only after every
+// task it started has returned.
 func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	pl, err := MakePlan(g, o)
 	if err != nil {
@@ -184,9 +189,10 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	st := &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks))}
 	var (
-		mu    sync.Mutex
-		first *TaskError
-		wg    sync.WaitGroup
+		mu     sync.Mutex
+		first  *TaskError // the first hard failure
+		status *TaskError // the rightmost non-zero exit status
+		wg     sync.WaitGroup
 	)
 	start := time.Now()
 	for _, i := range g.Order() {
@@ -196,6 +202,19 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 			defer wg.Done()
 			t0 := time.Now()
 			err := call(ctx, fn, p)
+			var exit *task.ExitError
+			if errors.As(err, &exit) {
+				// A command's status: it finished its output, and the
+				// others go on (pipefail semantics).
+				te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
+				mu.Lock()
+				if exit.Code != 0 && (status == nil || t.Index > status.Index) {
+					status = te
+				}
+				mu.Unlock()
+				err = nil
+				st.Tasks[i].Status = exit.Code
+			}
 			failed := err != nil && !errors.Is(err, buffer.ErrReaderGone)
 			if failed {
 				// An error that is the pool's own abort (a deadlock, a
@@ -214,7 +233,7 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 			p.Finish(failed)
 			wall := time.Since(t0)
 			blocked := p.Blocked()
-			ts := TaskStats{Name: t.Name, Index: t.Index, Blocked: blocked, Busy: max(0, wall-blocked)}
+			ts := TaskStats{Name: t.Name, Index: t.Index, Blocked: blocked, Busy: max(0, wall-blocked), Status: st.Tasks[i].Status}
 			if failed {
 				ts.Err = err.Error()
 			}
@@ -238,6 +257,9 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	}
 	if first != nil {
 		return st, first
+	}
+	if status != nil && pool.Err() == nil {
+		return st, status
 	}
 	if err := pool.Err(); err != nil {
 		var d *buffer.DeadlockError

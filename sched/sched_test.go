@@ -333,3 +333,39 @@ func TestRandomChainsMatchSerial(t *testing.T) {
 }
 
 var _ = io.EOF
+
+// A non-zero exit status is not a failure that stops the run: the others
+// finish, and the rightmost status wins (pipefail).
+func TestExitStatusIsPipefailNotAbort(t *testing.T) {
+	var out [][]byte
+	g := graph.Chain(1,
+		&graph.Task{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+			if err := p.Out(0).Write([]byte("a")); err != nil {
+				return err
+			}
+			return task.Exit(3)
+		}},
+		&graph.Task{Name: "mid", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+			if err := task.Records([]byte("m"))(ctx, p); err != nil {
+				return err
+			}
+			if err := task.Collect(new([][]byte))(ctx, p); err != nil {
+				return err
+			}
+			return task.Exit(4)
+		}},
+		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
+	)
+	st, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 16})
+	var te *sched.TaskError
+	if !errors.As(err, &te) || te.Task != "mid" {
+		t.Fatalf("err = %v, want mid's status", err)
+	}
+	var ee *task.ExitError
+	if !errors.As(err, &ee) || ee.Code != 4 {
+		t.Fatalf("err = %v, want exit status 4", err)
+	}
+	if len(out) != 1 || string(out[0]) != "m" || st.Tasks[0].Status != 3 || st.Tasks[1].Status != 4 {
+		t.Fatalf("out %q, statuses %d %d", out, st.Tasks[0].Status, st.Tasks[1].Status)
+	}
+}

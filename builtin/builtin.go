@@ -1,0 +1,155 @@
+// Package builtin holds tpipe's in-process commands: coreutils-compatible
+// text tools (cat, grep, sed, sort, ...) and the paper's COPY and PREFIX.
+// Each runs as a task; its output is byte-identical to GNU coreutils run
+// under LC_ALL=C for every option it implements.
+//
+// A builtin has at most one input port (port 0: the previous command's
+// output, or stdin) and exactly one output port (port 0). Like a GNU tool,
+// a builtin reports a problem with a file or a failed match as a message on
+// Env.Stderr ("grep: x: No such file or directory") and a *task.ExitError,
+// which sets the run's exit status without stopping the other commands.
+package builtin
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/tpipe/tpipe/task"
+)
+
+// Env is what a builtin may use besides its ports. The zero Env is usable:
+// files open with os.Open and os.OpenFile, messages are discarded, and sort
+// spills to os.TempDir().
+type Env struct {
+	// Stderr receives the builtin's messages, each prefixed with its name
+	// as GNU tools do.
+	Stderr io.Writer
+	// Open opens a file argument for reading; nil means os.Open.
+	Open func(name string) (io.ReadCloser, error)
+	// Create opens a file argument for writing (tee FILE), truncating it or
+	// appending to it; nil means os.OpenFile.
+	Create func(name string, append bool) (io.WriteCloser, error)
+	// TempDir is where sort spills sorted runs; "" means os.TempDir().
+	TempDir string
+	// SortMemory is the bytes sort holds in memory before it spills a run
+	// to disk; 0 means DefaultSortMemory.
+	SortMemory int
+}
+
+// DefaultSortMemory is sort's in-memory budget when Env.SortMemory is 0.
+const DefaultSortMemory = 64 << 20
+
+func (e *Env) stderr() io.Writer {
+	if e == nil || e.Stderr == nil {
+		return io.Discard
+	}
+	return e.Stderr
+}
+
+func (e *Env) open(name string) (io.ReadCloser, error) {
+	if e != nil && e.Open != nil {
+		return e.Open(name)
+	}
+	return os.Open(name)
+}
+
+func (e *Env) create(name string, appendTo bool) (io.WriteCloser, error) {
+	if e != nil && e.Create != nil {
+		return e.Create(name, appendTo)
+	}
+	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if appendTo {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	return os.OpenFile(name, flag, 0o666)
+}
+
+// Cmd is a builtin invocation with its arguments parsed, ready to run.
+type Cmd struct {
+	Name string
+	// ReadsInput is false for a command that never reads its input port
+	// (seq, yes, cat with file arguments): the task then has no input port
+	// and nothing is connected to it, so tpipe does not wait on stdin.
+	ReadsInput bool
+	// Fn is the general form. It uses p.In(0) only if ReadsInput, and
+	// always p.Out(0).
+	Fn task.Func
+	// Rec, when the command is a per-record map or filter, is its
+	// per-record form (for fusion); Fn is then Rec.Func().
+	Rec *task.PerRecord
+}
+
+// Spec describes one builtin.
+type Spec struct {
+	Name string
+	// Usage is one line: the synopsis, as in "head [-n N | -c N] [FILE]...".
+	Usage string
+	// Help is a short paragraph for `help NAME`.
+	Help string
+	// New parses args (without the command name) and returns the command.
+	// A bad option or operand is a *UsageError.
+	New func(env *Env, args []string) (*Cmd, error)
+}
+
+// UsageError is a bad option or operand. tpipe reports it before the run
+// starts, with exit status 2.
+type UsageError struct {
+	Cmd string
+	Msg string
+}
+
+func (e *UsageError) Error() string { return e.Cmd + ": " + e.Msg }
+
+func usagef(cmd, format string, args ...any) *UsageError {
+	return &UsageError{Cmd: cmd, Msg: fmt.Sprintf(format, args...)}
+}
+
+var registry = map[string]*Spec{}
+
+// register adds s; each builtin's file calls it from init.
+func register(s *Spec) {
+	if _, dup := registry[s.Name]; dup {
+		panic("builtin: " + s.Name + " registered twice")
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the builtin named name.
+func Lookup(name string) (*Spec, bool) {
+	s, ok := registry[name]
+	return s, ok
+}
+
+// Names returns the names of all builtins, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New parses a command line whose first word names a builtin.
+func New(env *Env, argv []string) (*Cmd, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("builtin: empty command")
+	}
+	s, ok := registry[argv[0]]
+	if !ok {
+		return nil, fmt.Errorf("builtin: %s: no such builtin", argv[0])
+	}
+	c, err := s.New(env, argv[1:])
+	if err != nil {
+		return nil, err
+	}
+	if c.Name == "" {
+		c.Name = s.Name
+	}
+	if c.Fn == nil && c.Rec != nil {
+		c.Fn = c.Rec.Func()
+	}
+	return c, nil
+}
