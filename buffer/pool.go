@@ -196,6 +196,11 @@ func (p *Pool) abortLocked(err error) {
 		return
 	}
 	p.err = err
+	for _, q := range p.queues {
+		if q.done != nil {
+			q.doneLocked()
+		}
+	}
 	for _, t := range p.procs {
 		if t.wait.kind != waitNone {
 			p.wakeLocked(t)

@@ -269,6 +269,7 @@ func (in *Input) stopLocked() {
 	}
 	if !q.eof {
 		q.gone = true
+		q.doneLocked()
 	}
 	q.roomLocked()
 }
@@ -501,6 +502,24 @@ func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
 	}
 	o.q.pushLocked(b)
 	return nil
+}
+
+// Done returns a channel that is closed when the reader of this output has
+// stopped reading or the run was aborted. A source that waits outside
+// tpipe (on a terminal, a socket) selects on it to learn, without writing,
+// that nobody wants its records any more.
+func (o *Output) Done() <-chan struct{} {
+	p := o.t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o.q.done == nil {
+		if o.q.gone || p.err != nil {
+			o.q.done = closedChan
+		} else {
+			o.q.done = make(chan struct{})
+		}
+	}
+	return o.q.done
 }
 
 // Close writes eof to this output after handing over what was written.

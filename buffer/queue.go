@@ -22,6 +22,7 @@ type Queue struct {
 	held     int // buffers taken by the reader and not yet given back
 	eof      bool
 	gone     bool  // the reader stopped; writes fail with ErrReaderGone
+	done     chan struct{} // closed when gone or aborted; made on demand
 	rwait    *Proc // the reader, when it waits for a buffer or eof
 	wwait    *Proc // the writer, when it waits for room
 
@@ -93,6 +94,21 @@ func (q *Queue) resizeLocked(size int) {
 	}
 	q.ring, q.head = ring, 0
 }
+
+// doneLocked closes q.done, if anyone asked for it.
+func (q *Queue) doneLocked() {
+	if q.done == nil {
+		q.done = closedChan
+		return
+	}
+	select {
+	case <-q.done:
+	default:
+		close(q.done)
+	}
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // roomLocked wakes the writer waiting for room, if any.
 func (q *Queue) roomLocked() {

@@ -1,0 +1,62 @@
+package buffer_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/tpipe/tpipe/buffer"
+)
+
+func TestOutputDoneClosesWhenReaderStops(t *testing.T) {
+	pool, _ := buffer.NewPool(1, 8)
+	q, _ := pool.NewQueue("q", 1)
+	w, _ := pool.NewProc("w", 0, nil, []*buffer.Queue{q})
+	r, _ := pool.NewProc("r", 1, []*buffer.Queue{q}, nil)
+	done := w.Out(0).Done()
+	select {
+	case <-done:
+		t.Fatal("done before the reader stopped")
+	default:
+	}
+	r.Finish(false)
+	<-done
+	if err := w.Out(0).Write([]byte("x")); !errors.Is(err, buffer.ErrReaderGone) {
+		t.Fatalf("write after reader stopped: %v", err)
+	}
+	w.Finish(false)
+}
+
+// Two tasks that each wait to read the other's queue are a real deadlock
+// (no memory would help); the pool reports it as such, naming both.
+func TestRealDeadlockIsReported(t *testing.T) {
+	pool, _ := buffer.NewPool(2, 8)
+	ab, _ := pool.NewQueue("ab", 1)
+	ba, _ := pool.NewQueue("ba", 1)
+	a, _ := pool.NewProc("a", 0, []*buffer.Queue{ba}, []*buffer.Queue{ab})
+	b, _ := pool.NewProc("b", 1, []*buffer.Queue{ab}, []*buffer.Queue{ba})
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, p := range []*buffer.Proc{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = p.In(0).Read()
+			p.Finish(true)
+		}()
+	}
+	wg.Wait()
+	var d *buffer.DeadlockError
+	if !errors.As(errs[0], &d) || d.Artificial {
+		t.Fatalf("err = %v, want a real deadlock", errs[0])
+	}
+	if want := "deadlock (real: every task waits to read): a waits to read ba (empty, cap 1); b waits to read ab (empty, cap 1)"; d.Error() != want {
+		t.Fatalf("got  %q\nwant %q", d.Error(), want)
+	}
+	if err := pool.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if pool.Free() != 2 {
+		t.Fatalf("FREE %d after the run, want 2", pool.Free())
+	}
+}
