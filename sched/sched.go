@@ -181,8 +181,8 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 		}
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	stop := context.AfterFunc(ctx, func() { pool.Abort(context.Cause(ctx)) })
 	defer stop()
 
@@ -227,7 +227,7 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 					}
 					mu.Unlock()
 					pool.Abort(te)
-					cancel()
+					cancel(te)
 				}
 			}
 			p.Finish(failed)
