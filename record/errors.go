@@ -32,7 +32,7 @@ func (e *TooLargeError) Error() string {
 	b = strconv.AppendInt(b, int64(e.Size), 10)
 	b = append(b, " bytes exceeds the record size of "...)
 	b = strconv.AppendInt(b, int64(e.Max), 10)
-	b = append(b, " bytes"...)
+	b = append(b, " bytes (raise it with --record-size)"...)
 	return string(b)
 }
 

@@ -82,8 +82,8 @@ func TestTooLargeError(t *testing.T) {
 		err  *record.TooLargeError
 		want string
 	}{
-		{&record.TooLargeError{Size: 70000, Max: 65536}, "record of 70000 bytes exceeds the record size of 65536 bytes"},
-		{&record.TooLargeError{Size: 65537, Max: 65536, AtLeast: true}, "record of at least 65537 bytes exceeds the record size of 65536 bytes"},
+		{&record.TooLargeError{Size: 70000, Max: 65536}, "record of 70000 bytes exceeds the record size of 65536 bytes (raise it with --record-size)"},
+		{&record.TooLargeError{Size: 65537, Max: 65536, AtLeast: true}, "record of at least 65537 bytes exceeds the record size of 65536 bytes (raise it with --record-size)"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkVsBash runs the same pipelines with tpipe and with bash + GNU
+// coreutils (LC_ALL=C, pipefail) on one generated file of short log lines,
+// interleaved in one run. ns/op is the wall time of one whole pipeline;
+// peak-RSS-MiB is the largest resident set: of the tpipe process, and of
+// the largest process bash waited for (getrusage reports the largest
+// child, not the sum, so bash's real total is higher).
+//
+// Sizes: 10 MB and 100 MB by default; TPIPE_BENCH_SIZES=10M,100M,1G to
+// choose (the file is generated once into $TMPDIR and reused).
+func BenchmarkVsBash(b *testing.B) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		b.Skip("bash not installed")
+	}
+	bin := buildTpipe(b)
+	sizes := []string{"10M", "100M"}
+	if s := os.Getenv("TPIPE_BENCH_SIZES"); s != "" {
+		sizes = splitComma(s)
+	}
+	pipelines := []struct{ name, line string }{
+		{"grep-v-wc", "cat %s | grep -v zzz | wc -l"},
+		{"grep-cut-sort-uniq", "cat %s | grep ERROR | cut -d' ' -f4 | sort | uniq -c"},
+		{"yes-head", "yes | head -1"},
+	}
+	for _, size := range sizes {
+		file := logFile(b, size)
+		for _, p := range pipelines {
+			line := p.line
+			if p.name != "yes-head" {
+				line = fmt.Sprintf(p.line, file)
+			}
+			for _, tool := range []string{"tpipe", "bash"} {
+				b.Run(fmt.Sprintf("%s/size=%s/%s", p.name, size, tool), func(b *testing.B) {
+					var cmd func() *exec.Cmd
+					if tool == "tpipe" {
+						cmd = func() *exec.Cmd { return exec.Command(bin, line) }
+					} else {
+						cmd = func() *exec.Cmd { return exec.Command("bash", "-c", "set -o pipefail; "+line) }
+					}
+					var peak int64
+					for i := 0; i < b.N; i++ {
+						c := cmd()
+						c.Env = append(os.Environ(), "LC_ALL=C")
+						c.Stdout = nil
+						if err := c.Run(); err != nil {
+							b.Fatalf("%s: %v", tool, err)
+						}
+						if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+							peak = max(peak, ru.Maxrss) // KiB on Linux
+						}
+					}
+					b.ReportMetric(float64(peak)/1024, "peak-RSS-MiB")
+				})
+			}
+		}
+	}
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// buildTpipe builds cmd/tpipe once per test binary.
+func buildTpipe(b *testing.B) string {
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tpipe-bench-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "tpipe")
+		out, err := exec.Command("go", "build", "-o", builtBin, "../cmd/tpipe").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		b.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// logFile returns a file of about size bytes of log lines like
+// "2026-11-21 12:00:07 host3 user41 ERROR request 81731 took 17ms",
+// generated once and kept in the temp directory.
+func logFile(b *testing.B, size string) string {
+	n, err := parseBytes(size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := filepath.Join(os.TempDir(), "tpipe-bench-"+size+".log")
+	if st, err := os.Stat(name); err == nil && st.Size() >= n {
+		return name
+	}
+	start := time.Now()
+	f, err := os.Create(name + ".tmp")
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	levels := []string{"INFO", "INFO", "INFO", "WARN", "ERROR", "DEBUG"}
+	var written int64
+	var line []byte
+	for i := 0; written < n; i++ {
+		line = line[:0]
+		line = fmt.Appendf(line, "2026-11-21 12:%02d:%02d host%d user%d %s request %d took %dms\n",
+			(i/60)%60, i%60, i%7, (i*7919)%97, levels[(i*31)%len(levels)], i, (i*13)%250)
+		w.Write(line)
+		written += int64(len(line))
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	if err := os.Rename(name+".tmp", name); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("generated %s (%d bytes) in %s", name, written, time.Since(start).Round(time.Millisecond))
+	return name
+}
+
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	switch s[len(s)-1] {
+	case 'K':
+		mult = 1 << 10
+	case 'M':
+		mult = 1 << 20
+	case 'G':
+		mult = 1 << 30
+	}
+	if mult > 1 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n * mult, err
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}

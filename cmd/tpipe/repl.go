@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/peterh/liner"
+	"golang.org/x/term"
+
+	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/runner"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/shell"
+)
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+const replHelp = `Type a pipeline, such as: seq 10 | grep 1 | wc -l
+A line ending in | or inside quotes continues on the next line.
+Ctrl-C stops the running pipeline (or clears the line); Ctrl-D leaves.
+Pipelines here read no terminal input: use < FILE.
+
+  help [COMMAND]          this text, or a builtin's usage
+  set                     show the settings
+  set policy NAME         scheduling policy (%s)
+  set buffers B           record buffers (0: the bound of each pipeline)
+  set cap N               capacity of every queue
+  set record-size S       bytes per buffer (64K, 4M, ...)
+  set stats on|off        print statistics after each pipeline
+  exit                    leave
+
+builtins: %s
+`
+
+// interactive runs the shell on a terminal. Line editing and the history
+// file come from github.com/peterh/liner, which reads the terminal itself.
+func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg.Stdin = nil // the terminal belongs to the line editor
+	r := runner.New(cfg)
+	defer r.Close()
+	stats := o.stats
+	r.OnStats = func(st *sched.Stats) {
+		if stats {
+			runner.WriteStats(stderr, st)
+		}
+	}
+	line := liner.NewLiner()
+	defer line.Close()
+	line.SetCtrlCAborts(true)
+	hist := historyFile()
+	if f, err := os.Open(hist); err == nil {
+		line.ReadHistory(f)
+		f.Close()
+	}
+	defer func() {
+		if f, err := os.Create(hist); err == nil {
+			line.WriteHistory(f)
+			f.Close()
+		}
+	}()
+	fmt.Fprintln(stdout, "tpipe interactive shell; type help, or Ctrl-D to leave")
+	status := 0
+	var src string
+	for {
+		prompt := "tpipe> "
+		if src != "" {
+			prompt = "> "
+		}
+		text, err := line.Prompt(prompt)
+		switch {
+		case errors.Is(err, liner.ErrPromptAborted):
+			src = ""
+			continue
+		case err == io.EOF:
+			fmt.Fprintln(stdout)
+			return status
+		case err != nil:
+			fmt.Fprintf(stderr, "tpipe: %v\n", err)
+			return 1
+		}
+		if src != "" {
+			src += "\n"
+		}
+		src += text
+		if _, err := r.Parse(src); err != nil {
+			var pe *shell.ParseError
+			if errors.As(err, &pe) && pe.Incomplete {
+				continue
+			}
+		}
+		cmd := src
+		src = ""
+		if strings.TrimSpace(cmd) == "" {
+			continue
+		}
+		line.AppendHistory(strings.ReplaceAll(cmd, "\n", " "))
+		if done, st := meta(cmd, r, &stats, stdout, stderr); done {
+			if st < 0 {
+				return status
+			}
+			status = st
+			continue
+		}
+		status = runInterruptible(ctx, r, cmd)
+	}
+}
+
+// runInterruptible runs one script; Ctrl-C cancels it, not the shell.
+func runInterruptible(ctx context.Context, r *runner.Runner, src string) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sig:
+			cancel()
+		case <-done:
+		}
+	}()
+	return r.RunScript(ctx, src)
+}
+
+// meta runs the shell's own commands: help, set, exit. It reports whether
+// line was one, and the status (-1: leave the shell).
+func meta(line string, r *runner.Runner, stats *bool, stdout, stderr io.Writer) (bool, int) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return false, 0
+	}
+	switch f[0] {
+	case "exit", "quit":
+		if len(f) == 1 {
+			return true, -1
+		}
+	case "help":
+		if len(f) == 1 {
+			fmt.Fprintf(stdout, replHelp, strings.Join(sched.Policies, ", "), strings.Join(builtin.Names(), " "))
+			return true, 0
+		}
+		if s, ok := builtin.Lookup(f[1]); ok && len(f) == 2 {
+			fmt.Fprintf(stdout, "usage: %s\n", s.Usage)
+			if s.Help != "" {
+				fmt.Fprintln(stdout, s.Help)
+			}
+			return true, 0
+		}
+		fmt.Fprintf(stderr, "tpipe: help: %s: not a builtin\n", strings.Join(f[1:], " "))
+		return true, 1
+	case "set":
+		return true, set(f[1:], r, stats, stdout, stderr)
+	}
+	return false, 0
+}
+
+func set(args []string, r *runner.Runner, stats *bool, stdout, stderr io.Writer) int {
+	c := r.Config()
+	if len(args) == 0 {
+		b := "the bound"
+		if c.Buffers > 0 {
+			b = fmt.Sprint(c.Buffers)
+		}
+		rs := c.RecordSize
+		if rs == 0 {
+			rs = sched.DefaultRecordSize
+		}
+		fmt.Fprintf(stdout, "policy %s\nbuffers %s\ncap %d\nrecord-size %d\nstats %v\n", c.Policy, b, c.Cap, rs, *stats)
+		return 0
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "tpipe: set: "+format+"\n", a...)
+		return 2
+	}
+	if len(args) != 2 {
+		return bad("want: set NAME VALUE (see help)")
+	}
+	v := args[1]
+	switch args[0] {
+	case "policy":
+		if !known(v) {
+			return bad("%s: unknown policy (known: %s)", v, strings.Join(sched.Policies, ", "))
+		}
+		c.Policy = v
+	case "buffers":
+		var n int
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 0 {
+			return bad("buffers %s: want 0 (the bound) or a positive number", v)
+		}
+		c.Buffers = n
+	case "cap":
+		var n int
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 1 {
+			return bad("cap %s: want a positive number", v)
+		}
+		c.Cap = n
+	case "record-size":
+		n, err := record.ParseSize(v)
+		if err != nil {
+			return bad("record-size %s: want a positive size such as 64K or 4M", v)
+		}
+		c.RecordSize = n
+	case "stats":
+		if v != "on" && v != "off" {
+			return bad("stats %s: want on or off", v)
+		}
+		*stats = v == "on"
+	default:
+		return bad("%s: no such setting (see help)", args[0])
+	}
+	r.SetConfig(c)
+	return 0
+}
+
+func historyFile() string {
+	if h := os.Getenv("TPIPE_HISTORY"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), ".tpipe_history")
+	}
+	return filepath.Join(home, ".tpipe_history")
+}

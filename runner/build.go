@@ -1,0 +1,376 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/ext"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/shell"
+	"github.com/tpipe/tpipe/task"
+)
+
+// builder holds the state of one Build.
+type builder struct {
+	r     *Runner
+	ctx   context.Context
+	g     *graph.Graph
+	job   *Job
+	names map[string]int
+	cap   int
+	dry   bool // --explain: build the graph without touching '>' files
+}
+
+// Build turns one pipeline into a Job. Redirect targets are opened (and
+// '>' files truncated) here, as a shell does before it starts commands. A
+// problem that bash reports while running (a missing '<' file, an unknown
+// command) becomes a task that prints the message and exits with bash's
+// status, so the rest of the pipeline still runs; only a bad builtin
+// option fails the whole pipeline before it starts (a *builtin.UsageError).
+func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
+	return r.build(ctx, pl, false)
+}
+
+func (r *Runner) build(ctx context.Context, pl *shell.Pipeline, dry bool) (*Job, error) {
+	b := &builder{r: r, ctx: ctx, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: r.cfg.Cap, dry: dry}
+	if err := b.pipeline(pl); err != nil {
+		b.job.Close()
+		return nil, err
+	}
+	b.job.Graph = b.g
+	b.job.Options = sched.Options{
+		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: r.cfg.RecordSize,
+	}
+	plan, err := sched.MakePlan(b.g, b.job.Options)
+	if err != nil {
+		b.job.Close()
+		return nil, err
+	}
+	b.job.Plan = plan
+	b.job.Warning = plan.Warning
+	return b.job, nil
+}
+
+// unique names tasks after their command, numbering repeats: sort, sort#2.
+func (b *builder) unique(name string) string {
+	b.names[name]++
+	if n := b.names[name]; n > 1 {
+		return fmt.Sprintf("%s#%d", name, n)
+	}
+	return name
+}
+
+func (b *builder) path(name string) string {
+	if b.r.cfg.Dir == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(b.r.cfg.Dir, name)
+}
+
+func (b *builder) keep(c io.Closer) { b.job.closers = append(b.job.closers, c) }
+
+// redirs holds a command's redirects after the last of each kind won.
+type redirs struct {
+	in, out, err *os.File
+	outName      string
+	failed       string // the message of a redirect that could not be opened
+}
+
+func (b *builder) openRedirs(c *shell.Cmd) redirs {
+	var rd redirs
+	for _, x := range c.Redirs {
+		var (
+			f   *os.File
+			err error
+		)
+		name := x.Target.Value
+		switch x.Op {
+		case shell.RedirIn:
+			f, err = os.Open(b.path(name))
+		case shell.RedirOut, shell.RedirErr, shell.RedirAppend, shell.RedirErrAppend:
+			flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			if x.Op == shell.RedirAppend || x.Op == shell.RedirErrAppend {
+				flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+			}
+			if b.dry {
+				f, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			} else {
+				f, err = os.OpenFile(b.path(name), flag, 0o666)
+			}
+		}
+		if err != nil {
+			// bash stops at the first redirect it cannot open and does not
+			// run the command.
+			rd.failed = fmt.Sprintf("%s: %s", name, describe(err))
+			return rd
+		}
+		b.keep(f)
+		switch x.Op {
+		case shell.RedirIn:
+			rd.in = f
+		case shell.RedirOut, shell.RedirAppend:
+			rd.out, rd.outName = f, name
+		default:
+			rd.err = f
+		}
+	}
+	return rd
+}
+
+// describe gives the reason of a file error the way a shell says it.
+func describe(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// A stage's input: records from the previous command (from >= 0), none
+// (from == -1: the previous command's output went to a file), stdin, or
+// a file.
+type input struct {
+	from  int
+	stdin bool
+	file  *os.File
+}
+
+func (b *builder) pipeline(pl *shell.Pipeline) error {
+	prev := -1 // task whose output port 0 carries records to the next stage
+	for i, c := range pl.Cmds {
+		rd := b.openRedirs(c)
+		in := input{from: prev}
+		switch {
+		case rd.in != nil:
+			in = input{from: -1, file: rd.in}
+		case i == 0:
+			in = input{from: -1, stdin: true}
+		}
+		last := i == len(pl.Cmds)-1
+		stderr := b.r.cfg.Stderr
+		if rd.err != nil {
+			stderr = rd.err
+		}
+		var (
+			out int
+			err error
+		)
+		name := c.Args[0].Value
+		switch {
+		case rd.failed != "":
+			out = b.failing(name, in, "tpipe: "+rd.failed, 1, stderr)
+		default:
+			out, err = b.command(c, in, rd, stderr, last)
+			if err != nil {
+				return err
+			}
+		}
+		// Where the stage's records go.
+		switch {
+		case out < 0:
+			prev = -1 // the command wrote straight to a file or stdout
+		case rd.out != nil:
+			b.sink(out, ">"+rd.outName, rd.out)
+			prev = -1
+		case last:
+			b.sink(out, ">stdout", b.r.cfg.Stdout)
+		default:
+			prev = out
+		}
+	}
+	return nil
+}
+
+// sink connects task t's output to a task writing w.
+func (b *builder) sink(t int, name string, w io.Writer) {
+	s := b.g.Add(b.unique(name), 1, 0, task.WriteTo(w, record.Lines))
+	b.g.Connect(t, 0, s, 0, b.cap)
+}
+
+// feed connects the records of in to input port 0 of task t.
+func (b *builder) feed(in input, t int) {
+	var src int
+	switch {
+	case in.from >= 0:
+		b.g.Connect(in.from, 0, t, 0, b.cap)
+		return
+	case in.file != nil:
+		src = b.g.Add(b.unique("<"+filepath.Base(in.file.Name())), 0, 1, task.ReadFrom(in.file, record.Lines))
+	case in.stdin && b.r.pump != nil:
+		src = b.g.Add(b.unique("<stdin"), 0, 1, b.stdinSource())
+	default:
+		src = b.g.Add(b.unique("<empty"), 0, 1, task.Records())
+	}
+	b.g.Connect(src, 0, t, 0, b.cap)
+}
+
+// drop gives the records of in to a task that stops at once: the writer
+// then stops cleanly, as with a reader that exits without reading.
+func (b *builder) drop(in input) {
+	if in.from < 0 {
+		return
+	}
+	t := b.g.Add(b.unique("discard"), 1, 0, func(context.Context, *buffer.Proc) error { return nil })
+	b.g.Connect(in.from, 0, t, 0, b.cap)
+}
+
+func (b *builder) stdinSource() task.Func {
+	pump := b.r.pump
+	return func(ctx context.Context, p *buffer.Proc) error {
+		rd := pump.Reader(ctx, p.Out(0).Done())
+		err := task.ReadFrom(rd, record.Lines)(ctx, p)
+		if errors.Is(err, errStopped) {
+			return nil
+		}
+		return err
+	}
+}
+
+// failing adds a task that prints msg and exits with code, reading nothing
+// and writing nothing: how a shell runs a command it cannot start.
+func (b *builder) failing(name string, in input, msg string, code int, stderr io.Writer) int {
+	b.drop(in)
+	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Proc) error {
+		fmt.Fprintln(stderr, msg)
+		return task.Exit(code)
+	})
+}
+
+// command adds the tasks of one command and returns the task whose output
+// port 0 carries its output, or -1 when it writes straight to a file or
+// stdout.
+func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
+	argv := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		argv[i] = w.Value
+	}
+	name := argv[0]
+	if _, ok := builtin.Lookup(name); ok {
+		env := &builtin.Env{
+			Stderr:     stderr,
+			SortMemory: b.r.cfg.SortMemory,
+			Open:       func(n string) (io.ReadCloser, error) { return os.Open(b.path(n)) },
+			Create: func(n string, app bool) (io.WriteCloser, error) {
+				flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+				if app {
+					flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+				}
+				return os.OpenFile(b.path(n), flag, 0o666)
+			},
+		}
+		cmd, err := builtin.New(env, argv)
+		if err != nil {
+			return 0, err
+		}
+		if !cmd.ReadsInput {
+			b.drop(in)
+			return b.g.Add(b.unique(name), 0, 1, cmd.Fn), nil
+		}
+		t := b.g.Add(b.unique(name), 1, 1, cmd.Fn)
+		if cmd.Rec != nil {
+			b.g.Tasks[t].Rec = cmd.Rec
+		}
+		b.feed(in, t)
+		return t, nil
+	}
+	path, err := ext.LookPath(name)
+	if err != nil {
+		msg, code := "tpipe: "+err.Error(), StatusNotFound
+		var ee *task.ExitError
+		if errors.As(err, &ee) {
+			code = ee.Code
+		}
+		if code == StatusNotFound {
+			if s := suggest(name); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+		}
+		return b.failing(name, in, msg, code, stderr), nil
+	}
+	o := ext.Options{Args: argv, Path: path, Dir: b.r.cfg.Dir, Env: b.r.cfg.Environ, Stderr: stderr}
+	switch {
+	case in.file != nil:
+		o.Stdin = in.file
+	case in.stdin:
+		// A file or pipe goes to the process as is. A terminal does not:
+		// the process runs in its own process group (so cancelling can kill
+		// all of it) and would be stopped by SIGTTIN reading a terminal it
+		// does not own; tpipe reads the terminal for it instead.
+		if f, ok := b.r.cfg.Stdin.(*os.File); ok && !isTerminal(f) {
+			o.Stdin = f
+		}
+	}
+	direct := rd.out
+	if direct == nil && last {
+		direct, _ = b.r.cfg.Stdout.(*os.File)
+	}
+	o.Stdout = direct
+	x := ext.New(o)
+	nout := 1
+	if direct != nil {
+		nout = 0
+	}
+	out := b.g.Add(b.unique(name), 0, nout, x.Output())
+	if f := x.Input(); f != nil {
+		t := b.g.Add(b.unique(name+":stdin"), 1, 0, f)
+		b.feed(in, t)
+	} else {
+		b.drop(in)
+	}
+	if direct != nil {
+		return -1, nil
+	}
+	return out, nil
+}
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// suggest returns the builtin closest to name, if one is close.
+func suggest(name string) string {
+	best, bestD := "", 3
+	names := builtin.Names()
+	sort.Strings(names)
+	for _, n := range names {
+		if d := distance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein edit distance.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tpipe/tpipe/sched"
+)
+
+// Explain describes a job without running it: the tasks in topological
+// order, the queues with their capacities, the bound of Theorem 3.2, B, the
+// record memory B x S and the policy.
+func Explain(w io.Writer, j *Job) {
+	g, pl := j.Graph, j.Plan
+	fmt.Fprintf(w, "policy %s: %s\n", pl.Policy, policyNote(pl.Policy))
+	fmt.Fprintf(w, "tasks (topological order):\n")
+	for _, i := range g.Order() {
+		t := g.Tasks[i]
+		form := "general"
+		if t.Rec != nil {
+			form = "per-record"
+		}
+		fmt.Fprintf(w, "  %d %-14s in %d, out %d, %s\n", t.Index, t.Name, t.In, t.Out, form)
+	}
+	fmt.Fprintf(w, "queues:\n")
+	for _, e := range g.Edges {
+		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, e.Cap)
+	}
+	shape := "a chain: no deadlock at B >= the bound (Theorem 3.2, reserve-first writes)"
+	if !g.IsChain() {
+		shape = "not a chain: the bound is a starting point; stalls are detected and reported"
+	}
+	fmt.Fprintf(w, "bound: %d buffers = sum of queue capacities; %s\n", pl.Bound, shape)
+	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory %s\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
+	if pl.Warning != "" {
+		fmt.Fprintf(w, "warning: %s\n", pl.Warning)
+	}
+}
+
+func policyNote(p string) string {
+	switch p {
+	case "concurrent":
+		return "one goroutine per task, B shared buffers"
+	}
+	return ""
+}
+
+// size prints bytes with a binary unit.
+func size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// WriteStats prints the table of --stats: per queue records, bytes,
+// high-water and time blocked; per task busy and blocked time.
+func WriteStats(w io.Writer, st *sched.Stats) {
+	fmt.Fprintf(w, "policy %s, B = %d of %s, buffers high-water %d, wall %s\n",
+		st.Policy, st.Buffers, size(int64(st.RecordSize)), st.BuffersHighWater, round(st.Wall))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "queue\tfrom\tto\tcap\trecords\tbytes\thigh-water\tread wait\twrite wait\t\n")
+	for _, e := range st.Edges {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", e.Name, e.From, e.To, e.Cap, e.Records, e.Bytes, e.HighWater, round(e.ReadWait), round(e.WriteWait))
+	}
+	tw.Flush()
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "task\tbusy\tblocked\tstatus\t\n")
+	for _, t := range st.Tasks {
+		status := fmt.Sprint(t.Status)
+		if t.Err != "" {
+			status = "error"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", t.Name, round(t.Busy), round(t.Blocked), status)
+	}
+	tw.Flush()
+}
+
+func round(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0"
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	default:
+		return d.Round(100 * time.Microsecond).String()
+	}
+}
+
+// StatsJSON is the document of --stats-json: the fields of the last (or
+// only) pipeline at the top level, with buffers_high_water the most over all
+// pipelines, and every pipeline's statistics under "pipelines".
+type StatsJSON struct {
+	*sched.Stats
+	Pipelines []*sched.Stats `json:"pipelines"`
+}
+
+// WriteStatsJSON writes the statistics of the pipelines of one script.
+func WriteStatsJSON(w io.Writer, runs []*sched.Stats) error {
+	doc := StatsJSON{Stats: &sched.Stats{Tasks: []sched.TaskStats{}, Edges: []sched.EdgeStats{}}, Pipelines: runs}
+	if len(runs) > 0 {
+		top := *runs[len(runs)-1]
+		for _, r := range runs {
+			top.BuffersHighWater = max(top.BuffersHighWater, r.BuffersHighWater)
+		}
+		doc.Stats = &top
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+

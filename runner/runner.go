@@ -1,0 +1,234 @@
+// Package runner runs tpipe scripts: it turns each parsed pipeline into a
+// task graph (builtins in process, external commands as processes, files
+// and stdio attached as a shell would), plans it, and runs it with package
+// sched; pipelines run one after another. It is the library behind the
+// tpipe command, for Go programs that want the same language.
+//
+// A Runner is not safe for concurrent use; run one script at a time.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/shell"
+	"github.com/tpipe/tpipe/task"
+)
+
+// Config is how pipelines run. The zero Config runs the concurrent policy
+// with default sizes, no stdin, and discards output.
+type Config struct {
+	Policy     string // "" means the default policy
+	Buffers    int    // B; 0 means the bound of each graph
+	Cap        int    // queue capacity; 0 means graph.DefaultCap
+	RecordSize int    // S; 0 means sched.DefaultRecordSize
+	SortMemory int    // sort's memory before it spills; 0: builtin default
+
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Dir            string              // where relative paths resolve; "" the current directory
+	Getenv         func(string) string // expands $NAME; nil: os.Getenv
+	Environ        []string            // for external commands; nil: os.Environ()
+}
+
+// Runner runs scripts with one Config. Its Stats field collects the
+// statistics of every pipeline run.
+type Runner struct {
+	cfg  Config
+	pump *Pump
+	// OnStats, if set, is called after each pipeline with its statistics.
+	OnStats func(*sched.Stats)
+}
+
+// New returns a Runner. Call Close when done with it.
+func New(cfg Config) *Runner {
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	r := &Runner{cfg: cfg}
+	if cfg.Stdin != nil {
+		r.pump = NewPump(cfg.Stdin)
+	}
+	return r
+}
+
+// Close releases the Runner's stdin reader. It does not wait for a read of
+// stdin in progress (a terminal read ends only when a line is typed).
+func (r *Runner) Close() {
+	if r.pump != nil {
+		r.pump.Close()
+	}
+}
+
+// Config returns the Runner's configuration.
+func (r *Runner) Config() Config { return r.cfg }
+
+// SetConfig changes the settings used by later pipelines (the interactive
+// shell's `set`); stdio is kept.
+func (r *Runner) SetConfig(c Config) {
+	c.Stdin, c.Stdout, c.Stderr = r.cfg.Stdin, r.cfg.Stdout, r.cfg.Stderr
+	if c.Getenv == nil {
+		c.Getenv = r.cfg.Getenv
+	}
+	r.cfg = c
+}
+
+// Status codes, as bash uses them.
+const (
+	StatusUsage       = 2   // usage and syntax errors
+	StatusCannotExec  = 126 // found but not executable
+	StatusNotFound    = 127 // command not found
+	StatusInterrupted = 130 // Ctrl-C
+)
+
+// Parse parses src with the Runner's environment expansion.
+func (r *Runner) Parse(src string) (*shell.Script, error) {
+	return shell.Parse(src, shell.Options{Getenv: r.cfg.Getenv})
+}
+
+// RunScript parses src and runs its pipelines one after another; it returns
+// the exit status of the last one (or 2 for a syntax error, reported on
+// Stderr with a caret). Ctrl-C (ctx cancelled) stops the script with 130.
+func (r *Runner) RunScript(ctx context.Context, src string) int {
+	s, err := r.Parse(src)
+	if err != nil {
+		r.reportParse(src, err)
+		return StatusUsage
+	}
+	status := 0
+	for _, pl := range s.Pipelines {
+		if ctx.Err() != nil {
+			return StatusInterrupted
+		}
+		status = r.RunPipeline(ctx, pl)
+	}
+	return status
+}
+
+// Explain prints the plan of every pipeline of src (see Explain) without
+// running anything or touching output files; it returns an exit status.
+func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
+	s, err := r.Parse(src)
+	if err != nil {
+		r.reportParse(src, err)
+		return StatusUsage
+	}
+	for i, pl := range s.Pipelines {
+		job, err := r.build(ctx, pl, true)
+		if err != nil {
+			return r.report(err)
+		}
+		if len(s.Pipelines) > 1 {
+			fmt.Fprintf(w, "pipeline %d (line %d):\n", i+1, pl.Pos.Line)
+		}
+		Explain(w, job)
+		job.Close()
+	}
+	return 0
+}
+
+func (r *Runner) reportParse(src string, err error) {
+	var pe *shell.ParseError
+	if errors.As(err, &pe) {
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: syntax error: %s\n%s", pe.Pos, pe.Msg, pe.Caret(src))
+		return
+	}
+	fmt.Fprintf(r.cfg.Stderr, "tpipe: %v\n", err)
+}
+
+// RunPipeline builds and runs one pipeline and returns its exit status
+// (bash's pipefail: the rightmost non-zero status). Errors are reported on
+// Stderr, one line each.
+func (r *Runner) RunPipeline(ctx context.Context, pl *shell.Pipeline) int {
+	job, err := r.Build(ctx, pl)
+	if err != nil {
+		return r.report(err)
+	}
+	defer job.Close()
+	if job.Warning != "" {
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: warning: %s\n", job.Warning)
+	}
+	st, err := sched.Run(ctx, job.Graph, job.Options)
+	if st != nil && r.OnStats != nil {
+		r.OnStats(st)
+	}
+	if cerr := job.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return r.report(err)
+	}
+	return 0
+}
+
+// report prints err as one line and returns the exit status it means.
+func (r *Runner) report(err error) int {
+	var (
+		ee *task.ExitError
+		ue *builtin.UsageError
+		te *sched.TaskError
+		d  *buffer.DeadlockError
+	)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return StatusInterrupted
+	case errors.As(err, &ee) && errors.As(err, &te):
+		// The command has said why, if it had something to say.
+		if ee.Err != nil {
+			fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", ee.Err)
+		}
+		return ee.Code
+	case errors.As(err, &ue):
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", ue.Error())
+		return StatusUsage
+	case errors.As(err, &d):
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", d.Error())
+		return 1
+	default:
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", oneLine(err.Error()))
+		return 1
+	}
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// Job is a pipeline ready to run: its graph, the options to run it with,
+// and the files it opened.
+type Job struct {
+	Graph   *graph.Graph
+	Options sched.Options
+	Plan    sched.Plan
+	Warning string // B below the bound
+	closers []io.Closer
+	closed  bool
+}
+
+// Close closes the files the job opened; it returns the first error (a
+// full disk shows up here for a '>' file).
+func (j *Job) Close() error {
+	if j.closed {
+		return nil
+	}
+	j.closed = true
+	var first error
+	for _, c := range j.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
