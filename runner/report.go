@@ -117,4 +117,3 @@ func WriteStatsJSON(w io.Writer, runs []*sched.Stats) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
-
