@@ -26,6 +26,10 @@ func (l leakCheck) Run() int {
 }
 
 func TestMain(m *testing.M) {
+	// The pseudo-terminal test runs this binary as tpipe itself.
+	if os.Getenv("TPIPE_TEST_MAIN") == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	testscript.Main(leakCheck{m}, map[string]func(){
 		"tpipe": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/peterh/liner"
 	"golang.org/x/term"
@@ -68,6 +69,12 @@ func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Rea
 			f.Close()
 		}
 	}()
+	// SIGINT is caught for the whole session: at the prompt the editor
+	// reads Ctrl-C as a key; while a pipeline runs it cancels that
+	// pipeline; in between it is ignored. It never kills the shell.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
 	fmt.Fprintln(stdout, "tpipe interactive shell; type help, or Ctrl-D to leave")
 	status := 0
 	var src string
@@ -111,25 +118,31 @@ func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Rea
 			status = st
 			continue
 		}
-		status = runInterruptible(ctx, r, cmd)
+		status = runInterruptible(ctx, r, cmd, sig)
 	}
 }
 
 // runInterruptible runs one script; Ctrl-C cancels it, not the shell.
-func runInterruptible(ctx context.Context, r *runner.Runner, src string) int {
+func runInterruptible(ctx context.Context, r *runner.Runner, src string, sig <-chan os.Signal) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
+	for len(sig) > 0 {
+		<-sig // a Ctrl-C from before this pipeline started
+	}
 	done := make(chan struct{})
-	defer close(done)
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		select {
 		case <-sig:
 			cancel()
 		case <-done:
 		}
+	}()
+	defer func() {
+		close(done)
+		wg.Wait()
 	}()
 	return r.RunScript(ctx, src)
 }

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// ptyTerm is tpipe running on a pseudo-terminal, as a person would use it.
+type ptyTerm struct {
+	t    *testing.T
+	f    *os.File
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	seen int // output before this offset has been matched
+	done chan struct{}
+}
+
+func startTerm(t *testing.T, hist string) *ptyTerm {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "TPIPE_TEST_MAIN=1", "TERM=xterm", "TPIPE_HISTORY="+hist, "LC_ALL=C")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	tm := &ptyTerm{t: t, f: f, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		defer close(tm.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			tm.mu.Lock()
+			tm.out.Write(buf[:n])
+			tm.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		f.Close()
+		<-tm.done
+	})
+	return tm
+}
+
+// expect waits for want to appear in output not matched yet.
+func (tm *ptyTerm) expect(want string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		tm.mu.Lock()
+		s := tm.out.String()[tm.seen:]
+		tm.mu.Unlock()
+		if i := strings.Index(s, want); i >= 0 {
+			tm.seen += i + len(want)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	tm.t.Fatalf("no %q in terminal output:\n%s", want, tm.out.String()[tm.seen:])
+}
+
+func (tm *ptyTerm) send(s string) {
+	tm.t.Helper()
+	if _, err := io.WriteString(tm.f, s); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+func TestInteractiveShell(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	tm := startTerm(t, hist)
+	tm.expect("tpipe> ")
+
+	tm.send("seq 3 | wc -l\r")
+	tm.expect("3\r\n")
+	tm.expect("tpipe> ")
+
+	// An unfinished pipeline asks for more.
+	tm.send("seq 4 |\r")
+	tm.expect("> ")
+	tm.send("wc -l\r")
+	tm.expect("4\r\n")
+	tm.expect("tpipe> ")
+
+	// A syntax error is reported with a caret and the shell goes on.
+	tm.send("seq 3 | | wc\r")
+	tm.expect("1:9: syntax error")
+	tm.expect("tpipe> ")
+
+	// Ctrl-C stops a pipeline that would run forever, not the shell.
+	tm.send("yes | grep -c y\r")
+	time.Sleep(300 * time.Millisecond)
+	tm.send("\x03")
+	tm.expect("tpipe> ")
+
+	// Settings change between pipelines.
+	tm.send("set buffers 3\r")
+	tm.expect("tpipe> ")
+	tm.send("set\r")
+	tm.expect("buffers 3")
+	tm.send("set buffers x\r")
+	tm.expect("tpipe: set: buffers x")
+	tm.send("help head\r")
+	tm.expect("usage: head")
+
+	// Ctrl-D leaves with status 0 and the history is saved.
+	tm.send("\x04")
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("shell did not exit on Ctrl-D")
+	}
+	err := tm.cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		t.Fatalf("exit status %d", ee.ExitCode())
+	}
+	h, err := os.ReadFile(hist)
+	if err != nil || !strings.Contains(string(h), "seq 3 | wc -l") {
+		t.Fatalf("history %q, %v", h, err)
+	}
+}
