@@ -144,7 +144,11 @@ func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
 func (r *Runner) reportParse(src string, err error) {
 	var pe *shell.ParseError
 	if errors.As(err, &pe) {
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: syntax error: %s\n%s", pe.Pos, pe.Msg, pe.Caret(src))
+		caret := pe.Caret(src)
+		if !strings.HasSuffix(caret, "\n") {
+			caret += "\n"
+		}
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: syntax error: %s\n%s", pe.Pos, pe.Msg, caret)
 		return
 	}
 	fmt.Fprintf(r.cfg.Stderr, "tpipe: %v\n", err)
