@@ -1,0 +1,85 @@
+package shell
+
+import "strconv"
+
+// Pos is a position in the source text. Line and Col are 1-based; Col
+// counts bytes, not runes, from the start of the line, so that a Pos can
+// be turned back into an offset without decoding the text. The zero Pos
+// means "no position".
+type Pos struct{ Line, Col int }
+
+// String returns "line:col", for example "3:7".
+func (p Pos) String() string {
+	return strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
+}
+
+// Script is the whole parsed text: its pipelines in source order. A text
+// with nothing but blanks, blank lines and comments gives a Script with no
+// pipelines.
+type Script struct{ Pipelines []*Pipeline }
+
+// Pipeline is a chain of commands joined by '|'. The output of Cmds[i]
+// feeds the input of Cmds[i+1].
+type Pipeline struct {
+	Pos  Pos    // position of the first command
+	Cmds []*Cmd // at least one
+}
+
+// Cmd is one simple command: a name, its arguments and its redirections.
+type Cmd struct {
+	Pos    Pos    // position of the first word or redirection
+	Args   []Word // Args[0] is the command name; never empty
+	Redirs []*Redir
+}
+
+// Word is one argument after quote removal and, when Options.Getenv is set,
+// variable expansion. Expansion can split one word of the source into
+// several Words, and a Word can join several quoted and unquoted parts
+// (a"b c"'d' is the single Word "ab cd").
+type Word struct {
+	// Pos is the position of the word's first byte in the source. A Word
+	// that begins inside an expansion whose value was split (the second
+	// field of $X where X="a b") has the position of that '$'.
+	Pos    Pos
+	Value  string
+	Quoted bool // some part of it was quoted or escaped with a backslash
+}
+
+// RedirOp is the kind of a redirection.
+type RedirOp int
+
+const (
+	RedirIn        RedirOp = iota + 1 // <  file is standard input
+	RedirOut                          // >  file is standard output, truncated
+	RedirAppend                       // >> file is standard output, appended to
+	RedirErr                          // 2> file is standard error, truncated
+	RedirErrAppend                    // 2>> file is standard error, appended to
+)
+
+// String returns the operator as written in the source: "<", ">", ">>",
+// "2>" or "2>>".
+func (o RedirOp) String() string {
+	switch o {
+	case RedirIn:
+		return "<"
+	case RedirOut:
+		return ">"
+	case RedirAppend:
+		return ">>"
+	case RedirErr:
+		return "2>"
+	case RedirErrAppend:
+		return "2>>"
+	}
+	return "RedirOp(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Redir is one redirection of a command. Redirections may appear anywhere
+// among a command's words; Cmd.Redirs keeps them in source order, which
+// matters when two name the same stream (the last one wins in a POSIX
+// shell).
+type Redir struct {
+	Pos    Pos // position of the operator (of the '2' for 2> and 2>>)
+	Op     RedirOp
+	Target Word // the file name; exactly one word after expansion
+}
