@@ -1,0 +1,8 @@
+package builtin_test
+
+import "io"
+
+type (
+	ioReadCloser  = io.ReadCloser
+	ioWriteCloser = io.WriteCloser
+)

@@ -1,0 +1,330 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/task"
+)
+
+func init() {
+	register(&Spec{
+		Name:  "head",
+		Usage: "head [-q | -v] [-n [-]N | -c [-]N | -N] [FILE]...",
+		Help: "Write the first N lines (-n, default 10) or bytes (-c) of each FILE; with -n -N " +
+			"or -c -N, all but the last N. Several FILEs get ==> FILE <== headers (-q: never, " +
+			"-v: always). head stops reading as soon as it has its lines, which stops the " +
+			"commands before it.",
+		New: headNew,
+	})
+}
+
+// headCmd is a parsed head command line.
+type headCmd struct {
+	env     *Env
+	bytes   bool   // -c: count bytes, not lines
+	elide   bool   // -n -N or -c -N: all but the last n
+	n       uint64 // how many lines or bytes
+	headers int    // -1 never (-q), 1 always (-v), 0 when several FILEs
+	names   []string
+}
+
+func headNew(env *Env, args []string) (*Cmd, error) {
+	h := &headCmd{env: env, n: 10}
+	// The obsolete form -N is only recognized as the first word.
+	if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && headIsDigit(args[0][1]) {
+		a := args[0][1:]
+		i := 0
+		for i < len(a) && headIsDigit(a[i]) {
+			i++
+		}
+		n, err := headCount("head", "lines", a[:i])
+		if err != nil {
+			return nil, err
+		}
+		h.n = n
+		for _, c := range []byte(a[i:]) {
+			switch c {
+			case 'c':
+				h.bytes = true
+			case 'l':
+				h.bytes = false
+			case 'q':
+				h.headers = -1
+			case 'v':
+				h.headers = 1
+			default:
+				return nil, usagef("head", "invalid trailing option -- %c", c)
+			}
+		}
+		args = args[1:]
+	}
+	names, err := filesGetopt{cmd: "head", flags: "qv", withArg: "nc"}.parse(args, func(c byte, arg string) error {
+		switch c {
+		case 'q':
+			h.headers = -1
+			return nil
+		case 'v':
+			h.headers = 1
+			return nil
+		}
+		h.bytes = c == 'c'
+		what := "lines"
+		if h.bytes {
+			what = "bytes"
+		}
+		h.elide = strings.HasPrefix(arg, "-")
+		n, err := headCount("head", what, strings.TrimPrefix(arg, "-"))
+		h.n = n
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.names = names
+	return &Cmd{ReadsInput: filesReadsInput(names), Fn: h.run}, nil
+}
+
+func headIsDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// headCount parses the count of head and tail's -n and -c, and reports a
+// bad one as GNU does ("invalid number of lines: 'x'").
+func headCount(cmd, what, s string) (uint64, error) {
+	n, ok, tooBig := headParseCount(s)
+	switch {
+	case tooBig:
+		return 0, usagef(cmd, "invalid number of %s: '%s': Value too large for defined data type", what, s)
+	case !ok:
+		return 0, usagef(cmd, "invalid number of %s: '%s'", what, s)
+	}
+	return n, nil
+}
+
+// headParseCount parses a count with GNU's rules for head and tail: leading
+// white space, an optional '+', decimal digits, and an optional multiplier:
+// b (512), or one of K M G T P E Z Y R Q (k and m too) alone or with iB
+// (powers of 1024) or with B (powers of 1000). A multiplier alone means
+// one of it ("K" is 1024). tooBig reports a count past 2^64-1.
+func headParseCount(s string) (n uint64, ok, tooBig bool) {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	s = strings.TrimPrefix(s, "+")
+	i := 0
+	for i < len(s) && headIsDigit(s[i]) {
+		d := uint64(s[i] - '0')
+		if n > (math.MaxUint64-d)/10 {
+			tooBig = true
+		}
+		n = n*10 + d
+		i++
+	}
+	suffix := s[i:]
+	if i == 0 {
+		if suffix == "" || !strings.ContainsRune("bEGKkMmPQRTYZ", rune(suffix[0])) {
+			return 0, false, false
+		}
+		n = 1
+	}
+	if suffix == "" {
+		return n, !tooBig, tooBig
+	}
+	var mult uint64
+	switch suffix {
+	case "b":
+		mult = 512
+	default:
+		power := strings.IndexByte("KMGTPEZYRQ", suffix[0]) + 1
+		switch suffix[0] {
+		case 'k':
+			power = 1
+		case 'm':
+			power = 2
+		}
+		if power == 0 {
+			return 0, false, false
+		}
+		base := uint64(1024)
+		switch suffix[1:] {
+		case "", "iB":
+		case "B":
+			base = 1000
+		default:
+			return 0, false, false
+		}
+		mult = 1
+		for range power {
+			if mult > math.MaxUint64/base {
+				return 0, true, true
+			}
+			mult *= base
+		}
+	}
+	if n > math.MaxUint64/mult {
+		tooBig = true
+	}
+	return n * mult, !tooBig, tooBig
+}
+
+// headHeader writes "==> NAME <==" before an operand's output when there
+// are headers, with a blank line before every header but the first.
+type headHeader struct {
+	on      bool
+	printed bool
+	buf     []byte
+}
+
+func (h *headHeader) write(out *filesJoin, name string) error {
+	if !h.on {
+		return nil
+	}
+	if name == "-" {
+		name = "standard input"
+	}
+	if h.printed {
+		if err := out.write(nlNewline); err != nil {
+			return err
+		}
+	}
+	h.printed = true
+	h.buf = fmt.Appendf(h.buf[:0], "==> %s <==\n", name)
+	return out.write(h.buf)
+}
+
+func (h *headCmd) run(ctx context.Context, p *buffer.Proc) error {
+	names := h.names
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	out := filesNewJoin(p)
+	hdr := headHeader{on: h.headers > 0 || h.headers == 0 && len(names) > 1}
+	failed := false
+	for _, name := range names {
+		src, err := filesOpen(h.env, p, name)
+		if err != nil {
+			fmt.Fprintf(h.env.stderr(), "head: cannot open '%s' for reading: %s\n", name, filesErrText(err))
+			failed = true
+			continue
+		}
+		if err := hdr.write(out, name); err != nil {
+			src.Close()
+			return err
+		}
+		err = h.one(src, out)
+		src.Close()
+		var rerr *filesReadError
+		if errors.As(err, &rerr) {
+			fmt.Fprintf(h.env.stderr(), "head: error reading '%s': %s\n", name, filesErrText(rerr.Err))
+			failed = true
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := out.flush(); err != nil {
+		return err
+	}
+	if failed {
+		return task.Exit(1)
+	}
+	return nil
+}
+
+// one copies the head of one operand. It returns as soon as it has what it
+// needs, without reading the rest.
+func (h *headCmd) one(src *filesSource, out *filesJoin) error {
+	in := src.Port()
+	emit := func(rec []byte) error {
+		if in != nil {
+			return out.forward(in, rec)
+		}
+		return out.write(rec)
+	}
+	switch {
+	case h.elide && h.bytes:
+		return headElideBytes(src, out, h.n)
+	case h.elide:
+		return headElideLines(src, out, h.n)
+	}
+	left := h.n
+	for left > 0 {
+		rec, err := src.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !h.bytes {
+			left--
+		} else if uint64(len(rec)) > left {
+			return out.write(rec[:left])
+		} else {
+			left -= uint64(len(rec))
+		}
+		if err := emit(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// headElideLines writes all but the last n lines: a line is written once n
+// newer lines are held, so memory is proportional to n lines.
+func headElideLines(src *filesSource, out *filesJoin, n uint64) error {
+	var ring tailRing
+	for {
+		rec, err := src.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if err := out.write(rec); err != nil {
+				return err
+			}
+			continue
+		}
+		if uint64(ring.len()) == n {
+			if err := out.write(ring.oldest()); err != nil {
+				return err
+			}
+			ring.drop()
+		}
+		ring.push(rec)
+	}
+}
+
+// headElideBytes writes all but the last n bytes, holding whole lines until
+// more than n bytes follow them.
+func headElideBytes(src *filesSource, out *filesJoin, n uint64) error {
+	var ring tailRing
+	for {
+		rec, err := src.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		ring.push(rec)
+		for ring.len() > 0 && uint64(ring.bytes-len(ring.oldest())) >= n {
+			if err := out.write(ring.oldest()); err != nil {
+				return err
+			}
+			ring.drop()
+		}
+	}
+	// What is held is at most n bytes more than the oldest line, so what is
+	// left to write is a part of that line.
+	if ring.len() > 0 && uint64(ring.bytes) > n {
+		return out.write(ring.oldest()[:uint64(ring.bytes)-n])
+	}
+	return nil
+}

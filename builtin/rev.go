@@ -1,0 +1,103 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/task"
+)
+
+func init() {
+	register(&Spec{
+		Name:  "rev",
+		Usage: "rev [FILE]...",
+		Help: "Reverse the bytes of each line of the FILEs (default the input); the newline " +
+			"stays at the end. Bytes, not characters: tpipe's builtins run in the C locale.",
+		New: revNew,
+	})
+}
+
+func revNew(env *Env, args []string) (*Cmd, error) {
+	names, err := filesGetopt{cmd: "rev"}.parse(args, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		r := task.Map(revLine)
+		return &Cmd{ReadsInput: true, Rec: &r}, nil
+	}
+	// As in util-linux rev, "-" is a file name like any other.
+	return &Cmd{Fn: revFiles(env, names)}, nil
+}
+
+// revLine appends rec, reversed but for its final '\n', to scratch.
+func revLine(rec, scratch []byte) []byte {
+	line := record.TrimEOL(rec)
+	for i := len(line) - 1; i >= 0; i-- {
+		scratch = append(scratch, line[i])
+	}
+	if len(line) < len(rec) {
+		scratch = append(scratch, '\n')
+	}
+	return scratch
+}
+
+func revFiles(env *Env, names []string) task.Func {
+	return func(ctx context.Context, p *buffer.Proc) error {
+		out := filesNewJoin(p)
+		var scratch []byte
+		failed := false
+		for _, name := range names {
+			src, err := revOpen(env, p, name)
+			if err != nil {
+				fmt.Fprintf(env.stderr(), "rev: cannot open %s: %s\n", name, filesErrText(err))
+				failed = true
+				continue
+			}
+			for {
+				var rec []byte
+				rec, err = src.Read()
+				if err != nil {
+					break
+				}
+				scratch = revLine(rec, scratch[:0])
+				if err = out.write(scratch); err != nil {
+					break
+				}
+			}
+			src.Close()
+			var rerr *filesReadError
+			switch {
+			case err == io.EOF:
+			case errors.As(err, &rerr):
+				fmt.Fprintf(env.stderr(), "rev: %s: %s\n", name, filesErrText(rerr.Err))
+				failed = true
+			default:
+				return err
+			}
+		}
+		if err := out.flush(); err != nil {
+			return err
+		}
+		if failed {
+			return task.Exit(1)
+		}
+		return nil
+	}
+}
+
+// revOpen opens FILE operand name, even "-".
+func revOpen(env *Env, p *buffer.Proc, name string) (*filesSource, error) {
+	if name == "-" {
+		name = "./-"
+	}
+	src, err := filesOpen(env, p, name)
+	if src != nil {
+		src.name = "-"
+	}
+	return src, err
+}

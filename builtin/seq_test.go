@@ -1,0 +1,57 @@
+package builtin_test
+
+import (
+	"testing"
+
+	"github.com/tpipe/tpipe/builtin"
+)
+
+func TestSeqSameAsGNU(t *testing.T) {
+	var cases []filesCase
+	for _, args := range []string{
+		"3", "0", "-2", "1 1", "2 4", "4 2", "1 2 8", "5 -2 0", "-3 -1", "-1 -1 -5",
+		"10 -3 1", "1 3 2", "-5 3 5", "0 0", "-0 1", "-0 -1 -2", "-1 -0", "+1 2",
+		"1. 3", ".5 2", "-.5 0", "-0.5 1", "1.0 3", "1.50 2", "1 2.55", "0 0.1 1",
+		"0 0.25 1", "1 0.5 2.25", "-1 0.3 1", "1 -0.3 0", "-0.0 1", "0.1 0.1 0.5",
+		"1e1 11", "1E1 11", "1e+1 12", "1.5e1 16", "1.25e1 13", "0.1e1 2", "1e-1 1 2",
+		"1 1e-1 1.2", "1e2 1e2", "1e1000 1",
+		"9223372036854775806 9223372036854775809",
+		"-9223372036854775809 -9223372036854775807",
+		"9223372036854775800 3 9223372036854775807",
+		"1 0.000000001 1.000000003",
+	} {
+		cases = append(cases, filesC("seq "+args, ""))
+	}
+	cases = append(cases, filesCase{argv: []string{"seq", " 1", "2"}})
+	// Left out: GNU computes in long double, so "seq 0.000000000000000000001
+	// 1" also prints 1.000000000000000000000 (1e-21 + 1 rounds to 1);
+	// tpipe's arithmetic is exact and stops before it.
+	filesSameAsGNU(t, "", cases)
+}
+
+func TestSeqErrors(t *testing.T) {
+	filesSameUsage(t, []filesCase{
+		filesC("seq", ""),
+		filesC("seq x", ""),
+		filesC("seq 1 x", ""),
+		filesC("seq 1 0 3", ""),
+		filesC("seq 1 -0 3", ""),
+		filesC("seq 1 0.0 3", ""),
+		filesC("seq 1 2 3 4", ""),
+		filesC("seq 1.2.3 4", ""),
+		filesC("seq 1_0 4", ""),
+		filesC("seq 1e 4", ""),
+		filesC("seq nan", ""),
+		filesC("seq 1 -x", ""),
+		filesC("seq -x", ""),
+		filesC("seq 1 -- 2", ""),
+	})
+	filesSameUsage(t, []filesCase{{argv: []string{"seq", "1 ", "2"}}, {argv: []string{"seq", "", "2"}}})
+}
+
+func TestSeqReadsNoInput(t *testing.T) {
+	c, err := builtin.New(nil, []string{"seq", "3"})
+	if err != nil || c.ReadsInput {
+		t.Fatalf("seq 3: %v, ReadsInput %v", err, c != nil && c.ReadsInput)
+	}
+}

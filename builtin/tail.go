@@ -1,0 +1,224 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/task"
+)
+
+func init() {
+	register(&Spec{
+		Name:  "tail",
+		Usage: "tail [-q | -v] [-n [+]N | -N | +N] [FILE]...",
+		Help: "Write the last N lines (default 10) of each FILE, or with -n +N the lines from " +
+			"line N on. Several FILEs get ==> FILE <== headers (-q: never, -v: always). " +
+			"tail holds the last N lines in memory.",
+		New: tailNew,
+	})
+}
+
+// tailCmd is a parsed tail command line.
+type tailCmd struct {
+	env       *Env
+	n         uint64
+	fromStart bool // -n +N: from line N on
+	headers   int  // -1 never (-q), 1 always (-v), 0 when several FILEs
+	names     []string
+}
+
+func tailNew(env *Env, args []string) (*Cmd, error) {
+	t := &tailCmd{env: env, n: 10}
+	if n, fromStart, ok := tailObsolete(args); ok {
+		t.n, t.fromStart = n, fromStart
+		args = args[1:]
+	}
+	names, err := filesGetopt{cmd: "tail", flags: "qv", withArg: "n"}.parse(args, func(c byte, arg string) error {
+		switch c {
+		case 'q':
+			t.headers = -1
+			return nil
+		case 'v':
+			t.headers = 1
+			return nil
+		}
+		// "+N" is parsed whole (a count may start with one '+'); of "-N"
+		// the '-' is dropped.
+		t.fromStart = strings.HasPrefix(arg, "+")
+		n, err := headCount("tail", "lines", strings.TrimPrefix(arg, "-"))
+		t.n = n
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.names = names
+	return &Cmd{ReadsInput: filesReadsInput(names), Fn: t.run}, nil
+}
+
+// tailObsolete recognizes the old forms "tail -N [FILE]" and "tail +N
+// [FILE]" (an optional 'l' may follow N), which GNU accepts only with at
+// most one FILE and no other option.
+func tailObsolete(args []string) (n uint64, fromStart, ok bool) {
+	if len(args) == 0 || len(args) > 2 || len(args) == 2 && len(args[1]) > 1 && args[1][0] == '-' {
+		return 0, false, false
+	}
+	a := args[0]
+	if len(a) < 2 || a[0] != '-' && a[0] != '+' || !headIsDigit(a[1]) {
+		return 0, false, false
+	}
+	digits := strings.TrimSuffix(a[1:], "l")
+	for i := 0; i < len(digits); i++ {
+		if !headIsDigit(digits[i]) {
+			return 0, false, false
+		}
+	}
+	n, valid, _ := headParseCount(digits)
+	if !valid {
+		return 0, false, false
+	}
+	return n, a[0] == '+', true
+}
+
+func (t *tailCmd) run(ctx context.Context, p *buffer.Proc) error {
+	names := t.names
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	out := filesNewJoin(p)
+	hdr := headHeader{on: t.headers > 0 || t.headers == 0 && len(names) > 1}
+	var ring tailRing
+	failed := false
+	for _, name := range names {
+		src, err := filesOpen(t.env, p, name)
+		if err != nil {
+			fmt.Fprintf(t.env.stderr(), "tail: cannot open '%s' for reading: %s\n", name, filesErrText(err))
+			failed = true
+			continue
+		}
+		if err := hdr.write(out, name); err != nil {
+			src.Close()
+			return err
+		}
+		if t.fromStart {
+			err = tailFrom(src, out, t.n)
+		} else {
+			err = tailLast(src, out, &ring, t.n)
+		}
+		src.Close()
+		var rerr *filesReadError
+		if errors.As(err, &rerr) {
+			fmt.Fprintf(t.env.stderr(), "tail: error reading '%s': %s\n", name, filesErrText(rerr.Err))
+			failed = true
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := out.flush(); err != nil {
+		return err
+	}
+	if failed {
+		return task.Exit(1)
+	}
+	return nil
+}
+
+// tailFrom copies the lines of src from line n on (line 0 counts as 1).
+func tailFrom(src *filesSource, out *filesJoin, n uint64) error {
+	in := src.Port()
+	for line := uint64(1); ; line++ {
+		rec, err := src.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if line < n {
+			continue
+		}
+		if in != nil {
+			err = out.forward(in, rec)
+		} else {
+			err = out.write(rec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// tailLast writes the last n lines of src, held in ring until the end.
+func tailLast(src *filesSource, out *filesJoin, ring *tailRing, n uint64) error {
+	ring.reset()
+	if n == 0 {
+		return nil
+	}
+	for {
+		rec, err := src.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if uint64(ring.len()) == n {
+			ring.drop()
+		}
+		ring.push(rec)
+	}
+	for ring.len() > 0 {
+		if err := out.write(ring.oldest()); err != nil {
+			return err
+		}
+		ring.drop()
+	}
+	return nil
+}
+
+// tailRing is a FIFO of copies of lines. Its slots keep their memory when
+// lines are dropped, so once it has grown to the number of lines it holds
+// it allocates no more. The zero tailRing is empty and ready to use.
+type tailRing struct {
+	slots [][]byte
+	start int // index of the oldest line
+	n     int // number of lines held
+	bytes int // total length of the lines held
+}
+
+func (r *tailRing) len() int { return r.n }
+
+// push appends a copy of rec as the newest line, growing the ring if it is
+// full.
+func (r *tailRing) push(rec []byte) {
+	if r.n == len(r.slots) {
+		// Grow, unrolling the ring so that the oldest line is in slot 0.
+		slots := make([][]byte, max(8, 2*len(r.slots)))
+		k := copy(slots, r.slots[r.start:])
+		copy(slots[k:], r.slots[:r.start])
+		r.slots, r.start = slots, 0
+	}
+	i := (r.start + r.n) % len(r.slots)
+	r.slots[i] = append(r.slots[i][:0], rec...)
+	r.n++
+	r.bytes += len(rec)
+}
+
+// oldest returns the oldest line held, valid until the next push.
+func (r *tailRing) oldest() []byte { return r.slots[r.start] }
+
+// drop forgets the oldest line.
+func (r *tailRing) drop() {
+	r.bytes -= len(r.slots[r.start])
+	r.start = (r.start + 1) % len(r.slots)
+	r.n--
+}
+
+// reset forgets every line and keeps the memory.
+func (r *tailRing) reset() { r.start, r.n, r.bytes = 0, 0, 0 }

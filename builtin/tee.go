@@ -1,0 +1,111 @@
+package builtin
+
+import (
+	"bufio"
+	"context"
+	"io"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/task"
+)
+
+func init() {
+	register(&Spec{
+		Name:  "tee",
+		Usage: "tee [-ai] [FILE]...",
+		Help: "Copy the input to the output and to each FILE, truncated first (-a: appended " +
+			"to). -i is accepted and ignored. A FILE that cannot be written is reported and " +
+			"dropped (status 1).",
+		New: teeNew,
+	})
+}
+
+func teeNew(env *Env, args []string) (*Cmd, error) {
+	appendTo := false
+	names, err := filesGetopt{cmd: "tee", flags: "ai"}.parse(args, func(c byte, _ string) error {
+		if c == 'a' {
+			appendTo = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: true, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		return teeRun(env, p, names, appendTo)
+	}}, nil
+}
+
+// teeFile is one FILE being written; w is nil once it failed.
+type teeFile struct {
+	name string
+	f    io.WriteCloser
+	w    *bufio.Writer
+}
+
+func teeRun(env *Env, p *buffer.Proc, names []string, appendTo bool) (err error) {
+	failed := false
+	var files []*teeFile
+	fail := func(tf *teeFile, e error) {
+		filesWarn(env, "tee", tf.name, e)
+		failed = true
+		tf.w = nil
+	}
+	// Close every file however tee ends, so that what was read reaches the
+	// files even when the reader of the output stopped first.
+	defer func() {
+		for _, tf := range files {
+			if tf.w != nil {
+				if e := tf.w.Flush(); e != nil {
+					fail(tf, e)
+				}
+			}
+			if e := tf.f.Close(); e != nil && tf.w != nil {
+				fail(tf, e)
+			}
+		}
+		if err == nil && failed {
+			err = task.Exit(1)
+		}
+	}()
+	for _, name := range names {
+		f, e := env.create(name, appendTo)
+		if e != nil {
+			filesWarn(env, "tee", name, e)
+			failed = true
+			continue
+		}
+		files = append(files, &teeFile{name: name, f: f, w: bufio.NewWriterSize(f, 64<<10)})
+	}
+	in, out := p.In(0), p.Out(0)
+	for {
+		if in.Buffered() == 0 {
+			// About to wait for input: let the files catch up, as a pipe
+			// reader would see them do.
+			for _, tf := range files {
+				if tf.w != nil {
+					if e := tf.w.Flush(); e != nil {
+						fail(tf, e)
+					}
+				}
+			}
+		}
+		rec, e := in.Read()
+		if e == io.EOF {
+			return nil
+		}
+		if e != nil {
+			return e
+		}
+		for _, tf := range files {
+			if tf.w != nil {
+				if _, e := tf.w.Write(rec); e != nil {
+					fail(tf, e)
+				}
+			}
+		}
+		if e := out.Forward(in); e != nil {
+			return e
+		}
+	}
+}

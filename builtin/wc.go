@@ -1,0 +1,244 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/task"
+)
+
+func init() {
+	register(&Spec{
+		Name:  "wc",
+		Usage: "wc [-clmw] [FILE]...",
+		Help: "Count the newlines (-l), words (-w), characters (-m, bytes in the C locale) " +
+			"and bytes (-c) of each FILE, and their total when there are several; with no " +
+			"option, -l -w -c. Columns are padded as GNU pads them.",
+		New: wcNew,
+	})
+}
+
+// wcCmd is a parsed wc command line.
+type wcCmd struct {
+	env   *Env
+	show  [4]bool // lines, words, chars, bytes: the order of the columns
+	names []string
+}
+
+// wcCounts holds one input's counts, in column order.
+type wcCounts [4]uint64
+
+func wcNew(env *Env, args []string) (*Cmd, error) {
+	w := &wcCmd{env: env}
+	names, err := filesGetopt{cmd: "wc", flags: "lwmc"}.parse(args, func(c byte, _ string) error {
+		switch c {
+		case 'l':
+			w.show[0] = true
+		case 'w':
+			w.show[1] = true
+		case 'm':
+			w.show[2] = true
+		case 'c':
+			w.show[3] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if w.show == [4]bool{} {
+		w.show = [4]bool{true, true, false, true}
+	}
+	w.names = names
+	return &Cmd{ReadsInput: filesReadsInput(names), Fn: w.run}, nil
+}
+
+// wcClass tells, for each byte in the C locale, whether it ends a word
+// (white space), starts one (a printable character), or neither (another
+// control character or a byte past ASCII, which GNU wc 9 lets neither
+// start nor end a word).
+var wcClass = func() (t [256]uint8) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = wcPrint
+	}
+	for _, c := range []byte(" \t\n\v\f\r") {
+		t[c] = wcSpace
+	}
+	return t
+}()
+
+const (
+	wcOther uint8 = iota
+	wcSpace
+	wcPrint
+)
+
+func (w *wcCmd) run(ctx context.Context, p *buffer.Proc) error {
+	names := w.names
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	width, kept := w.width(p, names)
+	defer func() {
+		for _, src := range kept {
+			if src != nil {
+				src.Close()
+			}
+		}
+	}()
+	out := p.Out(0)
+	var line []byte
+	var total wcCounts
+	failed := false
+	for i, name := range names {
+		var src *filesSource
+		if kept != nil {
+			src = kept[i]
+		}
+		c, opened, err := w.count(p, name, src)
+		var rerr *filesReadError
+		switch {
+		case errors.As(err, &rerr):
+			filesWarn(w.env, "wc", name, rerr.Err)
+			failed = true
+			if !opened {
+				continue
+			}
+		case err != nil:
+			return err
+		}
+		for i := range total {
+			total[i] += c[i]
+		}
+		label := name
+		if len(w.names) == 0 {
+			label = ""
+		}
+		line = w.format(line[:0], c, width, label)
+		if err := out.Write(line); err != nil {
+			return err
+		}
+	}
+	if len(names) > 1 {
+		line = w.format(line[:0], total, width, "total")
+		if err := out.Write(line); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return task.Exit(1)
+	}
+	return nil
+}
+
+// width is GNU's column width: 1 when a single count of a single input is
+// printed; otherwise enough digits for the total size of the regular files,
+// and at least 7 if any input is not a regular file (stdin, a directory, a
+// pipe), whose size is not known in advance. Files that cannot be opened do
+// not count. GNU finds the sizes with stat; tpipe opens the files (through
+// Env.Open) and closes the regular ones, to open them again when it counts
+// them. Other files stay open, in kept (by operand position), so that a
+// pipe is not opened twice.
+func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*filesSource) {
+	shown := 0
+	for _, s := range w.show {
+		if s {
+			shown++
+		}
+	}
+	if len(names) == 1 && shown == 1 {
+		return 1, nil
+	}
+	kept = make([]*filesSource, len(names))
+	minWidth := 1
+	var size int64
+	for i, name := range names {
+		if name == "-" {
+			minWidth = 7
+			continue
+		}
+		src, err := filesOpen(w.env, p, name)
+		if err != nil {
+			continue
+		}
+		if n, ok := src.regularSize(); ok {
+			size += n
+			src.Close()
+		} else {
+			minWidth = 7
+			kept[i] = src
+		}
+	}
+	return max(minWidth, len(strconv.FormatInt(size, 10))), kept
+}
+
+// count counts one operand, read from src if it is already open. A file
+// that cannot be opened or read is a *filesReadError; opened tells which,
+// as GNU still prints the counts (up to the error) of a file it could
+// open.
+func (w *wcCmd) count(p *buffer.Proc, name string, src *filesSource) (c wcCounts, opened bool, err error) {
+	if src == nil {
+		if src, err = filesOpen(w.env, p, name); err != nil {
+			return c, false, &filesReadError{Name: name, Err: err}
+		}
+		defer src.Close()
+	}
+	words := w.show[1]
+	inWord := false
+	for {
+		rec, err := src.Read()
+		if err == io.EOF {
+			return c, true, nil
+		}
+		if err != nil {
+			return c, true, err
+		}
+		c[0] += uint64(bytes.Count(rec, []byte{'\n'}))
+		c[3] += uint64(len(rec))
+		if !words {
+			continue
+		}
+		for _, b := range rec {
+			switch wcClass[b] {
+			case wcSpace:
+				inWord = false
+			case wcPrint:
+				if !inWord {
+					c[1]++
+					inWord = true
+				}
+			}
+		}
+	}
+}
+
+// format appends one output line: the shown counts right-aligned in width
+// columns, separated by spaces, then the label if any.
+func (w *wcCmd) format(dst []byte, c wcCounts, width int, label string) []byte {
+	c[2] = c[3] // in the C locale a character is a byte
+	first := true
+	for i, s := range w.show {
+		if !s {
+			continue
+		}
+		if !first {
+			dst = append(dst, ' ')
+		}
+		first = false
+		var num [20]byte
+		digits := strconv.AppendUint(num[:0], c[i], 10)
+		for k := len(digits); k < width; k++ {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, digits...)
+	}
+	if label != "" {
+		dst = append(dst, ' ')
+		dst = append(dst, label...)
+	}
+	return append(dst, '\n')
+}
