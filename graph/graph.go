@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultCap is the queue capacity used when an edge asks for none.
-const DefaultCap = 2
+const DefaultCap = 4
 
 // Task is one vertex. Exactly one of Fn and Rec is needed; when Rec is set,
 // Fn may be nil and Rec's general form is used.

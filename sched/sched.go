@@ -24,7 +24,7 @@ import (
 )
 
 // DefaultRecordSize is S when Options.RecordSize is 0.
-const DefaultRecordSize = 64 << 10
+const DefaultRecordSize = 256 << 10
 
 // Options configure a run. The zero Options run the concurrent policy with
 // B at the bound and 64 KiB records.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
@@ -68,9 +69,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.policy, "policy", "concurrent", "scheduling policy `NAME`: "+strings.Join(sched.Policies, ", ")+"; default concurrent")
 	fs.IntVar(&o.buffers, "buffers", 0, "number of record buffers `B`; default: the bound, the sum of queue capacities")
-	fs.IntVar(&o.cap, "cap", 2, "capacity of every queue, in buffers `N`; default 2")
+	fs.IntVar(&o.cap, "cap", graph.DefaultCap, fmt.Sprintf("capacity of every queue, in buffers `N`; default %d", graph.DefaultCap))
 	o.recordSize = sched.DefaultRecordSize
-	fs.Var(sizeFlag{&o.recordSize}, "record-size", "bytes per buffer `S`, the longest record (64K, 4M, ...); default 64K")
+	fs.Var(sizeFlag{&o.recordSize}, "record-size", "bytes per buffer `S`, the longest record (64K, 4M, ...); default 256K")
 	fs.Var(sizeFlag{&o.sortMemory}, "sort-memory", "bytes `S` sort keeps in memory before it spills to disk; default 64M")
 	fs.BoolVar(&o.stats, "stats", false, "print per-queue and per-task statistics on stderr")
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
