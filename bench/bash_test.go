@@ -18,7 +18,8 @@ import (
 // coreutils (LC_ALL=C, pipefail) on one generated file of short log lines,
 // interleaved in one run. ns/op is the wall time of one whole pipeline;
 // peak-RSS-MiB is the sum of the peak resident sets (VmHWM) of the
-// processes of the pipeline: tpipe alone, or bash and its children.
+// processes of the pipeline: tpipe alone, or bash and its children, sampled
+// every 20 ms (more often, the sampler itself competes for the 2 cores).
 // (getrusage's maxrss is no use here: Linux carries a forked child's high
 // water mark across exec, so every child seems as big as the test binary.)
 //
@@ -78,12 +79,12 @@ func BenchmarkVsBash(b *testing.B) {
 	}
 }
 
-// samplePeak watches the process tree under pid every 2 ms until stop is
+// samplePeak watches the process tree under pid every 20 ms until stop is
 // closed and returns the sum, over its processes, of the largest VmHWM
 // (peak resident set, reset at exec) seen for each, in bytes.
 func samplePeak(pid int, stop <-chan struct{}) int64 {
 	peaks := map[int]int64{}
-	tick := time.NewTicker(2 * time.Millisecond)
+	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		for _, p := range processTree(pid) {

@@ -39,7 +39,7 @@ type Env struct {
 }
 
 // DefaultSortMemory is sort's in-memory budget when Env.SortMemory is 0.
-const DefaultSortMemory = 64 << 20
+const DefaultSortMemory = 4 << 20
 
 func (e *Env) stderr() io.Writer {
 	if e == nil || e.Stderr == nil {

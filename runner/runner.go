@@ -46,6 +46,9 @@ type Runner struct {
 	pump *Pump
 	// OnStats, if set, is called after each pipeline with its statistics.
 	OnStats func(*sched.Stats)
+	// BeforeRun, if set, is called with each job just before it runs (the
+	// tpipe command sets the GC's memory limit from the job's B x S).
+	BeforeRun func(*Job)
 }
 
 // New returns a Runner. Call Close when done with it.
@@ -165,6 +168,9 @@ func (r *Runner) RunPipeline(ctx context.Context, pl *shell.Pipeline) int {
 	defer job.Close()
 	if job.Warning != "" {
 		fmt.Fprintf(r.cfg.Stderr, "tpipe: warning: %s\n", job.Warning)
+	}
+	if r.BeforeRun != nil {
+		r.BeforeRun(job)
 	}
 	st, err := sched.Run(ctx, job.Graph, job.Options)
 	if st != nil && r.OnStats != nil {

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/runner"
@@ -72,7 +74,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	fs.IntVar(&o.cap, "cap", graph.DefaultCap, fmt.Sprintf("capacity of every queue, in buffers `N`; default %d", graph.DefaultCap))
 	o.recordSize = sched.DefaultRecordSize
 	fs.Var(sizeFlag{&o.recordSize}, "record-size", "bytes per buffer `S`, the longest record (64K, 4M, ...); default 256K")
-	fs.Var(sizeFlag{&o.sortMemory}, "sort-memory", "bytes `S` sort keeps in memory before it spills to disk; default 64M")
+	fs.Var(sizeFlag{&o.sortMemory}, "sort-memory", "bytes `S` sort keeps in memory before it spills to disk; default 4M")
 	fs.BoolVar(&o.stats, "stats", false, "print per-queue and per-task statistics on stderr")
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
 	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
@@ -172,6 +174,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.explain {
 		return r.Explain(ctx, src, stdout)
 	}
+	r.BeforeRun = func(j *runner.Job) { limitMemory(j.Plan.Memory(), o.sortMemory) }
 	var runs []*sched.Stats
 	r.OnStats = func(st *sched.Stats) {
 		runs = append(runs, st)
@@ -189,6 +192,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	return status
+}
+
+// limitMemory sets the GC's soft memory limit to the record memory B x S
+// plus sort's budget plus room for the rest, so that the heap's growth
+// between collections does not double what tpipe promised to use. A
+// GOMEMLIMIT set by the user wins.
+func limitMemory(recordMemory int64, sortMemory int) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if sortMemory == 0 {
+		sortMemory = builtin.DefaultSortMemory
+	}
+	debug.SetMemoryLimit(recordMemory + int64(sortMemory) + 8<<20)
 }
 
 func writeJSON(name string, runs []*sched.Stats) error {
