@@ -134,7 +134,18 @@ func known(p string) bool {
 }
 
 // run is the whole command; main only adds signals and os.Exit.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	// Tasks' panics are already errors (package sched); this catches a bug
+	// in tpipe's own code, so that no Go panic trace reaches a user.
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(stderr, "tpipe: internal error: %v (please report it; TPIPE_DEBUG=1 shows where)\n", v)
+			if os.Getenv("TPIPE_DEBUG") != "" {
+				stderr.Write(debug.Stack())
+			}
+			status = 70 // EX_SOFTWARE
+		}
+	}()
 	o, rest, code, ok := parseFlags(args, stdout, stderr)
 	if !ok {
 		return code
@@ -182,7 +193,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			runner.WriteStats(stderr, st)
 		}
 	}
-	status := r.RunScript(ctx, src)
+	status = r.RunScript(ctx, src)
 	if o.statsJSON != "" {
 		if err := writeJSON(o.statsJSON, runs); err != nil {
 			fmt.Fprintf(stderr, "tpipe: --stats-json: %s\n", fileError(err))
