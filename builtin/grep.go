@@ -1,0 +1,639 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/task"
+)
+
+func init() {
+	register(&Spec{
+		Name:  "grep",
+		Usage: "grep [-vicnEFoq] [-e PATTERN]... [PATTERN] [FILE]...",
+		Help: "Print the lines that match a pattern: a POSIX basic regular expression, " +
+			"an extended one (-E) or fixed strings (-F); a newline in PATTERN separates " +
+			"several patterns. -v selects the lines that do not match, -i ignores case, " +
+			"-c counts the selected lines, -n numbers them, -o prints only the matched " +
+			"parts and -q prints nothing and stops at the first match. Exit status 0 if " +
+			"a line was selected, 1 if none, 2 on error.",
+		New: newGrep,
+	})
+}
+
+// grepCmd is a parsed grep command line.
+type grepCmd struct {
+	env    *Env
+	invert bool
+	count  bool
+	number bool
+	only   bool
+	quiet  bool
+	m      grepMatcher
+	files  []string
+	label  bool // prefix each output line with its file's name
+}
+
+var grepLongs = []grepLong{
+	{"invert-match", 'v', false},
+	{"ignore-case", 'i', false},
+	{"count", 'c', false},
+	{"line-number", 'n', false},
+	{"extended-regexp", 'E', false},
+	{"fixed-strings", 'F', false},
+	{"only-matching", 'o', false},
+	{"quiet", 'q', false},
+	{"silent", 'q', false},
+	{"regexp", 'e', true},
+}
+
+func newGrep(env *Env, args []string) (*Cmd, error) {
+	opts, operands, err := grepGetopt("grep", args, "vicnEFoqe:", grepLongs, true)
+	if err != nil {
+		return nil, err
+	}
+	g := &grepCmd{env: env}
+	var patterns []string
+	havePattern := false
+	matcher := byte(0) // 'E' or 'F' once chosen
+	icase := false
+	for _, o := range opts {
+		switch o.name {
+		case 'v':
+			g.invert = true
+		case 'i':
+			icase = true
+		case 'c':
+			g.count = true
+		case 'n':
+			g.number = true
+		case 'o':
+			g.only = true
+		case 'q':
+			g.quiet = true
+		case 'E', 'F':
+			if matcher != 0 && matcher != o.name {
+				return nil, usagef("grep", "conflicting matchers specified")
+			}
+			matcher = o.name
+		case 'e':
+			patterns = append(patterns, strings.Split(o.arg, "\n")...)
+			havePattern = true
+		}
+	}
+	if !havePattern {
+		if len(operands) == 0 {
+			return nil, usagef("grep", "no pattern; usage: grep [OPTION]... PATTERNS [FILE]...")
+		}
+		patterns = strings.Split(operands[0], "\n")
+		operands = operands[1:]
+	}
+	g.files = operands
+	g.label = len(operands) > 1
+	g.m, err = grepNewMatcher(patterns, matcher, icase)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cmd{Name: "grep", ReadsInput: len(g.files) == 0}
+	for _, f := range g.files {
+		if f == "-" {
+			c.ReadsInput = true
+		}
+	}
+	if len(g.files) == 0 && !g.count && !g.number && !g.only && !g.quiet {
+		c.Rec = g.filter()
+		return c, nil
+	}
+	c.Fn = g.run
+	return c, nil
+}
+
+// grepNewMatcher compiles the patterns. Patterns without any special
+// character are searched as strings; the others become one regexp.
+func grepNewMatcher(patterns []string, matcher byte, icase bool) (grepMatcher, error) {
+	literal := matcher == 'F'
+	if !literal {
+		literal = true
+		for _, p := range patterns {
+			if !regexIsLiteral(p, matcher == 'E') {
+				literal = false
+				break
+			}
+		}
+	}
+	if literal {
+		l := &grepLiteral{fold: icase}
+		for _, p := range patterns {
+			b := []byte(p)
+			if icase {
+				regexLower(b)
+			}
+			l.pats = append(l.pats, b)
+		}
+		return l, nil
+	}
+	o := regexOptions{ere: matcher == 'E', icase: icase}
+	var alt strings.Builder
+	for i, p := range patterns {
+		src, err := regexTranslate(p, o)
+		if err != nil {
+			return nil, usagef("grep", "%s", err)
+		}
+		if i > 0 {
+			alt.WriteByte('|')
+		}
+		if len(patterns) > 1 {
+			src = "(?:" + src + ")"
+		}
+		alt.WriteString(src)
+	}
+	src := alt.String()
+	re, err := regexCompile(src)
+	if err != nil {
+		return nil, usagef("grep", "%s", err)
+	}
+	m := &grepRegex{regexMatcher: regexNewMatcher(src, re), longest: regexp.MustCompile(src)}
+	m.longest.Longest()
+	return m, nil
+}
+
+// filter is grep's per-record form: a Keep that passes matching lines on
+// without copying them. GNU ends every output line with a newline, so a
+// selected last line that lacks one is held back and written, with its
+// newline, at the end.
+func (g *grepCmd) filter() *task.PerRecord {
+	var (
+		selected bool
+		tail     []byte
+	)
+	return &task.PerRecord{
+		Start: func(task.Emit) error {
+			selected, tail = false, tail[:0]
+			return nil
+		},
+		Keep: func(rec []byte) bool {
+			line := record.TrimEOL(rec)
+			if g.m.match(line) == g.invert {
+				return false
+			}
+			selected = true
+			if len(line) == len(rec) {
+				tail = append(append(tail[:0], rec...), '\n')
+				return false
+			}
+			return true
+		},
+		End: func(emit task.Emit) error {
+			if len(tail) > 0 {
+				if err := emit(tail); err != nil {
+					return err
+				}
+			}
+			if !selected {
+				return task.Exit(1)
+			}
+			return nil
+		},
+	}
+}
+
+// grepRun is the state of one run of the general form.
+type grepRun struct {
+	*grepCmd
+	out      *buffer.Output
+	buf      []byte
+	spans    [][2]int
+	selected bool
+}
+
+// errGrepDone stops reading at the first match of grep -q.
+var errGrepDone = errors.New("grep: done")
+
+func (g *grepCmd) run(ctx context.Context, p *buffer.Proc) error {
+	r := &grepRun{grepCmd: g, out: p.Out(0)}
+	files := g.files
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	failed := false
+	for _, name := range files {
+		label := name
+		if name == "-" {
+			label = "(standard input)"
+		}
+		err := r.file(ctx, p, name, label)
+		if err == errGrepDone {
+			return nil
+		}
+		if fe, ok := err.(*grepFileError); ok {
+			grepReport(g.env, "grep", fe)
+			failed = true
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case failed:
+		return task.Exit(2)
+	case !r.selected:
+		return task.Exit(1)
+	}
+	return nil
+}
+
+// file greps one input and writes its count if asked to.
+func (r *grepRun) file(ctx context.Context, p *buffer.Proc, name, label string) error {
+	n, count := 0, 0
+	err := grepEach(ctx, p, r.env, name, func(rec []byte) error {
+		n++
+		line := record.TrimEOL(rec)
+		if r.m.match(line) == r.invert {
+			return nil
+		}
+		count++
+		r.selected = true
+		switch {
+		case r.quiet:
+			return errGrepDone
+		case r.count:
+			return nil
+		case r.only:
+			if r.invert {
+				return nil
+			}
+			r.spans = r.m.find(line, r.spans[:0])
+			for _, s := range r.spans {
+				r.buf = r.prefix(label, n)
+				r.buf = append(append(r.buf, line[s[0]:s[1]]...), '\n')
+				if err := r.out.Write(r.buf); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		r.buf = append(r.prefix(label, n), line...)
+		r.buf = append(r.buf, '\n')
+		return r.out.Write(r.buf)
+	})
+	fe, isFile := err.(*grepFileError)
+	if r.count && (err == nil || isFile && !fe.open) {
+		// GNU counts what it read, even of a file that failed part way.
+		r.buf = r.buf[:0]
+		if r.label {
+			r.buf = append(append(r.buf, label...), ':')
+		}
+		r.buf = append(strconv.AppendInt(r.buf, int64(count), 10), '\n')
+		if werr := r.out.Write(r.buf); werr != nil {
+			return werr
+		}
+	}
+	return err
+}
+
+// prefix starts an output line in r.buf: "FILE:" and "N:" as asked.
+func (r *grepRun) prefix(label string, n int) []byte {
+	b := r.buf[:0]
+	if r.label {
+		b = append(append(b, label...), ':')
+	}
+	if r.number {
+		b = append(strconv.AppendInt(b, int64(n), 10), ':')
+	}
+	return b
+}
+
+// grepMatcher finds a pattern in a line (without its '\n'). Neither method
+// keeps line.
+type grepMatcher interface {
+	match(line []byte) bool
+	// find appends to dst the non-empty matches of line, leftmost-longest
+	// and not overlapping, as [start, end) offsets.
+	find(line []byte, dst [][2]int) [][2]int
+}
+
+// grepLiteral matches fixed strings; with fold, the strings are in lower
+// case and match ASCII letters of either case.
+type grepLiteral struct {
+	pats [][]byte
+	fold bool
+}
+
+func (l *grepLiteral) index(s, pat []byte) int {
+	if l.fold {
+		return grepFoldIndex(s, pat)
+	}
+	return bytes.Index(s, pat)
+}
+
+func (l *grepLiteral) match(line []byte) bool {
+	for _, p := range l.pats {
+		if l.index(line, p) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *grepLiteral) find(line []byte, dst [][2]int) [][2]int {
+	for pos := 0; pos <= len(line); {
+		start, size := -1, 0
+		for _, p := range l.pats {
+			i := l.index(line[pos:], p)
+			if i < 0 {
+				continue
+			}
+			if start < 0 || pos+i < start || pos+i == start && len(p) > size {
+				start, size = pos+i, len(p)
+			}
+		}
+		switch {
+		case start < 0:
+			return dst
+		case size == 0:
+			// An empty pattern matches everywhere but shows nothing.
+			pos = start + 1
+		default:
+			dst = append(dst, [2]int{start, start + size})
+			pos = start + size
+		}
+	}
+	return dst
+}
+
+// grepLower maps ASCII upper case letters to lower case and every other
+// byte to itself.
+var grepLower = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] = byte(i) | 0x20
+		}
+	}
+	return t
+}()
+
+// grepFoldIndex returns the index of the first instance of pat, which is in
+// lower case, in s ignoring ASCII case, or -1.
+func grepFoldIndex(s, pat []byte) int {
+	if len(pat) == 0 {
+		return 0
+	}
+	lo, up := pat[0], pat[0]
+	if lo >= 'a' && lo <= 'z' {
+		up = lo &^ 0x20
+	}
+	// The next place of each case of the first byte at or after i; -1 is
+	// none left, and -2 is not yet searched.
+	nextLo, nextUp := -2, -2
+	if lo == up {
+		nextUp = -1
+	}
+	for i := 0; i+len(pat) <= len(s); {
+		if nextLo != -1 && nextLo < i {
+			if j := bytes.IndexByte(s[i:], lo); j >= 0 {
+				nextLo = i + j
+			} else {
+				nextLo = -1
+			}
+		}
+		if nextUp != -1 && nextUp < i {
+			if j := bytes.IndexByte(s[i:], up); j >= 0 {
+				nextUp = i + j
+			} else {
+				nextUp = -1
+			}
+		}
+		c := nextLo
+		if c < 0 || nextUp >= 0 && nextUp < c {
+			c = nextUp
+		}
+		if c < 0 || c+len(pat) > len(s) {
+			return -1
+		}
+		if grepFoldEqual(s[c+1:c+len(pat)], pat[1:]) {
+			return c
+		}
+		i = c + 1
+	}
+	return -1
+}
+
+// grepFoldEqual reports whether s equals the lower case pat ignoring ASCII
+// case; len(s) == len(pat).
+func grepFoldEqual(s, pat []byte) bool {
+	for i, c := range pat {
+		if grepLower[s[i]] != c {
+			return false
+		}
+	}
+	return true
+}
+
+// grepRegex matches a regexp, searching first for the strings it needs.
+type grepRegex struct {
+	*regexMatcher
+	longest *regexp.Regexp // the same, leftmost-longest, for find
+}
+
+func (g *grepRegex) find(line []byte, dst [][2]int) [][2]int {
+	if !g.mayMatch(line) {
+		return dst
+	}
+	for _, m := range g.longest.FindAllIndex(line, -1) {
+		if m[1] > m[0] {
+			dst = append(dst, [2]int{m[0], m[1]})
+		}
+	}
+	return dst
+}
+
+// grepFileError is an input that could not be opened or read: GNU tools
+// report it on stderr and go on with the next one. open tells a file that
+// was never opened from one that failed part way.
+type grepFileError struct {
+	name string
+	err  error
+	open bool
+}
+
+func (e *grepFileError) Error() string { return e.name + ": " + grepErrText(e.err) }
+
+// grepReport writes "cmd: FILE: reason" as GNU tools do.
+func grepReport(env *Env, cmd string, e *grepFileError) {
+	io.WriteString(env.stderr(), cmd+": "+e.Error()+"\n")
+}
+
+// grepErrText is the C library's wording of a system error ("No such file
+// or directory"), or the error's own text.
+func grepErrText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+			s = string(s[0]-'a'+'A') + s[1:]
+		}
+		return s
+	}
+	return err.Error()
+}
+
+// grepEach calls fn on every record of the input name: the input port for
+// "-", else the file, opened through env. A file that cannot be opened or
+// read is a *grepFileError; an error from fn stops the loop and is
+// returned as it is.
+func grepEach(ctx context.Context, p *buffer.Proc, env *Env, name string, fn func(rec []byte) error) error {
+	if name == "-" {
+		in := p.In(0)
+		for {
+			rec, err := in.Read()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := fn(rec); err != nil {
+				return err
+			}
+		}
+	}
+	f, err := env.open(name)
+	if err != nil {
+		return &grepFileError{name: name, err: err, open: true}
+	}
+	defer f.Close()
+	sc := record.NewScanner(f, record.Lines, p.RecordSize())
+	for n := 0; sc.Scan(); n++ {
+		if err := fn(sc.Record()); err != nil {
+			return err
+		}
+		if n&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	err = sc.Err()
+	var errno syscall.Errno
+	if err != nil && errors.As(err, &errno) {
+		return &grepFileError{name: name, err: err}
+	}
+	if err != nil {
+		return &grepWrapErr{name: name, err: err}
+	}
+	return nil
+}
+
+// grepWrapErr names the file of a failure that is not the file's fault, such
+// as a line over the record size.
+type grepWrapErr struct {
+	name string
+	err  error
+}
+
+func (e *grepWrapErr) Error() string { return e.name + ": " + e.err.Error() }
+func (e *grepWrapErr) Unwrap() error { return e.err }
+
+// grepOpt is an option found by grepGetopt, by its short name.
+type grepOpt struct {
+	name byte
+	arg  string
+}
+
+// grepLong is a long option and the short one it stands for.
+type grepLong struct {
+	name   string
+	short  byte
+	hasArg bool
+}
+
+// grepGetopt parses args as GNU getopt_long does: clustered short options
+// ("-vi"), an option's argument attached or in the next word, "--name" or
+// any unambiguous prefix of it, "--name=arg", and "--" to end the options;
+// "-" is an operand. shorts lists the short options, each followed by ':'
+// if it takes an argument. With permute, options may follow operands, as
+// in GNU grep; without, the first operand ends the options, as in tr.
+// Errors have GNU's wording.
+func grepGetopt(cmd string, args []string, shorts string, longs []grepLong, permute bool) ([]grepOpt, []string, error) {
+	var opts []grepOpt
+	var operands []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return opts, append(operands, args[i+1:]...), nil
+		case strings.HasPrefix(a, "--"):
+			name, arg, hasArg := strings.Cut(a[2:], "=")
+			var match []grepLong
+			for _, l := range longs {
+				if l.name == name {
+					match = []grepLong{l}
+					break
+				}
+				if strings.HasPrefix(l.name, name) {
+					match = append(match, l)
+				}
+			}
+			if len(match) > 1 {
+				// Prefixes of names standing for the same option are fine.
+				for _, l := range match[1:] {
+					if l.short != match[0].short {
+						return nil, nil, usagef(cmd, "option '%s' is ambiguous", a)
+					}
+				}
+			}
+			if len(match) == 0 {
+				return nil, nil, usagef(cmd, "unrecognized option '%s'", a)
+			}
+			l := match[0]
+			switch {
+			case l.hasArg && !hasArg:
+				if i+1 >= len(args) {
+					return nil, nil, usagef(cmd, "option '--%s' requires an argument", l.name)
+				}
+				i++
+				arg = args[i]
+			case !l.hasArg && hasArg:
+				return nil, nil, usagef(cmd, "option '--%s' doesn't allow an argument", l.name)
+			}
+			opts = append(opts, grepOpt{l.short, arg})
+		case len(a) > 1 && a[0] == '-':
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				k := strings.IndexByte(shorts, c)
+				if k < 0 || c == ':' {
+					return nil, nil, usagef(cmd, "invalid option -- '%c'", c)
+				}
+				if k+1 < len(shorts) && shorts[k+1] == ':' {
+					arg := a[j+1:]
+					if arg == "" {
+						if i+1 >= len(args) {
+							return nil, nil, usagef(cmd, "option requires an argument -- '%c'", c)
+						}
+						i++
+						arg = args[i]
+					}
+					opts = append(opts, grepOpt{c, arg})
+					break
+				}
+				opts = append(opts, grepOpt{c, ""})
+			}
+		default:
+			if !permute {
+				return opts, append(operands, args[i:]...), nil
+			}
+			operands = append(operands, a)
+		}
+	}
+	return opts, operands, nil
+}
