@@ -21,10 +21,10 @@ type Queue struct {
 	reserved int // writer's reservations: a buffer being filled, or about to be taken
 	held     int // buffers taken by the reader and not yet given back
 	eof      bool
-	gone     bool  // the reader stopped; writes fail with ErrReaderGone
+	gone     bool          // the reader stopped; writes fail with ErrReaderGone
 	done     chan struct{} // closed when gone or aborted; made on demand
-	rwait    *Proc // the reader, when it waits for a buffer or eof
-	wwait    *Proc // the writer, when it waits for room
+	rwait    *Proc         // the reader, when it waits for a buffer or eof
+	wwait    *Proc         // the writer, when it waits for room
 
 	records, bytes       int64
 	high                 int

@@ -65,7 +65,7 @@ type TaskStats struct {
 	Index   int           `json:"index"`
 	Busy    time.Duration `json:"busy_ns"`    // wall time not spent blocked in tpipe
 	Blocked time.Duration `json:"blocked_ns"` // time waiting for a queue or FREE
-	Status  int           `json:"status"` // exit status, from a *task.ExitError
+	Status  int           `json:"status"`     // exit status, from a *task.ExitError
 	Err     string        `json:"error,omitempty"`
 }
 
