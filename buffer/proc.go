@@ -413,31 +413,7 @@ func (o *Output) Forward(in *Input) error {
 		}
 		return o.Write(b.data[start:b.ends[in.i-1]])
 	}
-	t := o.t
-	p := t.pool
-	if o.closed {
-		return ErrClosed
-	}
-	if p.hook != nil {
-		p.hook.Before(t.index, OpWrite)
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err := o.reserveLocked(); err != nil {
-		return err
-	}
-	// The buffer moves from being read on in.q to queued on o.q.
-	in.cur = nil
-	in.q.held--
-	in.q.roomLocked()
-	b.lo = in.i - 1
-	o.q.reserved--
-	if o.q.gone {
-		p.releaseLocked(b)
-		return nil
-	}
-	o.q.pushLocked(b)
-	return nil
+	return o.move(in, in.i-1)
 }
 
 // Pass is the batch form of a filter: it takes the records of in not yet
@@ -475,6 +451,14 @@ func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
 	if w == first {
 		return nil // nothing kept; the buffer goes back to FREE on the next read
 	}
+	return o.move(in, first)
+}
+
+// move hands the buffer being read on in over to o's queue, its records
+// from index lo on, with no copy: it commits o's partial buffer first (to
+// keep the order), reserves room in o's queue (blocking while it is full,
+// the buffer meanwhile still charged to in's queue), then moves it.
+func (o *Output) move(in *Input, lo int) error {
 	if o.closed {
 		return ErrClosed
 	}
@@ -491,10 +475,11 @@ func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
 	if err := o.reserveLocked(); err != nil {
 		return err
 	}
+	b := in.cur
 	in.cur = nil
 	in.q.held--
 	in.q.roomLocked()
-	b.lo = first
+	b.lo = lo
 	o.q.reserved--
 	if o.q.gone {
 		p.releaseLocked(b)
