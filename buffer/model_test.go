@@ -329,6 +329,41 @@ func TestPoolModel(t *testing.T) {
 				check("dst read", err, werr)
 				checkRec("dst read", r, wr)
 			},
+			"dst read batch": func(t *rapid.T) {
+				if dstStopped {
+					t.Skip("dst stopped")
+				}
+				q := m.q[1]
+				var want []byte
+				wantN, werr := 0, error(nil)
+				if q.hasCur && len(q.cur) > 0 {
+					for _, r := range q.cur {
+						want = append(want, r...)
+					}
+					wantN = len(q.cur)
+					q.last, q.lastOK = q.cur[len(q.cur)-1], true
+					q.cur = q.cur[:0]
+				} else {
+					first, err := m.read(2, q)
+					werr = err
+					if err == nil {
+						want = append(want, first...)
+						wantN = 1 + len(q.cur)
+						for _, r := range q.cur {
+							want = append(want, r...)
+						}
+						if len(q.cur) > 0 {
+							q.last = q.cur[len(q.cur)-1]
+						}
+						q.cur = q.cur[:0]
+					}
+				}
+				data, n, err := dst.In(0).ReadBatch()
+				check("dst read batch", err, werr)
+				if n != wantN || !bytes.Equal(data, want) {
+					t.Fatalf("dst read batch: got %d records %q, model says %d %q", n, data, wantN, want)
+				}
+			},
 			"src flush": func(t *rapid.T) {
 				m.flush(0)
 				src.Flush()

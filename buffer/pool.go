@@ -26,14 +26,19 @@ var errWouldBlock = errors.New("buffer: would block")
 // record size S of the pool.
 type TooLargeError struct {
 	Size, Max int
+	AtLeast   bool // Size is a lower bound: the record was cut off
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("record of %d bytes exceeds the record size of %d bytes (raise it with --record-size)", e.Size, e.Max)
+	least := ""
+	if e.AtLeast {
+		least = "at least "
+	}
+	return fmt.Sprintf("record of %s%d bytes exceeds the record size of %d bytes (raise it with --record-size)", least, e.Size, e.Max)
 }
 
 // MaxRecords is the most records one buffer can carry. A buffer of S bytes
-// carries at most max(1, min(S/16, MaxRecords)) records, so the index of
+// carries at most max(2, min(S/16, MaxRecords)) records, so the index of
 // record ends costs at most a quarter of the buffer.
 const MaxRecords = 4096
 
@@ -53,6 +58,14 @@ func (b *Buf) reset() {
 	b.data = b.data[:0]
 	b.ends = b.ends[:0]
 	b.lo = 0
+}
+
+// end is the offset where b's last record ends (0 if it has none).
+func (b *Buf) end() int {
+	if len(b.ends) == 0 {
+		return 0
+	}
+	return int(b.ends[len(b.ends)-1])
 }
 
 // records is the number of live records in b.
@@ -131,7 +144,9 @@ func NewPool(b, s int) (*Pool, error) {
 	if uint64(b)*uint64(s) > math.MaxInt {
 		return nil, fmt.Errorf("buffer: %d buffers of %d bytes overflow memory", b, s)
 	}
-	nrec := max(1, min(s/16, MaxRecords))
+	// At least two, so that ScanFrom can keep one free for a final
+	// unterminated line.
+	nrec := max(2, min(s/16, MaxRecords))
 	p := &Pool{size: s, bufs: make([]Buf, b), free: make([]*Buf, b)}
 	data := make([]byte, b*s)
 	ends := make([]int32, b*nrec)

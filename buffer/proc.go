@@ -280,6 +280,7 @@ type Output struct {
 	q      *Queue
 	pend   *Buf // the buffer being filled, charged to q.reserved
 	closed bool
+	carry  []byte // ScanFrom's incomplete line between two buffers
 }
 
 // Write appends a copy of rec to the output; the caller may reuse rec as
@@ -388,6 +389,11 @@ func (o *Output) commitLocked() {
 	q := o.q
 	q.reserved--
 	p := o.t.pool
+	// Bytes after the last record end are an unterminated line left by
+	// ScanFrom (ScanFrom keeps room in ends for it); they are a record too.
+	if last := b.end(); last < len(b.data) {
+		b.ends = append(b.ends, int32(len(b.data)))
+	}
 	if b.records() == 0 || q.gone {
 		p.releaseLocked(b)
 		q.roomLocked()
@@ -424,34 +430,7 @@ func (o *Output) Forward(in *Input) error {
 // returns io.EOF at the end of in; other errors are those of Read and
 // Write. Records read from in before Pass must not be used after it.
 func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
-	if b := in.cur; b == nil || in.i >= len(b.ends) {
-		if err := in.fill(); err != nil {
-			return err
-		}
-	}
-	b := in.cur
-	first, w, woff := in.i, in.i, in.off
-	for i := in.i; i < len(b.ends); i++ {
-		end := int(b.ends[i])
-		rec := b.data[in.off:end:end]
-		if keep(rec) {
-			if woff != in.off {
-				copy(b.data[woff:], rec)
-			}
-			woff += len(rec)
-			b.ends[w] = int32(woff)
-			w++
-		}
-		in.off = end
-	}
-	b.ends, b.data = b.ends[:w], b.data[:woff]
-	// Everything is consumed as far as the reader goes: nothing is left to
-	// Forward. If the buffer moves on, lo is set to the first kept record.
-	in.i, in.off, b.lo = w, woff, w
-	if w == first {
-		return nil // nothing kept; the buffer goes back to FREE on the next read
-	}
-	return o.move(in, first)
+	return o.pass(in, keep, nil, false)
 }
 
 // move hands the buffer being read on in over to o's queue, its records

@@ -1,0 +1,206 @@
+package buffer
+
+import (
+	"bytes"
+	"io"
+	"sort"
+)
+
+// This file holds the batch forms of reading and writing: whole buffers at
+// a time, for tasks that can work on many records at once (a source cutting
+// a file into lines, a filter searching a buffer for a literal, a counter,
+// a sink). They cost the same per buffer as the record forms cost per
+// record, which is where tpipe's speed on short lines comes from.
+
+// ReadBatch returns every record of the current input buffer not yet read,
+// back to back as one slice, and how many records that is; it takes the
+// next buffer first if the current one is used up, blocking as Read does.
+// The slice is valid until the next Read or ReadBatch on this port and must
+// not be written. After ReadBatch, Forward refers to the batch's last
+// record. It returns io.EOF at the end, as Read does.
+func (in *Input) ReadBatch() ([]byte, int, error) {
+	if b := in.cur; b == nil || in.i >= len(b.ends) {
+		if err := in.fill(); err != nil {
+			return nil, 0, err
+		}
+	}
+	b := in.cur
+	end := b.end()
+	data := b.data[in.off:end:end]
+	n := len(b.ends) - in.i
+	in.i, in.off = len(b.ends), end
+	return data, n, nil
+}
+
+// ScanFrom reads r to its end straight into this output's buffers and cuts
+// the bytes into records after each delim byte (a record keeps its delim,
+// as a line keeps its newline). No byte is copied in user space except an
+// incomplete line that straddles two buffers. When a read returns less
+// than asked (a pipe or terminal with nothing more for now) and no line is
+// incomplete, the filled part is handed over at once, so a slow producer's
+// lines flow one by one.
+//
+// Bytes after the last delim at r's end are kept as an unterminated line:
+// the next ScanFrom (the next file of `cat a b`) continues it, and
+// otherwise it becomes a record of its own when the buffer is handed over.
+// A line longer than the record size is a *TooLargeError. The incomplete
+// line, when one straddles buffers, is kept in a slice the Output reuses
+// (at most one record-size, outside the pool).
+func (o *Output) ScanFrom(r io.Reader, delim byte) error {
+	for {
+		b := o.pend
+		if b != nil && len(b.data) == cap(b.data) && b.end() == 0 {
+			// A full buffer and no line end: the line is too long, unless
+			// the stream ends right here.
+			var one [1]byte
+			n, err := io.ReadAtLeast(r, one[:], 1)
+			if n == 0 && err == io.EOF {
+				return nil
+			}
+			if err != nil && n == 0 {
+				return err
+			}
+			return &TooLargeError{Size: len(b.data) + 1, Max: cap(b.data), AtLeast: true}
+		}
+		if b == nil || len(b.data) == cap(b.data) || len(b.ends) >= cap(b.ends)-1 {
+			if err := o.nextScanBuffer(delim); err != nil {
+				return err
+			}
+			b = o.pend
+		}
+		start := len(b.data)
+		n, err := r.Read(b.data[start:cap(b.data)])
+		if n > 0 {
+			b.data = b.data[:start+n]
+			indexLines(b, start, delim)
+		}
+		if err == io.EOF {
+			// Complete lines the index had no room for go on to fresh
+			// buffers; only a final unterminated line may stay behind.
+			for bytes.IndexByte(o.pend.data[o.pend.end():], delim) >= 0 {
+				if err := o.nextScanBuffer(delim); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n < cap(b.data)-start && b.end() == len(b.data) {
+			o.t.Flush()
+		}
+	}
+}
+
+// indexLines records the end of every line that ends in b.data[from:],
+// leaving one slot of ends free for a final unterminated line.
+func indexLines(b *Buf, from int, delim byte) {
+	// A line may have begun before from: search from the last end.
+	pos := max(b.end(), from)
+	for len(b.ends) < cap(b.ends)-1 {
+		i := bytes.IndexByte(b.data[pos:], delim)
+		if i < 0 {
+			return
+		}
+		pos += i + 1
+		b.ends = append(b.ends, int32(pos))
+	}
+}
+
+// nextScanBuffer hands over the pending buffer without its incomplete last
+// line and takes a new one with that line copied to its start.
+func (o *Output) nextScanBuffer(delim byte) error {
+	t := o.t
+	p := t.pool
+	if o.closed {
+		return ErrClosed
+	}
+	if p.hook != nil {
+		p.hook.Before(t.index, OpWrite)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o.carry = o.carry[:0]
+	if b := o.pend; b != nil {
+		last := b.end()
+		o.carry = append(o.carry, b.data[last:]...)
+		b.data = b.data[:last]
+		o.commitLocked()
+	}
+	if err := o.reserveLocked(); err != nil {
+		return err
+	}
+	b, err := o.acquireLocked()
+	if err != nil {
+		return err
+	}
+	b.data = append(b.data, o.carry...)
+	indexLines(b, 0, delim)
+	o.pend = b
+	return nil
+}
+
+// PassSeek is Pass with a search that skips records in bulk: seek(data)
+// returns the offset in data of the first byte of interest, or -1. Records
+// that end at or before that offset are kept if keeps is true and dropped
+// otherwise, without calling keep; the record holding the byte is decided
+// by keep. For `grep -v LIT`, seek finds LIT in the whole buffer and keeps
+// is true, so a buffer without LIT passes with one search and no per-record
+// call. seek must never skip a record keep would decide otherwise.
+func (o *Output) PassSeek(in *Input, keep func(rec []byte) bool, seek func(data []byte) int, keeps bool) error {
+	return o.pass(in, keep, seek, keeps)
+}
+
+func (o *Output) pass(in *Input, keep func(rec []byte) bool, seek func([]byte) int, keeps bool) error {
+	if b := in.cur; b == nil || in.i >= len(b.ends) {
+		if err := in.fill(); err != nil {
+			return err
+		}
+	}
+	b := in.cur
+	first, w, woff := in.i, in.i, in.off
+	// take moves record i (from off to end) into the kept part.
+	take := func(off, end int) {
+		if woff != off {
+			copy(b.data[woff:], b.data[off:end])
+		}
+		woff += end - off
+		b.ends[w] = int32(woff)
+		w++
+	}
+	for i := in.i; i < len(b.ends); {
+		if seek != nil {
+			// Records before the one holding the sought byte share a fate.
+			j := len(b.ends)
+			if at := seek(b.data[in.off:b.end()]); at >= 0 {
+				abs := int32(in.off + at)
+				j = i + sort.Search(len(b.ends)-i, func(k int) bool { return b.ends[i+k] > abs })
+			}
+			for ; i < j; i++ {
+				end := int(b.ends[i])
+				if keeps {
+					take(in.off, end)
+				}
+				in.off = end
+			}
+			if i == len(b.ends) {
+				break
+			}
+		}
+		end := int(b.ends[i])
+		if keep(b.data[in.off:end:end]) {
+			take(in.off, end)
+		}
+		in.off = end
+		i++
+	}
+	b.ends, b.data = b.ends[:w], b.data[:woff]
+	// Everything is consumed as far as the reader goes: nothing is left to
+	// Forward. If the buffer moves on, lo is set to the first kept record.
+	in.i, in.off, b.lo = w, woff, w
+	if w == first {
+		return nil // nothing kept; the buffer goes back to FREE on the next read
+	}
+	return o.move(in, first)
+}

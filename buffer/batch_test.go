@@ -1,0 +1,182 @@
+package buffer_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"testing/iotest"
+
+	"github.com/tpipe/tpipe/buffer"
+	"pgregory.net/rapid"
+)
+
+// runPair runs a writer and a reader task on one queue, each on its own
+// goroutine, and returns their errors.
+func runPair(t *rapid.T, b, s, c int, write func(*buffer.Proc) error, read func(*buffer.Proc) error) (error, error) {
+	pool, err := buffer.NewPool(b, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := pool.NewQueue("q", c)
+	w, _ := pool.NewProc("w", 0, nil, []*buffer.Queue{q})
+	r, _ := pool.NewProc("r", 1, []*buffer.Queue{q}, nil)
+	var wg sync.WaitGroup
+	var werr, rerr error
+	wg.Add(2)
+	go func() { defer wg.Done(); werr = write(w); w.Finish(werr != nil) }()
+	go func() { defer wg.Done(); rerr = read(r); r.Finish(rerr != nil) }()
+	wg.Wait()
+	if err := pool.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if pool.Free() != b {
+		t.Fatalf("%d of %d buffers back in FREE", pool.Free(), b)
+	}
+	return werr, rerr
+}
+
+// lines splits a stream as the lines framing does: each line keeps its
+// newline; a last line without one is a record too.
+func lines(s []byte) [][]byte {
+	var out [][]byte
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\n')
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+func collect(out *[][]byte) func(*buffer.Proc) error {
+	return func(p *buffer.Proc) error {
+		for {
+			rec, err := p.In(0).Read()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			*out = append(*out, append([]byte(nil), rec...))
+		}
+	}
+}
+
+// ScanFrom cuts any stream, read in any chunks and from one or two readers
+// in a row, into the records the lines framing gives, or reports a line
+// longer than the record size.
+func TestScanFromMatchesLines(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.IntRange(1, 48).Draw(t, "S")
+		stream := rapid.SliceOfN(rapid.SampledFrom([]byte("ab\n")), 0, 300).Draw(t, "stream")
+		cut := rapid.IntRange(0, len(stream)).Draw(t, "cut")
+		oneByte := rapid.Bool().Draw(t, "oneByte")
+		reader := func(b []byte) io.Reader {
+			if oneByte {
+				return iotest.OneByteReader(bytes.NewReader(b))
+			}
+			return iotest.HalfReader(bytes.NewReader(b))
+		}
+		var got [][]byte
+		werr, rerr := runPair(t, rapid.IntRange(1, 4).Draw(t, "B"), s, rapid.IntRange(1, 3).Draw(t, "cap"),
+			func(p *buffer.Proc) error {
+				if err := p.Out(0).ScanFrom(reader(stream[:cut]), '\n'); err != nil {
+					return err
+				}
+				return p.Out(0).ScanFrom(reader(stream[cut:]), '\n')
+			}, collect(&got))
+		want := lines(stream)
+		tooLong := false
+		for _, l := range want {
+			tooLong = tooLong || len(l) > s
+		}
+		var tl *buffer.TooLargeError
+		if tooLong {
+			if !errors.As(werr, &tl) {
+				t.Fatalf("a line is longer than S=%d, err = %v", s, werr)
+			}
+			return
+		}
+		if werr != nil || rerr != nil {
+			t.Fatal(werr, rerr)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %d records %q, want %d %q", len(got), got, len(want), want)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("record %d: %q, want %q", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// PassSeek keeps exactly the records Pass keeps with the same keep.
+func TestPassSeekAgreesWithKeep(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.IntRange(2, 64).Draw(t, "S")
+		recs := rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom([]byte("az")), 0, s), 0, 80).Draw(t, "recs")
+		invert := rapid.Bool().Draw(t, "invert") // grep -v zz, or grep zz
+		lit := []byte("zz")
+		keep := func(r []byte) bool { return bytes.Contains(r, lit) != invert }
+		seek := func(d []byte) int { return bytes.Index(d, lit) }
+		pool, _ := buffer.NewPool(rapid.IntRange(2, 6).Draw(t, "B"), s)
+		q1, _ := pool.NewQueue("q1", 1)
+		q2, _ := pool.NewQueue("q2", 1)
+		src, _ := pool.NewProc("src", 0, nil, []*buffer.Queue{q1})
+		flt, _ := pool.NewProc("filter", 1, []*buffer.Queue{q1}, []*buffer.Queue{q2})
+		dst, _ := pool.NewProc("dst", 2, []*buffer.Queue{q2}, nil)
+		var got [][]byte
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		run := func(i int, p *buffer.Proc, f func() error) {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = f(); p.Finish(errs[i] != nil) }()
+		}
+		run(0, src, func() error {
+			for _, r := range recs {
+				if err := src.Out(0).Write(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		run(1, flt, func() error {
+			for {
+				err := flt.Out(0).PassSeek(flt.In(0), keep, seek, invert)
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+			}
+		})
+		run(2, dst, func() error { return collect(&got)(dst) })
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var want [][]byte
+		for _, r := range recs {
+			if keep(r) {
+				want = append(want, r)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("record %d: %q, want %q", i, got[i], want[i])
+			}
+		}
+	})
+}
