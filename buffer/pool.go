@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/tpipe/tpipe/record"
 )
 
 // ErrReaderGone is returned by Output.Write and Output.Forward when the task
@@ -28,6 +30,10 @@ type TooLargeError struct {
 	Size, Max int
 	AtLeast   bool // Size is a lower bound: the record was cut off
 }
+
+// Is makes errors.Is(err, record.ErrTooLarge) true, so one sentinel
+// covers a record too large for a buffer and one too large for a scanner.
+func (e *TooLargeError) Is(target error) bool { return target == record.ErrTooLarge }
 
 func (e *TooLargeError) Error() string {
 	least := ""

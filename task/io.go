@@ -18,6 +18,12 @@ import (
 func ReadFrom(r io.Reader, f record.Framing) Func {
 	return func(ctx context.Context, p *buffer.Proc) error {
 		out := p.Out(0)
+		switch f {
+		case record.Lines:
+			return out.ScanFrom(r, '\n')
+		case record.NUL:
+			return out.ScanFrom(r, 0)
+		}
 		sc := record.NewScanner(r, f, p.RecordSize())
 		for sc.Scan() {
 			if err := out.Write(sc.Record()); err != nil {
@@ -41,6 +47,21 @@ func ReadFrom(r io.Reader, f record.Framing) Func {
 func WriteTo(w io.Writer, f record.Framing) Func {
 	return func(ctx context.Context, p *buffer.Proc) error {
 		in := p.In(0)
+		if f == record.Lines || f == record.NUL {
+			// Records are their bytes: write whole buffers.
+			for {
+				data, _, err := in.ReadBatch()
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				if _, err := w.Write(data); err != nil {
+					return err
+				}
+			}
+		}
 		bw := bufio.NewWriterSize(w, 64<<10)
 		var enc []byte
 		for {
@@ -56,13 +77,8 @@ func WriteTo(w io.Writer, f record.Framing) Func {
 			if err != nil {
 				return err
 			}
-			if f == record.Lines || f == record.NUL {
-				_, err = bw.Write(rec)
-			} else {
-				enc = f.Append(enc[:0], rec)
-				_, err = bw.Write(enc)
-			}
-			if err != nil {
+			enc = f.Append(enc[:0], rec)
+			if _, err := bw.Write(enc); err != nil {
 				return err
 			}
 		}
