@@ -137,12 +137,12 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 	return pl, nil
 }
 
-// Run runs g to completion and returns its statistics and an error: the
-// first hard failure (a *TaskError naming the task, a *buffer.DeadlockError,
-// or ctx's error), which stops every task; or else, when tasks ended with
-// a non-zero *task.ExitError, a *TaskError for the one with the greatest
-// index (the rightmost, as bash's pipefail). It returns only after every
-// task it started has returned.
+// Run runs g to completion under o's policy and returns its statistics and
+// an error: the first hard failure (a *TaskError naming the task, a
+// *buffer.DeadlockError, or ctx's error), which stops every task; or else,
+// when tasks ended with a non-zero *task.ExitError, a *TaskError for the one
+// with the greatest index (the rightmost, as bash's pipefail). It returns
+// only after every task it started has returned.
 func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	pl, err := MakePlan(g, o)
 	if err != nil {
@@ -151,13 +151,41 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	if pl.Warning != "" && o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "tpipe: warning: %s\n", pl.Warning)
 	}
+	switch pl.Policy {
+	default:
+		return runConcurrent(ctx, g, pl, o)
+	}
+}
+
+// runState is what every policy shares: the pool, queues and procs of one
+// run, the error rules, and the statistics.
+type runState struct {
+	g      *graph.Graph
+	pl     Plan
+	pool   *buffer.Pool
+	queues []*buffer.Queue
+	procs  []*buffer.Proc
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stop   func() bool
+	st     *Stats
+	start  time.Time
+
+	mu     sync.Mutex
+	first  *TaskError // the first hard failure
+	status *TaskError // the rightmost non-zero exit status
+}
+
+// newRun sets up the pool, a queue per edge and a proc per task. The
+// caller must call finish.
+func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState, error) {
 	pool, err := buffer.NewPool(pl.Buffers, pl.RecordSize)
 	if err != nil {
 		return nil, err
 	}
 	pool.SetHook(o.Hook)
 	pool.SetResolver(o.Resolver)
-	queues := make([]*buffer.Queue, len(g.Edges))
+	r := &runState{g: g, pl: pl, pool: pool, queues: make([]*buffer.Queue, len(g.Edges)), procs: make([]*buffer.Proc, len(g.Tasks))}
 	ins := make([][]*buffer.Queue, len(g.Tasks))
 	outs := make([][]*buffer.Queue, len(g.Tasks))
 	for i, t := range g.Tasks {
@@ -169,104 +197,100 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 		if err != nil {
 			return nil, err
 		}
-		queues[k] = q
+		r.queues[k] = q
 		outs[e.From.Task][e.From.Port] = q
 		ins[e.To.Task][e.To.Port] = q
 	}
-	procs := make([]*buffer.Proc, len(g.Tasks))
 	for _, i := range g.Order() {
 		t := g.Tasks[i]
-		if procs[i], err = pool.NewProc(t.Name, t.Index, ins[i], outs[i]); err != nil {
+		if r.procs[i], err = pool.NewProc(t.Name, t.Index, ins[i], outs[i]); err != nil {
 			return nil, err
 		}
 	}
-
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(ctx, func() { pool.Abort(context.Cause(ctx)) })
-	defer stop()
-
-	st := &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	r.stop = context.AfterFunc(r.ctx, func() { pool.Abort(context.Cause(r.ctx)) })
+	r.st = &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks))}
-	var (
-		mu     sync.Mutex
-		first  *TaskError // the first hard failure
-		status *TaskError // the rightmost non-zero exit status
-		wg     sync.WaitGroup
-	)
-	start := time.Now()
-	for _, i := range g.Order() {
-		t, p, fn := g.Tasks[i], procs[i], g.Tasks[i].Func()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t0 := time.Now()
-			err := call(ctx, fn, p)
-			var exit *task.ExitError
-			if errors.As(err, &exit) {
-				// A command's status: it finished its output, and the
-				// others go on (pipefail semantics).
-				te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
-				mu.Lock()
-				if exit.Code != 0 && (status == nil || t.Index > status.Index) {
-					status = te
-				}
-				mu.Unlock()
-				err = nil
-				st.Tasks[i].Status = exit.Code
-			}
-			failed := err != nil && !errors.Is(err, buffer.ErrReaderGone)
-			if failed {
-				// An error that is the pool's own abort (a deadlock, a
-				// cancellation, another task's failure) is not this task's.
-				if perr := pool.Err(); perr == nil || !errors.Is(err, perr) {
-					te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
-					mu.Lock()
-					if first == nil {
-						first = te
-					}
-					mu.Unlock()
-					pool.Abort(te)
-					cancel(te)
-				}
-			}
-			p.Finish(failed)
-			wall := time.Since(t0)
-			blocked := p.Blocked()
-			ts := TaskStats{Name: t.Name, Index: t.Index, Blocked: blocked, Busy: max(0, wall-blocked), Status: st.Tasks[i].Status}
-			if failed {
-				ts.Err = err.Error()
-			}
-			st.Tasks[i] = ts
-		}()
+	r.start = time.Now()
+	return r, nil
+}
+
+// runTask runs task i to its end in the calling goroutine (or coroutine)
+// and applies the error rules: a *task.ExitError is a status and the
+// others go on; buffer.ErrReaderGone is success; any other error is a hard
+// failure that aborts the run, unless it is the run's abort itself.
+func (r *runState) runTask(i int) {
+	t, p := r.g.Tasks[i], r.procs[i]
+	t0 := time.Now()
+	err := call(r.ctx, t.Func(), p)
+	status := 0
+	var exit *task.ExitError
+	if errors.As(err, &exit) {
+		te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
+		r.mu.Lock()
+		if exit.Code != 0 && (r.status == nil || t.Index > r.status.Index) {
+			r.status = te
+		}
+		r.mu.Unlock()
+		err = nil
+		status = exit.Code
 	}
-	wg.Wait()
-	st.Wall = time.Since(start)
-	st.BuffersHighWater = pool.HighWater()
-	for k, e := range g.Edges {
-		qs := queues[k].Stats()
+	failed := err != nil && !errors.Is(err, buffer.ErrReaderGone)
+	if failed {
+		// An error that is the pool's own abort (a deadlock, a
+		// cancellation, another task's failure) is not this task's.
+		if perr := r.pool.Err(); perr == nil || !errors.Is(err, perr) {
+			te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
+			r.mu.Lock()
+			if r.first == nil {
+				r.first = te
+			}
+			r.mu.Unlock()
+			r.pool.Abort(te)
+			r.cancel(te)
+		}
+	}
+	p.Finish(failed)
+	wall := time.Since(t0)
+	blocked := p.Blocked()
+	ts := TaskStats{Name: t.Name, Index: t.Index, Blocked: blocked, Busy: max(0, wall-blocked), Status: status}
+	if failed {
+		ts.Err = err.Error()
+	}
+	r.st.Tasks[i] = ts
+}
+
+// finish collects the statistics, checks that every buffer came back to
+// FREE, and picks the run's error. Every task must have returned.
+func (r *runState) finish() (*Stats, error) {
+	r.stop()
+	r.cancel(nil)
+	st := r.st
+	st.Wall = time.Since(r.start)
+	st.BuffersHighWater = r.pool.HighWater()
+	for k, e := range r.g.Edges {
+		qs := r.queues[k].Stats()
 		st.Edges = append(st.Edges, EdgeStats{
-			Name: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name, Cap: qs.Cap,
+			Name: e.Name, From: r.g.Tasks[e.From.Task].Name, To: r.g.Tasks[e.To.Task].Name, Cap: qs.Cap,
 			Records: qs.Records, Bytes: qs.Bytes, HighWater: qs.HighWater,
 			ReadWait: qs.ReadWait, WriteWait: qs.WriteWait, Growths: qs.Growths,
 		})
 	}
-	// Every task has finished, so every buffer must be back in FREE.
-	if n := pool.Free(); n != pl.Buffers {
-		return st, fmt.Errorf("sched: internal error: %d of %d buffers did not come back to FREE: %v", pl.Buffers-n, pl.Buffers, pool.Check())
+	if n := r.pool.Free(); n != r.pl.Buffers {
+		return st, fmt.Errorf("sched: internal error: %d of %d buffers did not come back to FREE: %v", r.pl.Buffers-n, r.pl.Buffers, r.pool.Check())
 	}
-	if first != nil {
-		return st, first
+	if r.first != nil {
+		return st, r.first
 	}
-	if status != nil && pool.Err() == nil {
-		return st, status
-	}
-	if err := pool.Err(); err != nil {
+	if err := r.pool.Err(); err != nil {
 		var d *buffer.DeadlockError
-		if errors.As(err, &d) && d.Artificial && d.Hint == "" && pl.Buffers < pl.Bound {
-			d.Hint = fmt.Sprintf("raise --buffers to the bound %d", pl.Bound)
+		if errors.As(err, &d) && d.Artificial && d.Hint == "" && r.pl.Buffers < r.pl.Bound {
+			d.Hint = fmt.Sprintf("raise --buffers to the bound %d", r.pl.Bound)
 		}
 		return st, err
+	}
+	if r.status != nil {
+		return st, r.status
 	}
 	return st, nil
 }
