@@ -21,7 +21,7 @@ func init() {
 }
 
 func catNew(env *Env, args []string) (*Cmd, error) {
-	names, err := filesGetopt{cmd: "cat"}.parse(args, nil)
+	names, err := getopt{cmd: "cat"}.parse(args, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -31,19 +31,19 @@ func catNew(env *Env, args []string) (*Cmd, error) {
 		r := task.Copy()
 		return &Cmd{ReadsInput: true, Rec: &r}, nil
 	}
-	return &Cmd{ReadsInput: filesReadsInput(names), Fn: catFiles(env, names)}, nil
+	return &Cmd{ReadsInput: readsInput(names), Fn: catFiles(env, names)}, nil
 }
 
 func catFiles(env *Env, names []string) task.Func {
 	return func(ctx context.Context, p *buffer.Proc) error {
-		out := filesNewJoin(p)
+		out := newJoiner(p)
 		failed := false
 		for _, name := range names {
 			err := catOne(env, p, out, name)
-			var rerr *filesReadError
+			var rerr *fileError
 			switch {
 			case errors.As(err, &rerr):
-				filesWarn(env, "cat", name, rerr.Err)
+				warnFile(env, "cat", quote(name), rerr.err)
 				failed = true
 			case err != nil:
 				return err
@@ -60,11 +60,11 @@ func catFiles(env *Env, names []string) task.Func {
 }
 
 // catOne copies one operand to out. A file that cannot be opened or read
-// is a *filesReadError.
-func catOne(env *Env, p *buffer.Proc, out *filesJoin, name string) error {
-	src, err := filesOpen(env, p, name)
+// is a *fileError.
+func catOne(env *Env, p *buffer.Proc, out *joiner, name string) error {
+	src, err := openOperand(env, p, name)
 	if err != nil {
-		return &filesReadError{Name: name, Err: err}
+		return &fileError{name: name, err: err, atOpen: true}
 	}
 	defer src.Close()
 	in := src.Port()

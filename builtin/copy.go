@@ -13,7 +13,7 @@ func init() {
 		Usage: "copy",
 		Help:  "Copy the input to the output unchanged: the paper's COPY.",
 		New: func(env *Env, args []string) (*Cmd, error) {
-			if _, err := (filesGetopt{cmd: "copy"}).parse(args, nil); err != nil {
+			if _, err := (getopt{cmd: "copy"}).parse(args, nil); err != nil {
 				return nil, err
 			}
 			if len(args) > 0 {

@@ -25,7 +25,7 @@ func init() {
 	})
 }
 
-var cutLongs = []grepLong{
+var cutLongs = []longOpt{
 	{"bytes", 'b', true},
 	{"characters", 'c', true},
 	{"fields", 'f', true},
@@ -50,30 +50,26 @@ type cutCmd struct {
 }
 
 func newCut(env *Env, args []string) (*Cmd, error) {
-	// -n is accepted and ignored, as in GNU cut.
-	opts, files, err := grepGetopt("cut", args, "b:c:f:d:sn", cutLongs, true)
-	if err != nil {
-		return nil, err
-	}
 	c := &cutCmd{delim: '\t'}
 	mode := byte(0)
 	var list string
 	delimSet, complement := false, false
-	for _, o := range opts {
-		switch o.name {
+	// -n is accepted and ignored, as in GNU cut.
+	files, err := getopt{cmd: "cut", shorts: "b:c:f:d:sn", longs: cutLongs}.parse(args, func(o byte, arg string) error {
+		switch o {
 		case 'b', 'c', 'f':
 			if mode != 0 {
-				return nil, usagef("cut", "only one list may be specified")
+				return usagef("cut", "only one list may be specified")
 			}
-			mode, list = o.name, o.arg
+			mode, list = o, arg
 		case 'd':
-			switch len(o.arg) {
+			switch len(arg) {
 			case 0:
 				c.delim = 0 // GNU: -d '' is the NUL byte
 			case 1:
-				c.delim = o.arg[0]
+				c.delim = arg[0]
 			default:
-				return nil, usagef("cut", "the delimiter must be a single character")
+				return usagef("cut", "the delimiter must be a single character")
 			}
 			delimSet = true
 		case 's':
@@ -81,11 +77,15 @@ func newCut(env *Env, args []string) (*Cmd, error) {
 		case 'C':
 			complement = true
 		case 'O':
-			c.outDelim = []byte(o.arg)
-			if o.arg == "" {
+			c.outDelim = []byte(arg)
+			if arg == "" {
 				c.outDelim = []byte{0} // as GNU does
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case mode == 0:
@@ -105,25 +105,20 @@ func newCut(env *Env, args []string) (*Cmd, error) {
 	if c.fields && c.outDelim == nil {
 		c.outDelim = []byte{c.delim}
 	}
-	cmd := &Cmd{Name: "cut", ReadsInput: len(files) == 0}
+	cmd := &Cmd{Name: "cut", ReadsInput: readsInput(files)}
 	if len(files) == 0 {
 		cmd.Rec = c.perRecord()
 		return cmd, nil
-	}
-	for _, f := range files {
-		if f == "-" {
-			cmd.ReadsInput = true
-		}
 	}
 	cmd.Fn = func(ctx context.Context, p *buffer.Proc) error {
 		rec := c.perRecord()
 		emit := task.Emit(p.Out(0).Write)
 		failed := false
 		for _, name := range files {
-			err := grepEach(ctx, p, env, name, func(r []byte) error { return rec.Each(r, emit) })
-			var fe *grepFileError
+			err := eachRecord(ctx, env, p, name, func(r []byte) error { return rec.Each(r, emit) })
+			var fe *fileError
 			if errors.As(err, &fe) {
-				grepReport(env, "cut", fe)
+				warnFile(env, "cut", fe.name, fe.err)
 				failed = true
 				continue
 			}

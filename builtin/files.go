@@ -1,11 +1,11 @@
 package builtin
 
-// Helpers shared by the coreutils-style builtins of this package that take
-// FILE operands (cat, head, tail, wc, sort, uniq, nl, rev, tee): GNU-style
-// option parsing, reading an operand ("-" is the input port), joining
-// records across files, and GNU's wording of system errors.
+// Helpers shared by the builtins that take options and FILE operands:
+// GNU-style option parsing, reading an operand ("-" is the input port),
+// reporting a file that cannot be read, and joining records across files.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,19 +17,36 @@ import (
 	"github.com/tpipe/tpipe/record"
 )
 
-// filesGetopt parses short options the way GNU getopt_long does for the
-// tools here: options may be clustered (-nr), an option's argument may be
-// attached (-k2) or the next word (-k 2), options and operands may be
-// mixed (sort f -r), "--" ends the options and "-" alone is an operand.
-// Long options are not supported: "--x" is an unrecognized option.
-type filesGetopt struct {
-	cmd     string
-	flags   string // option letters without an argument
-	withArg string // option letters that take an argument
+// getopt parses a command line the way GNU getopt_long does: options may
+// be clustered (-nr), an option's argument may be attached (-k2) or the
+// next word (-k 2), a long option may be abbreviated to any unambiguous
+// prefix and take its argument as "--name=arg" or the next word, "--" ends
+// the options and "-" alone is an operand. Unless inOrder is set, options
+// may follow operands (sort f -r). Errors have GNU's wording. With only
+// cmd set, a getopt accepts no option at all.
+type getopt struct {
+	cmd string
+	// shorts lists the short option letters, each followed by ':' if it
+	// takes an argument, as for getopt(3).
+	shorts string
+	longs  []longOpt
+	// inOrder makes the first operand end the options, as in tr.
+	inOrder bool
 }
 
-// parse calls opt for each option, in order, and returns the operands.
-func (g filesGetopt) parse(args []string, opt func(c byte, arg string) error) ([]string, error) {
+// longOpt is a long option and the letter opt is called with for it, which
+// need not be one of the short options (cut's --complement).
+type longOpt struct {
+	name   string
+	short  byte
+	hasArg bool
+}
+
+// parse calls opt for each option, in order, and returns the operands. An
+// error from opt stops the parse and is returned: a tool checks an option
+// as GNU does, before it looks at the rest of the line. opt may be nil if
+// no option is accepted.
+func (g getopt) parse(args []string, opt func(c byte, arg string) error) ([]string, error) {
 	var operands []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -37,43 +54,91 @@ func (g filesGetopt) parse(args []string, opt func(c byte, arg string) error) ([
 		case a == "--":
 			return append(operands, args[i+1:]...), nil
 		case strings.HasPrefix(a, "--"):
-			return nil, usagef(g.cmd, "unrecognized option '%s'", a)
+			c, arg, tookNext, err := g.long(a, args[i+1:])
+			if err != nil {
+				return nil, err
+			}
+			if tookNext {
+				i++
+			}
+			if err := opt(c, arg); err != nil {
+				return nil, err
+			}
+			continue
 		case len(a) < 2 || a[0] != '-':
+			if g.inOrder {
+				return append(operands, args[i:]...), nil
+			}
 			operands = append(operands, a)
 			continue
 		}
 		for j := 1; j < len(a); j++ {
 			c := a[j]
-			switch {
-			case strings.IndexByte(g.flags, c) >= 0:
-				if err := opt(c, ""); err != nil {
-					return nil, err
-				}
-			case strings.IndexByte(g.withArg, c) >= 0:
-				var arg string
-				if j+1 < len(a) {
+			k := strings.IndexByte(g.shorts, c)
+			if k < 0 || c == ':' {
+				return nil, usagef(g.cmd, "invalid option -- '%c'", c)
+			}
+			var arg string
+			if k+1 < len(g.shorts) && g.shorts[k+1] == ':' {
+				switch {
+				case j+1 < len(a):
 					arg = a[j+1:]
-				} else if i+1 < len(args) {
+				case i+1 < len(args):
 					i++
 					arg = args[i]
-				} else {
+				default:
 					return nil, usagef(g.cmd, "option requires an argument -- '%c'", c)
 				}
-				if err := opt(c, arg); err != nil {
-					return nil, err
-				}
 				j = len(a)
-			default:
-				return nil, usagef(g.cmd, "invalid option -- '%c'", c)
+			}
+			if err := opt(c, arg); err != nil {
+				return nil, err
 			}
 		}
 	}
 	return operands, nil
 }
 
-// filesReadsInput reports whether a command with these FILE operands reads
-// its input port: with no operand, or with "-" among them.
-func filesReadsInput(names []string) bool {
+// long looks up the long option a ("--name" or "--name=arg") and returns
+// its letter and argument; tookNext reports that the argument is rest[0].
+func (g getopt) long(a string, rest []string) (c byte, arg string, tookNext bool, err error) {
+	name, arg, hasArg := strings.Cut(a[2:], "=")
+	var match []longOpt
+	for _, l := range g.longs {
+		if l.name == name {
+			match = []longOpt{l}
+			break
+		}
+		if strings.HasPrefix(l.name, name) {
+			match = append(match, l)
+		}
+	}
+	if len(match) == 0 {
+		return 0, "", false, usagef(g.cmd, "unrecognized option '%s'", a)
+	}
+	for _, l := range match[1:] {
+		// As in getopt_long, a prefix of several names for the same
+		// option is not ambiguous.
+		if l.short != match[0].short {
+			return 0, "", false, usagef(g.cmd, "option '%s' is ambiguous", a)
+		}
+	}
+	l := match[0]
+	switch {
+	case l.hasArg && !hasArg:
+		if len(rest) == 0 {
+			return 0, "", false, usagef(g.cmd, "option '--%s' requires an argument", l.name)
+		}
+		return l.short, rest[0], true, nil
+	case !l.hasArg && hasArg:
+		return 0, "", false, usagef(g.cmd, "option '--%s' doesn't allow an argument", l.name)
+	}
+	return l.short, arg, false, nil
+}
+
+// readsInput reports whether a command with these FILE operands reads its
+// input port: with no operand, or with "-" among them.
+func readsInput(names []string) bool {
 	if len(names) == 0 {
 		return true
 	}
@@ -85,46 +150,47 @@ func filesReadsInput(names []string) bool {
 	return false
 }
 
-// filesSource is one FILE operand being read, record by record: the input
-// port for "-", else a file opened with Env.Open. It is not safe for
-// concurrent use.
-type filesSource struct {
+// operand is one FILE operand being read, record by record: the input port
+// for "-", else a file opened with Env.Open. It is not safe for concurrent
+// use.
+type operand struct {
 	name string
 	in   *buffer.Input // set for "-"
 	rc   io.ReadCloser
 	sc   *record.Scanner
 }
 
-// filesOpen opens operand name. Its error is the one Env.Open returned;
-// filesErrText words it as GNU does.
-func filesOpen(env *Env, p *buffer.Proc, name string) (*filesSource, error) {
+// openOperand opens operand name. Its error is the one Env.Open returned,
+// for the caller to word as its tool does; errText gives GNU's text.
+func openOperand(env *Env, p *buffer.Proc, name string) (*operand, error) {
 	if name == "-" {
-		return &filesSource{name: name, in: p.In(0)}, nil
+		return &operand{name: name, in: p.In(0)}, nil
 	}
 	rc, err := env.open(name)
 	if err != nil {
 		return nil, err
 	}
-	return &filesSource{name: name, rc: rc, sc: record.NewScanner(rc, record.Lines, p.RecordSize())}, nil
+	return &operand{name: name, rc: rc, sc: record.NewScanner(rc, record.Lines, p.RecordSize())}, nil
 }
 
-// filesReadError is a failure to read a file operand (a directory, an I/O
-// error, a line over the record size). A tool reports it and goes on with
-// its next operand, unlike an error of the input port, which means the run
-// is aborted.
-type filesReadError struct {
-	Name string
-	Err  error
+// fileError is a FILE operand that could not be opened (atOpen) or read
+// (a directory, an I/O error, a line over the record size). A tool reports
+// it and goes on with its next operand, unlike an error of the input port,
+// which means the run is aborted; grep, sed and cut abort it too for a
+// failure that is not a system error (see eachRecord).
+type fileError struct {
+	name   string
+	err    error
+	atOpen bool
 }
 
-func (e *filesReadError) Error() string { return e.Name + ": " + filesErrText(e.Err) }
-func (e *filesReadError) Unwrap() error { return e.Err }
+func (e *fileError) Error() string { return e.name + ": " + errText(e.err) }
+func (e *fileError) Unwrap() error { return e.err }
 
 // Read returns the next line, with its '\n' if it has one. The line is
 // valid until the next Read or Close. Read returns io.EOF at the end, a
-// *filesReadError when a file cannot be read, and the port's error
-// otherwise.
-func (s *filesSource) Read() ([]byte, error) {
+// *fileError when a file cannot be read, and the port's error otherwise.
+func (s *operand) Read() ([]byte, error) {
 	if s.in != nil {
 		return s.in.Read()
 	}
@@ -132,17 +198,17 @@ func (s *filesSource) Read() ([]byte, error) {
 		return s.sc.Record(), nil
 	}
 	if err := s.sc.Err(); err != nil {
-		return nil, &filesReadError{Name: s.name, Err: err}
+		return nil, &fileError{name: s.name, err: err}
 	}
 	return nil, io.EOF
 }
 
 // Port returns the input port when s reads "-", so that a caller may
 // Forward or Pass its records without a copy, and nil for a file.
-func (s *filesSource) Port() *buffer.Input { return s.in }
+func (s *operand) Port() *buffer.Input { return s.in }
 
 // Close closes the file; the input port stays as it is.
-func (s *filesSource) Close() error {
+func (s *operand) Close() error {
 	if s.rc == nil {
 		return nil
 	}
@@ -152,7 +218,7 @@ func (s *filesSource) Close() error {
 // regularSize returns the size of a regular file, as wc needs it to choose
 // its column width; ok is false for "-", which tpipe cannot stat, and for
 // anything but a regular file.
-func (s *filesSource) regularSize() (size int64, ok bool) {
+func (s *operand) regularSize() (size int64, ok bool) {
 	st, isStat := s.rc.(interface{ Stat() (fs.FileInfo, error) })
 	if !isStat {
 		return 0, false
@@ -164,9 +230,51 @@ func (s *filesSource) regularSize() (size int64, ok bool) {
 	return fi.Size(), true
 }
 
-// filesErrText words err as GNU tools do: the C library's text for a
-// system error ("No such file or directory"), else err's own text.
-func filesErrText(err error) string {
+// eachRecord calls fn on every record of operand name, for grep, sed and
+// cut. A file that cannot be opened, or that fails with a system error, is
+// a *fileError, for the caller to report before it goes on. Any other
+// failure of a file, such as a line over the record size, is tpipe's limit
+// rather than the file's fault: it comes back wrapped with the name and
+// ends the run, as an error of the input port does. An error from fn stops
+// the loop and is returned as it is.
+func eachRecord(ctx context.Context, env *Env, p *buffer.Proc, name string, fn func(rec []byte) error) error {
+	src, err := openOperand(env, p, name)
+	if err != nil {
+		return &fileError{name: name, err: err, atOpen: true}
+	}
+	defer src.Close()
+	for n := 0; ; n++ {
+		rec, err := src.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if fe, ok := err.(*fileError); ok && !isErrno(fe.err) {
+				return fmt.Errorf("%s: %w", name, fe.err)
+			}
+			return err
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+		// A cancelled run is noticed at the ports; reading a file touches
+		// none, and grep -c may write nothing until the file's end.
+		if src.in == nil && n&1023 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func isErrno(err error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno)
+}
+
+// errText words err as GNU tools do: the C library's text for a system
+// error ("No such file or directory"), else err's own text.
+func errText(err error) string {
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		s := errno.Error()
@@ -178,10 +286,10 @@ func filesErrText(err error) string {
 	return err.Error()
 }
 
-// filesQuote quotes a file name for a message the way GNU's quotef does in
-// the C locale, for the common cases: unchanged if it holds only characters
+// quote quotes a file name for a message the way GNU's quotef does in the
+// C locale, for the common cases: unchanged if it holds only characters
 // that need no quoting in a shell, else in single quotes.
-func filesQuote(name string) string {
+func quote(name string) string {
 	safe := name != ""
 	for i := 0; i < len(name) && safe; i++ {
 		c := name[i]
@@ -194,30 +302,31 @@ func filesQuote(name string) string {
 	return "'" + strings.ReplaceAll(name, "'", `'\''`) + "'"
 }
 
-// filesWarn writes "cmd: name: text" to env's stderr.
-func filesWarn(env *Env, cmd, name string, err error) {
-	fmt.Fprintf(env.stderr(), "%s: %s: %s\n", cmd, filesQuote(name), filesErrText(err))
+// warnFile writes "cmd: name: text" to env's stderr, with name as given:
+// the coreutils quote it (quote), grep and sed do not.
+func warnFile(env *Env, cmd, name string, err error) {
+	fmt.Fprintf(env.stderr(), "%s: %s: %s\n", cmd, name, errText(err))
 }
 
-// filesJoin writes the output of a tool that concatenates its operands
+// joiner writes the output of a tool that concatenates its operands
 // (cat, head and tail with headers, rev): GNU writes bytes, so the last
-// line of a file without '\n' runs into what follows. filesJoin keeps the
+// line of a file without '\n' runs into what follows. joiner keeps the
 // invariant that only the last record of a stream lacks '\n' by holding
 // such a line back and writing it with what comes next. The zero value is
-// not usable; set out and max (the record size).
-type filesJoin struct {
+// not usable; make one with newJoiner.
+type joiner struct {
 	out   *buffer.Output
 	max   int
 	carry []byte
 }
 
-func filesNewJoin(p *buffer.Proc) *filesJoin {
-	return &filesJoin{out: p.Out(0), max: p.RecordSize()}
+func newJoiner(p *buffer.Proc) *joiner {
+	return &joiner{out: p.Out(0), max: p.RecordSize()}
 }
 
 // write writes rec, or holds it back if it does not end in '\n'. The caller
 // may reuse rec at once.
-func (j *filesJoin) write(rec []byte) error {
+func (j *joiner) write(rec []byte) error {
 	if len(rec) == 0 {
 		return nil
 	}
@@ -247,7 +356,7 @@ func (j *filesJoin) write(rec []byte) error {
 
 // forward writes rec, the record last read from in, without copying it
 // when nothing is held back. After forward, rec must not be used.
-func (j *filesJoin) forward(in *buffer.Input, rec []byte) error {
+func (j *joiner) forward(in *buffer.Input, rec []byte) error {
 	if len(j.carry) > 0 || len(rec) == 0 || rec[len(rec)-1] != '\n' {
 		return j.write(rec)
 	}
@@ -255,7 +364,7 @@ func (j *filesJoin) forward(in *buffer.Input, rec []byte) error {
 }
 
 // flush writes what is held back: the end of the output.
-func (j *filesJoin) flush() error {
+func (j *joiner) flush() error {
 	if len(j.carry) == 0 {
 		return nil
 	}

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/record"
@@ -42,7 +40,7 @@ type grepCmd struct {
 	label  bool // prefix each output line with its file's name
 }
 
-var grepLongs = []grepLong{
+var grepLongs = []longOpt{
 	{"invert-match", 'v', false},
 	{"ignore-case", 'i', false},
 	{"count", 'c', false},
@@ -56,17 +54,13 @@ var grepLongs = []grepLong{
 }
 
 func newGrep(env *Env, args []string) (*Cmd, error) {
-	opts, operands, err := grepGetopt("grep", args, "vicnEFoqe:", grepLongs, true)
-	if err != nil {
-		return nil, err
-	}
 	g := &grepCmd{env: env}
 	var patterns []string
 	havePattern := false
 	matcher := byte(0) // 'E' or 'F' once chosen
 	icase := false
-	for _, o := range opts {
-		switch o.name {
+	operands, err := getopt{cmd: "grep", shorts: "vicnEFoqe:", longs: grepLongs}.parse(args, func(c byte, arg string) error {
+		switch c {
 		case 'v':
 			g.invert = true
 		case 'i':
@@ -80,14 +74,18 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 		case 'q':
 			g.quiet = true
 		case 'E', 'F':
-			if matcher != 0 && matcher != o.name {
-				return nil, usagef("grep", "conflicting matchers specified")
+			if matcher != 0 && matcher != c {
+				return usagef("grep", "conflicting matchers specified")
 			}
-			matcher = o.name
+			matcher = c
 		case 'e':
-			patterns = append(patterns, strings.Split(o.arg, "\n")...)
+			patterns = append(patterns, strings.Split(arg, "\n")...)
 			havePattern = true
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !havePattern {
 		if len(operands) == 0 {
@@ -102,12 +100,7 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cmd{Name: "grep", ReadsInput: len(g.files) == 0}
-	for _, f := range g.files {
-		if f == "-" {
-			c.ReadsInput = true
-		}
-	}
+	c := &Cmd{Name: "grep", ReadsInput: readsInput(g.files)}
 	if len(g.files) == 0 && !g.count && !g.number && !g.only && !g.quiet {
 		c.Rec = g.filter()
 		return c, nil
@@ -233,8 +226,8 @@ func (g *grepCmd) run(ctx context.Context, p *buffer.Proc) error {
 		if err == errGrepDone {
 			return nil
 		}
-		if fe, ok := err.(*grepFileError); ok {
-			grepReport(g.env, "grep", fe)
+		if fe, ok := err.(*fileError); ok {
+			warnFile(g.env, "grep", fe.name, fe.err)
 			failed = true
 			continue
 		}
@@ -254,7 +247,7 @@ func (g *grepCmd) run(ctx context.Context, p *buffer.Proc) error {
 // file greps one input and writes its count if asked to.
 func (r *grepRun) file(ctx context.Context, p *buffer.Proc, name, label string) error {
 	n, count := 0, 0
-	err := grepEach(ctx, p, r.env, name, func(rec []byte) error {
+	err := eachRecord(ctx, r.env, p, name, func(rec []byte) error {
 		n++
 		line := record.TrimEOL(rec)
 		if r.m.match(line) == r.invert {
@@ -285,8 +278,8 @@ func (r *grepRun) file(ctx context.Context, p *buffer.Proc, name, label string) 
 		r.buf = append(r.buf, '\n')
 		return r.out.Write(r.buf)
 	})
-	fe, isFile := err.(*grepFileError)
-	if r.count && (err == nil || isFile && !fe.open) {
+	fe, isFile := err.(*fileError)
+	if r.count && (err == nil || isFile && !fe.atOpen) {
 		// GNU counts what it read, even of a file that failed part way.
 		r.buf = r.buf[:0]
 		if r.label {
@@ -455,185 +448,4 @@ func (g *grepRegex) find(line []byte, dst [][2]int) [][2]int {
 		}
 	}
 	return dst
-}
-
-// grepFileError is an input that could not be opened or read: GNU tools
-// report it on stderr and go on with the next one. open tells a file that
-// was never opened from one that failed part way.
-type grepFileError struct {
-	name string
-	err  error
-	open bool
-}
-
-func (e *grepFileError) Error() string { return e.name + ": " + grepErrText(e.err) }
-
-// grepReport writes "cmd: FILE: reason" as GNU tools do.
-func grepReport(env *Env, cmd string, e *grepFileError) {
-	io.WriteString(env.stderr(), cmd+": "+e.Error()+"\n")
-}
-
-// grepErrText is the C library's wording of a system error ("No such file
-// or directory"), or the error's own text.
-func grepErrText(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		s := errno.Error()
-		if s != "" && s[0] >= 'a' && s[0] <= 'z' {
-			s = string(s[0]-'a'+'A') + s[1:]
-		}
-		return s
-	}
-	return err.Error()
-}
-
-// grepEach calls fn on every record of the input name: the input port for
-// "-", else the file, opened through env. A file that cannot be opened or
-// read is a *grepFileError; an error from fn stops the loop and is
-// returned as it is.
-func grepEach(ctx context.Context, p *buffer.Proc, env *Env, name string, fn func(rec []byte) error) error {
-	if name == "-" {
-		in := p.In(0)
-		for {
-			rec, err := in.Read()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if err := fn(rec); err != nil {
-				return err
-			}
-		}
-	}
-	f, err := env.open(name)
-	if err != nil {
-		return &grepFileError{name: name, err: err, open: true}
-	}
-	defer f.Close()
-	sc := record.NewScanner(f, record.Lines, p.RecordSize())
-	for n := 0; sc.Scan(); n++ {
-		if err := fn(sc.Record()); err != nil {
-			return err
-		}
-		if n&1023 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-	}
-	err = sc.Err()
-	var errno syscall.Errno
-	if err != nil && errors.As(err, &errno) {
-		return &grepFileError{name: name, err: err}
-	}
-	if err != nil {
-		return &grepWrapErr{name: name, err: err}
-	}
-	return nil
-}
-
-// grepWrapErr names the file of a failure that is not the file's fault, such
-// as a line over the record size.
-type grepWrapErr struct {
-	name string
-	err  error
-}
-
-func (e *grepWrapErr) Error() string { return e.name + ": " + e.err.Error() }
-func (e *grepWrapErr) Unwrap() error { return e.err }
-
-// grepOpt is an option found by grepGetopt, by its short name.
-type grepOpt struct {
-	name byte
-	arg  string
-}
-
-// grepLong is a long option and the short one it stands for.
-type grepLong struct {
-	name   string
-	short  byte
-	hasArg bool
-}
-
-// grepGetopt parses args as GNU getopt_long does: clustered short options
-// ("-vi"), an option's argument attached or in the next word, "--name" or
-// any unambiguous prefix of it, "--name=arg", and "--" to end the options;
-// "-" is an operand. shorts lists the short options, each followed by ':'
-// if it takes an argument. With permute, options may follow operands, as
-// in GNU grep; without, the first operand ends the options, as in tr.
-// Errors have GNU's wording.
-func grepGetopt(cmd string, args []string, shorts string, longs []grepLong, permute bool) ([]grepOpt, []string, error) {
-	var opts []grepOpt
-	var operands []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return opts, append(operands, args[i+1:]...), nil
-		case strings.HasPrefix(a, "--"):
-			name, arg, hasArg := strings.Cut(a[2:], "=")
-			var match []grepLong
-			for _, l := range longs {
-				if l.name == name {
-					match = []grepLong{l}
-					break
-				}
-				if strings.HasPrefix(l.name, name) {
-					match = append(match, l)
-				}
-			}
-			if len(match) > 1 {
-				// Prefixes of names standing for the same option are fine.
-				for _, l := range match[1:] {
-					if l.short != match[0].short {
-						return nil, nil, usagef(cmd, "option '%s' is ambiguous", a)
-					}
-				}
-			}
-			if len(match) == 0 {
-				return nil, nil, usagef(cmd, "unrecognized option '%s'", a)
-			}
-			l := match[0]
-			switch {
-			case l.hasArg && !hasArg:
-				if i+1 >= len(args) {
-					return nil, nil, usagef(cmd, "option '--%s' requires an argument", l.name)
-				}
-				i++
-				arg = args[i]
-			case !l.hasArg && hasArg:
-				return nil, nil, usagef(cmd, "option '--%s' doesn't allow an argument", l.name)
-			}
-			opts = append(opts, grepOpt{l.short, arg})
-		case len(a) > 1 && a[0] == '-':
-			for j := 1; j < len(a); j++ {
-				c := a[j]
-				k := strings.IndexByte(shorts, c)
-				if k < 0 || c == ':' {
-					return nil, nil, usagef(cmd, "invalid option -- '%c'", c)
-				}
-				if k+1 < len(shorts) && shorts[k+1] == ':' {
-					arg := a[j+1:]
-					if arg == "" {
-						if i+1 >= len(args) {
-							return nil, nil, usagef(cmd, "option requires an argument -- '%c'", c)
-						}
-						i++
-						arg = args[i]
-					}
-					opts = append(opts, grepOpt{c, arg})
-					break
-				}
-				opts = append(opts, grepOpt{c, ""})
-			}
-		default:
-			if !permute {
-				return opts, append(operands, args[i:]...), nil
-			}
-			operands = append(operands, a)
-		}
-	}
-	return opts, operands, nil
 }

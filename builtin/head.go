@@ -64,7 +64,7 @@ func headNew(env *Env, args []string) (*Cmd, error) {
 		}
 		args = args[1:]
 	}
-	names, err := filesGetopt{cmd: "head", flags: "qv", withArg: "nc"}.parse(args, func(c byte, arg string) error {
+	names, err := getopt{cmd: "head", shorts: "qvn:c:"}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'q':
 			h.headers = -1
@@ -87,7 +87,7 @@ func headNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	h.names = names
-	return &Cmd{ReadsInput: filesReadsInput(names), Fn: h.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Fn: h.run}, nil
 }
 
 func headIsDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -177,7 +177,7 @@ type headHeader struct {
 	buf     []byte
 }
 
-func (h *headHeader) write(out *filesJoin, name string) error {
+func (h *headHeader) write(out *joiner, name string) error {
 	if !h.on {
 		return nil
 	}
@@ -195,17 +195,24 @@ func (h *headHeader) write(out *filesJoin, name string) error {
 }
 
 func (h *headCmd) run(ctx context.Context, p *buffer.Proc) error {
-	names := h.names
+	return headTailRun(h.env, p, "head", h.names, h.headers, h.one)
+}
+
+// headTailRun is the loop head and tail share: it writes each operand's
+// header, then has body copy what the tool keeps of it. An operand that
+// cannot be opened or read is reported in GNU's words and skipped, for an
+// exit status of 1. headers is the -q/-v setting of the tools' commands.
+func headTailRun(env *Env, p *buffer.Proc, cmd string, names []string, headers int, body func(src *operand, out *joiner) error) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
-	out := filesNewJoin(p)
-	hdr := headHeader{on: h.headers > 0 || h.headers == 0 && len(names) > 1}
+	out := newJoiner(p)
+	hdr := headHeader{on: headers > 0 || headers == 0 && len(names) > 1}
 	failed := false
 	for _, name := range names {
-		src, err := filesOpen(h.env, p, name)
+		src, err := openOperand(env, p, name)
 		if err != nil {
-			fmt.Fprintf(h.env.stderr(), "head: cannot open '%s' for reading: %s\n", name, filesErrText(err))
+			fmt.Fprintf(env.stderr(), "%s: cannot open '%s' for reading: %s\n", cmd, name, errText(err))
 			failed = true
 			continue
 		}
@@ -213,11 +220,11 @@ func (h *headCmd) run(ctx context.Context, p *buffer.Proc) error {
 			src.Close()
 			return err
 		}
-		err = h.one(src, out)
+		err = body(src, out)
 		src.Close()
-		var rerr *filesReadError
+		var rerr *fileError
 		if errors.As(err, &rerr) {
-			fmt.Fprintf(h.env.stderr(), "head: error reading '%s': %s\n", name, filesErrText(rerr.Err))
+			fmt.Fprintf(env.stderr(), "%s: error reading '%s': %s\n", cmd, name, errText(rerr.err))
 			failed = true
 			continue
 		}
@@ -236,7 +243,7 @@ func (h *headCmd) run(ctx context.Context, p *buffer.Proc) error {
 
 // one copies the head of one operand. It returns as soon as it has what it
 // needs, without reading the rest.
-func (h *headCmd) one(src *filesSource, out *filesJoin) error {
+func (h *headCmd) one(src *operand, out *joiner) error {
 	in := src.Port()
 	emit := func(rec []byte) error {
 		if in != nil {
@@ -275,7 +282,7 @@ func (h *headCmd) one(src *filesSource, out *filesJoin) error {
 
 // headElideLines writes all but the last n lines: a line is written once n
 // newer lines are held, so memory is proportional to n lines.
-func headElideLines(src *filesSource, out *filesJoin, n uint64) error {
+func headElideLines(src *operand, out *joiner, n uint64) error {
 	var ring tailRing
 	for {
 		rec, err := src.Read()
@@ -303,7 +310,7 @@ func headElideLines(src *filesSource, out *filesJoin, n uint64) error {
 
 // headElideBytes writes all but the last n bytes, holding whole lines until
 // more than n bytes follow them.
-func headElideBytes(src *filesSource, out *filesJoin, n uint64) error {
+func headElideBytes(src *operand, out *joiner, n uint64) error {
 	var ring tailRing
 	for {
 		rec, err := src.Read()

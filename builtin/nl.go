@@ -46,7 +46,7 @@ const (
 
 func nlNew(env *Env, args []string) (*Cmd, error) {
 	c := &nlCmd{env: env, styles: [3]byte{'n', 't', 'n'}, format: "rn", width: 6, sep: "\t", start: 1, incr: 1}
-	names, err := filesGetopt{cmd: "nl", flags: "p", withArg: "bhfnwsvi"}.parse(args, func(o byte, arg string) error {
+	names, err := getopt{cmd: "nl", shorts: "pb:h:f:n:w:s:v:i:"}.parse(args, func(o byte, arg string) error {
 		switch o {
 		case 'p':
 			c.noReset = true
@@ -93,7 +93,7 @@ func nlNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	c.names = names
-	return &Cmd{ReadsInput: filesReadsInput(names), Fn: c.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Fn: c.run}, nil
 }
 
 // nlState is the numbering state, carried from file to file.
@@ -113,10 +113,10 @@ func (c *nlCmd) run(ctx context.Context, p *buffer.Proc) error {
 	failed := false
 	for _, name := range names {
 		err := c.one(p, out, st, name)
-		var rerr *filesReadError
+		var rerr *fileError
 		switch {
 		case errors.As(err, &rerr):
-			filesWarn(c.env, "nl", name, rerr.Err)
+			warnFile(c.env, "nl", quote(name), rerr.err)
 			failed = true
 		case err != nil:
 			return err
@@ -131,9 +131,9 @@ func (c *nlCmd) run(ctx context.Context, p *buffer.Proc) error {
 // one numbers the lines of one operand. Each file's last line gets a '\n'
 // if it lacks one, as in GNU nl.
 func (c *nlCmd) one(p *buffer.Proc, out *buffer.Output, st *nlState, name string) error {
-	src, err := filesOpen(c.env, p, name)
+	src, err := openOperand(c.env, p, name)
 	if err != nil {
-		return &filesReadError{Name: name, Err: err}
+		return &fileError{name: name, err: err, atOpen: true}
 	}
 	defer src.Close()
 	for {

@@ -22,7 +22,7 @@ func init() {
 }
 
 func revNew(env *Env, args []string) (*Cmd, error) {
-	names, err := filesGetopt{cmd: "rev"}.parse(args, nil)
+	names, err := getopt{cmd: "rev"}.parse(args, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -48,13 +48,13 @@ func revLine(rec, scratch []byte) []byte {
 
 func revFiles(env *Env, names []string) task.Func {
 	return func(ctx context.Context, p *buffer.Proc) error {
-		out := filesNewJoin(p)
+		out := newJoiner(p)
 		var scratch []byte
 		failed := false
 		for _, name := range names {
 			src, err := revOpen(env, p, name)
 			if err != nil {
-				fmt.Fprintf(env.stderr(), "rev: cannot open %s: %s\n", name, filesErrText(err))
+				fmt.Fprintf(env.stderr(), "rev: cannot open %s: %s\n", name, errText(err))
 				failed = true
 				continue
 			}
@@ -70,11 +70,11 @@ func revFiles(env *Env, names []string) task.Func {
 				}
 			}
 			src.Close()
-			var rerr *filesReadError
+			var rerr *fileError
 			switch {
 			case err == io.EOF:
 			case errors.As(err, &rerr):
-				fmt.Fprintf(env.stderr(), "rev: %s: %s\n", name, filesErrText(rerr.Err))
+				warnFile(env, "rev", name, rerr.err)
 				failed = true
 			default:
 				return err
@@ -91,11 +91,11 @@ func revFiles(env *Env, names []string) task.Func {
 }
 
 // revOpen opens FILE operand name, even "-".
-func revOpen(env *Env, p *buffer.Proc, name string) (*filesSource, error) {
+func revOpen(env *Env, p *buffer.Proc, name string) (*operand, error) {
 	if name == "-" {
 		name = "./-"
 	}
-	src, err := filesOpen(env, p, name)
+	src, err := openOperand(env, p, name)
 	if src != nil {
 		src.name = "-"
 	}

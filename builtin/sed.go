@@ -84,7 +84,7 @@ type sedScript struct {
 	quits    bool // q or Q may stop the input early
 }
 
-var sedLongs = []grepLong{
+var sedLongs = []longOpt{
 	{"quiet", 'n', false},
 	{"silent", 'n', false},
 	{"regexp-extended", 'E', false},
@@ -92,27 +92,27 @@ var sedLongs = []grepLong{
 }
 
 func newSed(env *Env, args []string) (*Cmd, error) {
-	opts, operands, err := grepGetopt("sed", args, "nErsiuze:", sedLongs, true)
-	if err != nil {
-		return nil, err
-	}
 	var pieces []string
 	quiet, ere := false, false
-	for _, o := range opts {
-		switch o.name {
+	operands, err := getopt{cmd: "sed", shorts: "nErsiuze:", longs: sedLongs}.parse(args, func(c byte, arg string) error {
+		switch c {
 		case 'n':
 			quiet = true
 		case 'E', 'r':
 			ere = true
 		case 'e':
-			pieces = append(pieces, o.arg)
+			pieces = append(pieces, arg)
 		case 's', 'i', 'z':
 			// Separate files, editing in place and NUL-separated lines.
-			return nil, usagef("sed", "option -%c is not supported", o.name)
+			return usagef("sed", "option -%c is not supported", c)
 		case 'u':
 			// Unbuffered: output flows a line at a time anyway when input
 			// does.
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if pieces == nil {
 		if len(operands) == 0 {
@@ -126,12 +126,7 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	sc.quiet = sc.quiet || quiet
-	c := &Cmd{Name: "sed", ReadsInput: len(operands) == 0}
-	for _, f := range operands {
-		if f == "-" {
-			c.ReadsInput = true
-		}
-	}
+	c := &Cmd{Name: "sed", ReadsInput: readsInput(operands)}
 	if len(operands) == 0 && !sc.quits {
 		r := newSedRun(sc, env)
 		c.Rec = &task.PerRecord{
@@ -150,7 +145,7 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 		emit := task.Emit(p.Out(0).Write)
 		failed := false
 		for _, name := range files {
-			err := grepEach(ctx, p, env, name, func(rec []byte) error {
+			err := eachRecord(ctx, env, p, name, func(rec []byte) error {
 				if err := r.each(rec, emit); err != nil {
 					return err
 				}
@@ -162,11 +157,12 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 			if err == errSedQuit {
 				break
 			}
-			if fe, ok := err.(*grepFileError); ok {
-				if fe.open {
-					fe = &grepFileError{name: "can't read " + fe.name, err: fe.err}
+			if fe, ok := err.(*fileError); ok {
+				shown := fe.name
+				if fe.atOpen {
+					shown = "can't read " + shown
 				}
-				grepReport(env, "sed", fe)
+				warnFile(env, "sed", shown, fe.err)
 				failed = true
 				continue
 			}

@@ -64,7 +64,7 @@ type sortCmd struct {
 
 func sortNew(env *Env, args []string) (*Cmd, error) {
 	c := &sortCmd{env: env, sep: -1}
-	names, err := filesGetopt{cmd: "sort", flags: "bdfinrsu", withArg: "kt"}.parse(args, func(o byte, arg string) error {
+	names, err := getopt{cmd: "sort", shorts: "bdfinrsuk:t:"}.parse(args, func(o byte, arg string) error {
 		switch o {
 		case 'k':
 			k, err := sortParseKey(arg)
@@ -124,7 +124,7 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 	}
 	c.lastCmp = !c.unique && !c.stable
 	c.names = names
-	return &Cmd{ReadsInput: filesReadsInput(names), Fn: c.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Fn: c.run}, nil
 }
 
 // sortSetOrdering applies option letter o to k and reports whether it is
@@ -692,9 +692,9 @@ func (c *sortCmd) read(p *buffer.Proc, add func(line []byte) error) error {
 		names = []string{"-"}
 	}
 	for _, name := range names {
-		src, err := filesOpen(c.env, p, name)
+		src, err := openOperand(c.env, p, name)
 		if err != nil {
-			return &sortInputError{msg: "cannot read: " + filesQuote(name) + ": " + filesErrText(err)}
+			return &sortInputError{msg: "cannot read: " + quote(name) + ": " + errText(err)}
 		}
 		for {
 			rec, err := src.Read()
@@ -703,8 +703,8 @@ func (c *sortCmd) read(p *buffer.Proc, add func(line []byte) error) error {
 			}
 			if err != nil {
 				src.Close()
-				if rerr := (*filesReadError)(nil); errors.As(err, &rerr) {
-					return &sortInputError{msg: "read failed: " + filesQuote(name) + ": " + filesErrText(rerr.Err)}
+				if rerr := (*fileError)(nil); errors.As(err, &rerr) {
+					return &sortInputError{msg: "read failed: " + quote(name) + ": " + errText(rerr.err)}
 				}
 				return err
 			}

@@ -2,13 +2,10 @@ package builtin
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
-	"github.com/tpipe/tpipe/task"
 )
 
 func init() {
@@ -37,7 +34,7 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 		t.n, t.fromStart = n, fromStart
 		args = args[1:]
 	}
-	names, err := filesGetopt{cmd: "tail", flags: "qv", withArg: "n"}.parse(args, func(c byte, arg string) error {
+	names, err := getopt{cmd: "tail", shorts: "qvn:"}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'q':
 			t.headers = -1
@@ -57,7 +54,7 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	t.names = names
-	return &Cmd{ReadsInput: filesReadsInput(names), Fn: t.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Fn: t.run}, nil
 }
 
 // tailObsolete recognizes the old forms "tail -N [FILE]" and "tail +N
@@ -85,52 +82,17 @@ func tailObsolete(args []string) (n uint64, fromStart, ok bool) {
 }
 
 func (t *tailCmd) run(ctx context.Context, p *buffer.Proc) error {
-	names := t.names
-	if len(names) == 0 {
-		names = []string{"-"}
-	}
-	out := filesNewJoin(p)
-	hdr := headHeader{on: t.headers > 0 || t.headers == 0 && len(names) > 1}
-	var ring tailRing
-	failed := false
-	for _, name := range names {
-		src, err := filesOpen(t.env, p, name)
-		if err != nil {
-			fmt.Fprintf(t.env.stderr(), "tail: cannot open '%s' for reading: %s\n", name, filesErrText(err))
-			failed = true
-			continue
-		}
-		if err := hdr.write(out, name); err != nil {
-			src.Close()
-			return err
-		}
+	var ring tailRing // reused from operand to operand
+	return headTailRun(t.env, p, "tail", t.names, t.headers, func(src *operand, out *joiner) error {
 		if t.fromStart {
-			err = tailFrom(src, out, t.n)
-		} else {
-			err = tailLast(src, out, &ring, t.n)
+			return tailFrom(src, out, t.n)
 		}
-		src.Close()
-		var rerr *filesReadError
-		if errors.As(err, &rerr) {
-			fmt.Fprintf(t.env.stderr(), "tail: error reading '%s': %s\n", name, filesErrText(rerr.Err))
-			failed = true
-			continue
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := out.flush(); err != nil {
-		return err
-	}
-	if failed {
-		return task.Exit(1)
-	}
-	return nil
+		return tailLast(src, out, &ring, t.n)
+	})
 }
 
 // tailFrom copies the lines of src from line n on (line 0 counts as 1).
-func tailFrom(src *filesSource, out *filesJoin, n uint64) error {
+func tailFrom(src *operand, out *joiner, n uint64) error {
 	in := src.Port()
 	for line := uint64(1); ; line++ {
 		rec, err := src.Read()
@@ -155,7 +117,7 @@ func tailFrom(src *filesSource, out *filesJoin, n uint64) error {
 }
 
 // tailLast writes the last n lines of src, held in ring until the end.
-func tailLast(src *filesSource, out *filesJoin, ring *tailRing, n uint64) error {
+func tailLast(src *operand, out *joiner, ring *tailRing, n uint64) error {
 	ring.reset()
 	if n == 0 {
 		return nil

@@ -22,7 +22,7 @@ func init() {
 
 func teeNew(env *Env, args []string) (*Cmd, error) {
 	appendTo := false
-	names, err := filesGetopt{cmd: "tee", flags: "ai"}.parse(args, func(c byte, _ string) error {
+	names, err := getopt{cmd: "tee", shorts: "ai"}.parse(args, func(c byte, _ string) error {
 		if c == 'a' {
 			appendTo = true
 		}
@@ -47,7 +47,7 @@ func teeRun(env *Env, p *buffer.Proc, names []string, appendTo bool) (err error)
 	failed := false
 	var files []*teeFile
 	fail := func(tf *teeFile, e error) {
-		filesWarn(env, "tee", tf.name, e)
+		warnFile(env, "tee", quote(tf.name), e)
 		failed = true
 		tf.w = nil
 	}
@@ -71,7 +71,7 @@ func teeRun(env *Env, p *buffer.Proc, names []string, appendTo bool) (err error)
 	for _, name := range names {
 		f, e := env.create(name, appendTo)
 		if e != nil {
-			filesWarn(env, "tee", name, e)
+			warnFile(env, "tee", quote(name), e)
 			failed = true
 			continue
 		}

@@ -23,7 +23,7 @@ func init() {
 	})
 }
 
-var trLongs = []grepLong{
+var trLongs = []longOpt{
 	{"complement", 'c', false},
 	{"delete", 'd', false},
 	{"squeeze-repeats", 's', false},
@@ -39,14 +39,10 @@ type trCmd struct {
 }
 
 func newTr(env *Env, args []string) (*Cmd, error) {
-	// tr stops at its first operand: "tr a -d" translates a to -.
-	opts, sets, err := grepGetopt("tr", args, "cCdst", trLongs, false)
-	if err != nil {
-		return nil, err
-	}
 	var complement, del, squeeze, truncate bool
-	for _, o := range opts {
-		switch o.name {
+	// tr stops at its first operand: "tr a -d" translates a to -.
+	sets, err := getopt{cmd: "tr", shorts: "cCdst", longs: trLongs, inOrder: true}.parse(args, func(c byte, _ string) error {
+		switch c {
 		case 'c', 'C':
 			complement = true
 		case 'd':
@@ -56,6 +52,10 @@ func newTr(env *Env, args []string) (*Cmd, error) {
 		case 't':
 			truncate = true
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	translate := !del && len(sets) == 2
 	switch {

@@ -37,7 +37,7 @@ type uniqCmd struct {
 
 func uniqNew(env *Env, args []string) (*Cmd, error) {
 	u := &uniqCmd{env: env, input: "-"}
-	names, err := filesGetopt{cmd: "uniq", flags: "cdu"}.parse(args, func(c byte, _ string) error {
+	names, err := getopt{cmd: "uniq", shorts: "cdu"}.parse(args, func(c byte, _ string) error {
 		switch c {
 		case 'c':
 			u.count = true
@@ -65,9 +65,9 @@ func uniqNew(env *Env, args []string) (*Cmd, error) {
 }
 
 func (u *uniqCmd) run(ctx context.Context, p *buffer.Proc) (err error) {
-	src, err := filesOpen(u.env, p, u.input)
+	src, err := openOperand(u.env, p, u.input)
 	if err != nil {
-		filesWarn(u.env, "uniq", u.input, err)
+		warnFile(u.env, "uniq", quote(u.input), err)
 		return task.Exit(1)
 	}
 	defer src.Close()
@@ -75,21 +75,21 @@ func (u *uniqCmd) run(ctx context.Context, p *buffer.Proc) (err error) {
 	if u.outputToFile {
 		f, cerr := u.env.create(u.output, false)
 		if cerr != nil {
-			filesWarn(u.env, "uniq", u.output, cerr)
+			warnFile(u.env, "uniq", quote(u.output), cerr)
 			return task.Exit(1)
 		}
 		bw := bufio.NewWriter(f)
 		emit = func(rec []byte) error { _, werr := bw.Write(rec); return werr }
 		defer func() {
 			if ferr := bw.Flush(); ferr != nil && err == nil {
-				filesWarn(u.env, "uniq", u.output, ferr)
+				warnFile(u.env, "uniq", quote(u.output), ferr)
 				err = task.Exit(1)
 			}
 			f.Close()
 		}()
 	}
 	err = u.scan(src, p.Out(0), emit)
-	var rerr *filesReadError
+	var rerr *fileError
 	if errors.As(err, &rerr) {
 		fmt.Fprintf(u.env.stderr(), "uniq: error reading '%s'\n", u.input)
 		err = task.Exit(1)
@@ -101,7 +101,7 @@ func (u *uniqCmd) run(ctx context.Context, p *buffer.Proc) (err error) {
 // the current run's first line (its memory is reused from run to run, so
 // nothing is allocated per line once it has grown); in the plain mode that
 // line is forwarded to out as the run starts.
-func (u *uniqCmd) scan(src *filesSource, out *buffer.Output, emit func([]byte) error) error {
+func (u *uniqCmd) scan(src *operand, out *buffer.Output, emit func([]byte) error) error {
 	var prev, scratch []byte
 	var n uint64 // length of the current run; 0 before the first line
 	in := src.Port()

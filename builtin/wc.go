@@ -34,7 +34,7 @@ type wcCounts [4]uint64
 
 func wcNew(env *Env, args []string) (*Cmd, error) {
 	w := &wcCmd{env: env}
-	names, err := filesGetopt{cmd: "wc", flags: "lwmc"}.parse(args, func(c byte, _ string) error {
+	names, err := getopt{cmd: "wc", shorts: "lwmc"}.parse(args, func(c byte, _ string) error {
 		switch c {
 		case 'l':
 			w.show[0] = true
@@ -54,7 +54,7 @@ func wcNew(env *Env, args []string) (*Cmd, error) {
 		w.show = [4]bool{true, true, false, true}
 	}
 	w.names = names
-	return &Cmd{ReadsInput: filesReadsInput(names), Fn: w.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Fn: w.run}, nil
 }
 
 // wcClass tells, for each byte in the C locale, whether it ends a word
@@ -95,17 +95,17 @@ func (w *wcCmd) run(ctx context.Context, p *buffer.Proc) error {
 	var total wcCounts
 	failed := false
 	for i, name := range names {
-		var src *filesSource
+		var src *operand
 		if kept != nil {
 			src = kept[i]
 		}
-		c, opened, err := w.count(p, name, src)
-		var rerr *filesReadError
+		c, err := w.count(p, name, src)
+		var rerr *fileError
 		switch {
 		case errors.As(err, &rerr):
-			filesWarn(w.env, "wc", name, rerr.Err)
+			warnFile(w.env, "wc", quote(name), rerr.err)
 			failed = true
-			if !opened {
+			if rerr.atOpen {
 				continue
 			}
 		case err != nil:
@@ -143,7 +143,7 @@ func (w *wcCmd) run(ctx context.Context, p *buffer.Proc) error {
 // Env.Open) and closes the regular ones, to open them again when it counts
 // them. Other files stay open, in kept (by operand position), so that a
 // pipe is not opened twice.
-func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*filesSource) {
+func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*operand) {
 	shown := 0
 	for _, s := range w.show {
 		if s {
@@ -153,7 +153,7 @@ func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*filesS
 	if len(names) == 1 && shown == 1 {
 		return 1, nil
 	}
-	kept = make([]*filesSource, len(names))
+	kept = make([]*operand, len(names))
 	minWidth := 1
 	var size int64
 	for i, name := range names {
@@ -161,7 +161,7 @@ func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*filesS
 			minWidth = 7
 			continue
 		}
-		src, err := filesOpen(w.env, p, name)
+		src, err := openOperand(w.env, p, name)
 		if err != nil {
 			continue
 		}
@@ -177,13 +177,13 @@ func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*filesS
 }
 
 // count counts one operand, read from src if it is already open. A file
-// that cannot be opened or read is a *filesReadError; opened tells which,
+// that cannot be opened or read is a *fileError; its atOpen tells which,
 // as GNU still prints the counts (up to the error) of a file it could
 // open.
-func (w *wcCmd) count(p *buffer.Proc, name string, src *filesSource) (c wcCounts, opened bool, err error) {
+func (w *wcCmd) count(p *buffer.Proc, name string, src *operand) (c wcCounts, err error) {
 	if src == nil {
-		if src, err = filesOpen(w.env, p, name); err != nil {
-			return c, false, &filesReadError{Name: name, Err: err}
+		if src, err = openOperand(w.env, p, name); err != nil {
+			return c, &fileError{name: name, err: err, atOpen: true}
 		}
 		defer src.Close()
 	}
@@ -192,10 +192,10 @@ func (w *wcCmd) count(p *buffer.Proc, name string, src *filesSource) (c wcCounts
 	for {
 		rec, err := src.Read()
 		if err == io.EOF {
-			return c, true, nil
+			return c, nil
 		}
 		if err != nil {
-			return c, true, err
+			return c, err
 		}
 		c[0] += uint64(bytes.Count(rec, []byte{'\n'}))
 		c[3] += uint64(len(rec))

@@ -18,7 +18,7 @@ func init() {
 }
 
 func yesNew(env *Env, args []string) (*Cmd, error) {
-	words, err := filesGetopt{cmd: "yes"}.parse(args, nil)
+	words, err := getopt{cmd: "yes"}.parse(args, nil)
 	if err != nil {
 		return nil, err
 	}
