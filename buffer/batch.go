@@ -20,7 +20,7 @@ import (
 // record. It returns io.EOF at the end, as Read does.
 func (in *Input) ReadBatch() ([]byte, int, error) {
 	if b := in.cur; b == nil || in.i >= len(b.ends) {
-		if err := in.fill(); err != nil {
+		if err := in.fillFor(true); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -159,6 +159,22 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, seek func([]byte) i
 		}
 	}
 	b := in.cur
+	if b == in.priv {
+		// Records already copied out by Read (CopyReads): the private
+		// buffer never goes to a queue, so the kept ones are copied.
+		for in.i < len(b.ends) {
+			end := int(b.ends[in.i])
+			rec := b.data[in.off:end:end]
+			in.i, in.off = in.i+1, end
+			if keep(rec) {
+				if err := o.Write(rec); err != nil {
+					return err
+				}
+			}
+		}
+		b.lo = in.i
+		return nil
+	}
 	first, w, woff := in.i, in.i, in.off
 	// take moves record i (from off to end) into the kept part.
 	take := func(off, end int) {

@@ -83,21 +83,26 @@ func (p *Pool) deadlockLocked() *DeadlockError {
 		if t.done || t.wait.kind == waitNone {
 			continue
 		}
-		w := Wait{Task: t.name, Index: t.index, Free: len(p.free), Total: len(p.bufs)}
-		switch t.wait.kind {
-		case waitRead:
-			w.On = "read"
-		case waitRoom:
-			w.On = "room"
-			d.Artificial = true
-		case waitFree:
-			w.On = "free"
-			d.Artificial = true
-		}
-		if q := t.wait.q; q != nil {
-			w.Queue, w.Len, w.Cap = q.name, q.occupancy(), q.cap
-		}
+		w := p.describeLocked(t)
+		d.Artificial = d.Artificial || w.On != "read"
 		d.Waits = append(d.Waits, w)
 	}
 	return d
+}
+
+// describeLocked says what the waiting task t waits on.
+func (p *Pool) describeLocked(t *Proc) Wait {
+	w := Wait{Task: t.name, Index: t.index, Free: len(p.free), Total: len(p.bufs)}
+	switch t.wait.kind {
+	case waitRead:
+		w.On = "read"
+	case waitRoom:
+		w.On = "room"
+	case waitFree:
+		w.On = "free"
+	}
+	if q := t.wait.q; q != nil {
+		w.Queue, w.Len, w.Cap = q.name, q.occupancy(), q.cap
+	}
+	return w
 }

@@ -109,7 +109,17 @@ type Pool struct {
 	resolve  func(*DeadlockError) bool
 	hook     Hook
 	noBlock  bool // test mode: return errWouldBlock instead of parking
+	// compete, when set, makes a buffer given back to FREE go to FREE and
+	// wake every task waiting for one, instead of going straight to the
+	// first of them: under Record Oriented Scheduling the scheduler, not
+	// the order of waiting, decides who takes it (a handoff to a task of
+	// lower index breaks Theorem 4.1).
+	compete bool
 }
+
+// SetCompete switches the FREE handoff off (see Pool.compete); call it
+// before any task starts.
+func (p *Pool) SetCompete() { p.compete = true }
 
 // Op names a point where a task may block; a Hook sees it before the task
 // tries the operation.
@@ -248,6 +258,14 @@ func (p *Pool) takeFreeLocked() *Buf {
 // for FREE (a handoff, so no waiter can lose the buffer to a late comer).
 func (p *Pool) releaseLocked(b *Buf) {
 	b.reset()
+	if p.compete {
+		p.free = append(p.free, b)
+		for _, t := range p.freeWait {
+			p.wakeLocked(t)
+		}
+		p.freeWait = p.freeWait[:0]
+		return
+	}
 	if len(p.freeWait) > 0 {
 		t := p.freeWait[0]
 		copy(p.freeWait, p.freeWait[1:])

@@ -16,6 +16,7 @@ type Proc struct {
 	ins   []*Input
 	outs  []*Output
 	wake  chan struct{}
+	park  Parker // nil: park on wake
 	wait  waiting
 	got   *Buf // a buffer handed over from FREE while this task waited for it
 	done  bool
@@ -81,6 +82,58 @@ func (t *Proc) NumIn() int { return len(t.ins) }
 
 // NumOut returns the number of output ports.
 func (t *Proc) NumOut() int { return len(t.outs) }
+
+// Parker blocks and resumes a task for a scheduler that does not give
+// every task its own goroutine (Record Oriented Scheduling runs tasks as
+// coroutines). The default, with no Parker, parks the goroutine on a
+// channel.
+type Parker interface {
+	// Park is called by t's own task, without the pool's lock, when it
+	// must wait; it returns once t may run again.
+	Park(t *Proc)
+	// Unpark is called with the pool's lock held when t may run again; it
+	// must not block. It may be called from another goroutine.
+	Unpark(t *Proc)
+}
+
+// SetParker makes the task park with pk; call it before the task starts.
+func (t *Proc) SetParker(pk Parker) { t.park = pk }
+
+// Waiting reports whether the task is parked waiting for a queue or FREE
+// (and not yet woken). A coroutine scheduler runs only tasks that are not.
+func (t *Proc) Waiting() bool {
+	t.pool.mu.Lock()
+	defer t.pool.mu.Unlock()
+	return t.wait.kind != waitNone
+}
+
+// Wait describes what the task waits on, if it is waiting.
+func (t *Proc) Wait() (Wait, bool) {
+	p := t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.wait.kind == waitNone {
+		return Wait{}, false
+	}
+	return p.describeLocked(t), true
+}
+
+// CopyReads makes Read and ReadBatch on this task's inputs copy each batch
+// into a private buffer of the task (allocated here, once) and give the
+// pool's buffer back at once, so that the task holds no pool buffer while
+// it writes. It is the paper's model, where a task reads a record into a
+// variable of its own; Record Oriented Scheduling needs it to run any task
+// with one buffer. Pass still moves buffers without a copy. Only tasks with
+// outputs need it; call it before the task starts.
+func (t *Proc) CopyReads() {
+	if len(t.outs) == 0 {
+		return
+	}
+	for _, in := range t.ins {
+		nrec := cap(t.pool.bufs[0].ends)
+		in.priv = &Buf{data: make([]byte, 0, t.pool.size), ends: make([]int32, 0, nrec), id: -1}
+	}
+}
 
 // RecordSize returns S, the largest record a port can carry.
 func (t *Proc) RecordSize() int { return t.pool.size }
@@ -159,6 +212,9 @@ type Input struct {
 	i   int  // index of the next record in cur
 	off int  // start offset of record i
 	eof bool
+	// priv, with CopyReads, is the task's own buffer that Read serves
+	// from; it is never in the pool (id -1).
+	priv *Buf
 }
 
 // Read returns the next record. The record is valid until the next call to
@@ -191,7 +247,7 @@ func (in *Input) Buffered() int {
 }
 
 func (in *Input) next() ([]byte, error) {
-	if err := in.fill(); err != nil {
+	if err := in.fillFor(true); err != nil {
 		return nil, err
 	}
 	b := in.cur
@@ -204,7 +260,11 @@ func (in *Input) next() ([]byte, error) {
 
 // fill gives back the buffer being read and takes the next one, blocking
 // while the queue is empty; io.EOF at the end.
-func (in *Input) fill() error {
+func (in *Input) fill() error { return in.fillFor(false) }
+
+// fillFor is fill; with copy set and a private buffer (CopyReads), the
+// batch is copied into it and the pool's buffer goes back to FREE at once.
+func (in *Input) fillFor(copyOut bool) error {
 	if in.eof {
 		return io.EOF
 	}
@@ -230,6 +290,9 @@ func (in *Input) fill() error {
 			if b.lo > 0 {
 				in.off = int(b.ends[b.lo-1])
 			}
+			if copyOut && in.priv != nil {
+				in.copyOutLocked()
+			}
 			return nil
 		}
 		if q.eof {
@@ -244,10 +307,29 @@ func (in *Input) fill() error {
 	}
 }
 
-// giveBackLocked returns the buffer being read to FREE.
+// copyOutLocked copies the unread records of the buffer being read into
+// the private buffer and gives the pool's buffer back.
+func (in *Input) copyOutLocked() {
+	b, pv := in.cur, in.priv
+	base := in.off
+	pv.data = append(pv.data[:0], b.data[base:b.end()]...)
+	pv.ends = pv.ends[:0]
+	for _, e := range b.ends[in.i:] {
+		pv.ends = append(pv.ends, e-int32(base))
+	}
+	pv.lo = 0
+	in.giveBackLocked()
+	in.cur, in.i, in.off = pv, 0, 0
+}
+
+// giveBackLocked returns the buffer being read to FREE (a private buffer
+// just stays with its task).
 func (in *Input) giveBackLocked() {
 	b := in.cur
 	in.cur = nil
+	if b == in.priv {
+		return
+	}
 	in.q.held--
 	in.t.pool.releaseLocked(b)
 	in.q.roomLocked()
@@ -360,25 +442,31 @@ func (o *Output) reserveLocked() error {
 func (o *Output) acquireLocked() (*Buf, error) {
 	t := o.t
 	p := t.pool
-	if b := p.takeFreeLocked(); b != nil {
-		return b, nil
-	}
-	t.flushLocked()
-	p.freeWait = append(p.freeWait, t)
-	for t.got == nil {
-		if err := t.parkLocked(waiting{waitFree, nil}); err != nil {
-			if t.got != nil {
-				p.releaseLocked(t.got)
-				t.got = nil
+	for {
+		if b := p.takeFreeLocked(); b != nil {
+			return b, nil
+		}
+		t.flushLocked()
+		if b := p.takeFreeLocked(); b != nil {
+			return b, nil // flushing gave an empty buffer back
+		}
+		p.freeWait = append(p.freeWait, t)
+		err := t.parkLocked(waiting{waitFree, nil})
+		if b := t.got; b != nil {
+			// Handed over while we waited.
+			t.got = nil
+			if err == nil {
+				return b, nil
 			}
+			p.releaseLocked(b)
+		}
+		if err != nil {
 			p.dropFreeWaiterLocked(t)
 			o.q.reserved--
 			return nil, err
 		}
+		// Woken to compete for FREE (Pool.SetCompete): try again.
 	}
-	b := t.got
-	t.got = nil
-	return b, nil
 }
 
 // commitLocked hands the pending buffer over to the queue (it never blocks:
@@ -412,7 +500,7 @@ func (o *Output) Forward(in *Input) error {
 	if b == nil || in.i == 0 || in.i <= b.lo {
 		return fmt.Errorf("buffer: forward on %s: no record was read", in.q.name)
 	}
-	if o.pend != nil || in.i != len(b.ends) {
+	if o.pend != nil || in.i != len(b.ends) || b == in.priv {
 		start := 0
 		if in.i > 1 {
 			start = int(b.ends[in.i-2])
@@ -529,7 +617,11 @@ func (t *Proc) parkLocked(w waiting) error {
 	p.checkStallLocked()
 	start := now()
 	p.mu.Unlock()
-	<-t.wake
+	if t.park != nil {
+		t.park.Park(t)
+	} else {
+		<-t.wake
+	}
 	p.mu.Lock()
 	d := now().Sub(start)
 	t.blockedTime += d
@@ -566,6 +658,10 @@ func (p *Pool) wakeLocked(t *Proc) {
 	}
 	t.wait = waiting{}
 	p.blocked--
+	if t.park != nil {
+		t.park.Unpark(t)
+		return
+	}
 	t.wake <- struct{}{}
 }
 

@@ -28,6 +28,10 @@ type Task struct {
 	// Index is the position in topological order, set by Validate: a task
 	// only reads from tasks with a smaller index.
 	Index int
+	// Blocking marks a task that may wait outside tpipe for long (an
+	// external process, a terminal). Policies that run one task at a time
+	// run such a task on its own goroutine, so that its wait stalls no one.
+	Blocking bool
 }
 
 // Func returns the function that runs the task.

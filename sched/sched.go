@@ -44,10 +44,13 @@ type Options struct {
 	// Resolver, if set, is asked to resolve a stall before it is reported
 	// as a deadlock (see buffer.Pool.SetResolver).
 	Resolver func(*buffer.DeadlockError) bool
+	// Trace, if set, receives one line per task switch under the ros
+	// policy: which task ran and why it stopped.
+	Trace io.Writer
 }
 
 // Policies lists the policy names Run accepts.
-var Policies = []string{"concurrent"}
+var Policies = []string{"concurrent", "ros"}
 
 // TaskError is a task's failure; Run returns the first one.
 type TaskError struct {
@@ -117,8 +120,17 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 	if pl.Policy == "" {
 		pl.Policy = "concurrent"
 	}
-	if pl.Policy != "concurrent" {
+	known := false
+	for _, p := range Policies {
+		known = known || p == pl.Policy
+	}
+	if !known {
 		return Plan{}, fmt.Errorf("sched: unknown policy %q (known: %v)", pl.Policy, Policies)
+	}
+	if pl.Policy == "ros" {
+		// Theorem 4.1: one buffer is enough when the runnable task with
+		// the greatest index always runs.
+		pl.Bound = 1
 	}
 	if pl.RecordSize == 0 {
 		pl.RecordSize = DefaultRecordSize
@@ -152,6 +164,8 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 		fmt.Fprintf(o.Stderr, "tpipe: warning: %s\n", pl.Warning)
 	}
 	switch pl.Policy {
+	case "ros":
+		return runROS(ctx, g, pl, o)
 	default:
 		return runConcurrent(ctx, g, pl, o)
 	}

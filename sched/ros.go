@@ -1,0 +1,191 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"sync"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/graph"
+)
+
+// Record Oriented Scheduling ("Thrifty Execution of Task Pipelines",
+// section 4): exactly one task runs at a time, always the runnable one with
+// the greatest index, and by Theorem 4.1 one buffer is enough for a chain.
+// Tasks keep their blocking Read and Write: each runs as a coroutine
+// (iter.Pull), and parking in the pool yields back to the scheduler, a
+// direct handoff with no trip through the goroutine scheduler's queues and
+// no busy waiting.
+//
+// A task that reads records in place and then writes would hold the only
+// buffer while it needs another, so under ros every task with outputs
+// copies each input batch into a private buffer (buffer.Proc.CopyReads),
+// the paper's task-local record; filters (Pass) still move buffers.
+
+// rosCore decides which task runs next. It is deterministic and runs no
+// goroutines: given which tasks are done, which wait, and which run on
+// their own goroutine, the choice is the greatest index left.
+type rosCore struct {
+	done     []bool // by index
+	external []bool // by index: tasks on their own goroutine, never chosen
+}
+
+func newROSCore(n int) *rosCore {
+	return &rosCore{done: make([]bool, n), external: make([]bool, n)}
+}
+
+// next returns the index of the task to run, or -1 when none can.
+func (c *rosCore) next(waiting func(idx int) bool) int {
+	for i := len(c.done) - 1; i >= 0; i-- {
+		if !c.done[i] && !c.external[i] && !waiting(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// finished reports whether every task the core schedules is done.
+func (c *rosCore) finished() bool {
+	for i, d := range c.done {
+		if !d && !c.external[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// coroutine is one task run under ros.
+type coroutine struct {
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+}
+
+// rosParker parks a coroutine task by yielding to the scheduler, and
+// tells an idle scheduler that a task may run again.
+type rosParker struct {
+	co     *coroutine
+	notify chan struct{}
+	pool   *buffer.Pool
+}
+
+func (k *rosParker) Park(t *buffer.Proc) {
+	if !k.co.yield(struct{}{}) {
+		// The scheduler stopped this coroutine; the task must end.
+		k.pool.Abort(errROSStopped)
+	}
+}
+
+func (k *rosParker) Unpark(*buffer.Proc) {
+	select {
+	case k.notify <- struct{}{}:
+	default:
+	}
+}
+
+var errROSStopped = errors.New("sched: ros scheduler stopped a task")
+
+// notifyParker is the parker of a task on its own goroutine under ros: it
+// parks on a channel as usual and also wakes an idle scheduler.
+type notifyParker struct {
+	wake   chan struct{}
+	notify chan struct{}
+}
+
+func (k *notifyParker) Park(*buffer.Proc) { <-k.wake }
+
+func (k *notifyParker) Unpark(*buffer.Proc) {
+	k.wake <- struct{}{}
+	select {
+	case k.notify <- struct{}{}:
+	default:
+	}
+}
+
+func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, error) {
+	r, err := newRun(ctx, g, pl, o)
+	if err != nil {
+		return nil, err
+	}
+	r.pool.SetCompete()
+	order := g.Order() // order[idx] is the task at index idx
+	core := newROSCore(len(order))
+	cos := make([]*coroutine, len(order))
+	notify := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	for idx, i := range order {
+		p := r.procs[i]
+		p.CopyReads()
+		if g.Tasks[i].Blocking {
+			core.external[idx] = true
+			p.SetParker(&notifyParker{wake: make(chan struct{}, 1), notify: notify})
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.runTask(i)
+				select {
+				case notify <- struct{}{}:
+				default:
+				}
+			}()
+			continue
+		}
+		co := &coroutine{}
+		co.next, co.stop = iter.Pull(func(yield func(struct{}) bool) {
+			co.yield = yield
+			r.runTask(i)
+		})
+		p.SetParker(&rosParker{co: co, notify: notify, pool: r.pool})
+		cos[idx] = co
+	}
+	defer func() {
+		for _, co := range cos {
+			if co != nil {
+				co.stop()
+			}
+		}
+	}()
+	waiting := func(idx int) bool { return r.procs[order[idx]].Waiting() }
+	for step := 1; !core.finished(); {
+		idx := core.next(waiting)
+		if idx < 0 {
+			// Only tasks on their own goroutines can change anything now
+			// (the pool aborts a stall of the others at once).
+			<-notify
+			continue
+		}
+		t := g.Tasks[order[idx]]
+		if _, more := cos[idx].next(); !more {
+			core.done[idx] = true
+		}
+		if o.Trace != nil {
+			traceStep(o.Trace, step, t, r.procs[order[idx]], core.done[idx])
+			step++
+		}
+	}
+	wg.Wait()
+	return r.finish()
+}
+
+// traceStep writes one line: which task ran, and why it stopped.
+func traceStep(w io.Writer, step int, t *graph.Task, p *buffer.Proc, done bool) {
+	why := "ends"
+	if !done {
+		if wt, ok := p.Wait(); ok {
+			switch wt.On {
+			case "read":
+				why = fmt.Sprintf("waits to read %s", wt.Queue)
+			case "room":
+				why = fmt.Sprintf("waits for room in %s (%d/%d)", wt.Queue, wt.Len, wt.Cap)
+			default:
+				why = fmt.Sprintf("waits for a free buffer (FREE %d of %d)", wt.Free, wt.Total)
+			}
+		} else {
+			why = "yields"
+		}
+	}
+	fmt.Fprintf(w, "%d run %s: %s\n", step, t.Name, why)
+}

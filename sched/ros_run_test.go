@@ -1,0 +1,178 @@
+package sched_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/task"
+	"pgregory.net/rapid"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden trace files in testdata")
+
+// Theorem 4.1 on random chains: with one buffer, Record Oriented
+// Scheduling never deadlocks, gives the serial output, and never has more
+// than one buffer outside FREE.
+func TestROSRandomChainsOneBuffer(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.IntRange(1, 24).Draw(t, "S")
+		n := rapid.IntRange(1, 5).Draw(t, "stages")
+		input := rapid.SliceOfN(rapid.SliceOfN(rapid.Byte(), 0, s), 0, 60).Draw(t, "input")
+		want := input
+		tasks := []*graph.Task{{Name: "src", Out: 1, Fn: task.Records(input...)}}
+		for i := 0; i < n; i++ {
+			st := stageGen(s).Draw(t, fmt.Sprint("stage", i))
+			want = st.serial(want)
+			tasks = append(tasks, &graph.Task{Name: fmt.Sprintf("%s%d", st.name, i+1), In: 1, Out: 1, Rec: &st.rec})
+		}
+		var got [][]byte
+		tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&got)})
+		g := &graph.Graph{}
+		for i, tk := range tasks {
+			g.Tasks = append(g.Tasks, tk)
+			if i > 0 {
+				g.Connect(i-1, 0, i, 0, rapid.IntRange(1, 3).Draw(t, fmt.Sprint("cap", i)))
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		st, err := sched.Run(ctx, g, sched.Options{Policy: "ros", RecordSize: s})
+		if err != nil {
+			t.Fatalf("ros with B=1: %v", err)
+		}
+		if st.Buffers != 1 || st.BuffersHighWater != 1 && len(want) > 0 {
+			t.Fatalf("B %d, high water %d; want 1 and 1", st.Buffers, st.BuffersHighWater)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %d records, serial gives %d", len(got), len(want))
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("record %d: got %q, serial gives %q", i, got[i], want[i])
+			}
+		}
+	})
+}
+
+// The trace of the paper's COPY | PREFIX | COPY under ros, kept as a
+// golden file that reads like the schedules of the paper: each line is one
+// task switch.
+func TestROSTraceGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		recs int
+	}{{"copy-prefix-copy", 3}, {"copy-prefix-copy-empty", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out [][]byte
+			var trace bytes.Buffer
+			_, err := sched.Run(context.Background(), dsChain(1, tc.recs, &out), sched.Options{Policy: "ros", RecordSize: 4, Trace: &trace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "ros", tc.name+".txt")
+			if *rewrite {
+				if err := os.WriteFile(golden, trace.Bytes(), 0o666); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -rewrite to create it)", err)
+			}
+			if trace.String() != string(want) {
+				t.Errorf("trace differs from %s:\n%s", golden, trace.String())
+			}
+			// The same graph and input give the same switches.
+			var again bytes.Buffer
+			sched.Run(context.Background(), dsChain(1, tc.recs, new([][]byte)), sched.Options{Policy: "ros", RecordSize: 4, Trace: &again})
+			if again.String() != trace.String() {
+				t.Error("a second run switched differently")
+			}
+		})
+	}
+}
+
+func TestROSEarlyExitAndFailure(t *testing.T) {
+	var out [][]byte
+	g := graph.Chain(1,
+		&graph.Task{Name: "yes", Out: 1, Fn: yes([]byte("y\n"))},
+		&graph.Task{Name: "copy", In: 1, Out: 1, Rec: ptr(task.Copy())},
+		&graph.Task{Name: "head", In: 1, Out: 1, Fn: task.Head(3)},
+		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
+	)
+	if _, err := sched.Run(context.Background(), g, sched.Options{Policy: "ros", RecordSize: 64}); err != nil || len(out) != 3 {
+		t.Fatalf("early exit: %v, %d records", err, len(out))
+	}
+	boom := errors.New("boom")
+	g = graph.Chain(1,
+		&graph.Task{Name: "yes", Out: 1, Fn: yes([]byte("y\n"))},
+		&graph.Task{Name: "fail", In: 1, Out: 1, Rec: ptr(task.PerRecord{Each: func([]byte, task.Emit) error { return boom }})},
+		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(new([][]byte))},
+	)
+	_, err := sched.Run(context.Background(), g, sched.Options{Policy: "ros", RecordSize: 64})
+	var te *sched.TaskError
+	if !errors.As(err, &te) || te.Task != "fail" || !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A task that waits outside tpipe runs on its own goroutine under ros, and
+// the others go on meanwhile.
+func TestROSBlockingTask(t *testing.T) {
+	var out [][]byte
+	slow := func(ctx context.Context, p *buffer.Proc) error {
+		for i := 0; i < 3; i++ {
+			time.Sleep(5 * time.Millisecond)
+			if err := p.Out(0).Write([]byte(fmt.Sprintf("%d\n", i))); err != nil {
+				return err
+			}
+			p.Flush()
+		}
+		return nil
+	}
+	g := graph.Chain(1,
+		&graph.Task{Name: "slow", Out: 1, Fn: slow, Blocking: true},
+		&graph.Task{Name: "copy", In: 1, Out: 1, Rec: ptr(task.Copy())},
+		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
+	)
+	if _, err := sched.Run(context.Background(), g, sched.Options{Policy: "ros", RecordSize: 64}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%q", out); got != `["0\n" "1\n" "2\n"]` {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestROSCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	g := graph.Chain(1,
+		&graph.Task{Name: "yes", Out: 1, Fn: yes([]byte("y\n"))},
+		&graph.Task{Name: "stop", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+			for i := 0; ; i++ {
+				if _, err := p.In(0).Read(); err != nil {
+					return err
+				}
+				if i == 100 {
+					cancel()
+				}
+			}
+		}},
+	)
+	_, err := sched.Run(ctx, g, sched.Options{Policy: "ros", RecordSize: 16})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+var _ = strings.TrimSpace
