@@ -44,14 +44,18 @@ func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
 }
 
 func (r *Runner) build(ctx context.Context, pl *shell.Pipeline, dry bool) (*Job, error) {
-	b := &builder{r: r, ctx: ctx, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: r.cfg.Cap, dry: dry}
+	c := r.cfg.Cap
+	if c == 0 && r.cfg.Policy == "ros" {
+		c = 1 // Theorem 4.1's capacities
+	}
+	b := &builder{r: r, ctx: ctx, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: c, dry: dry}
 	if err := b.pipeline(pl); err != nil {
 		b.job.Close()
 		return nil, err
 	}
 	b.job.Graph = b.g
 	b.job.Options = sched.Options{
-		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: r.cfg.RecordSize,
+		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: r.cfg.RecordSize, Trace: r.cfg.Trace,
 	}
 	plan, err := sched.MakePlan(b.g, b.job.Options)
 	if err != nil {
@@ -214,6 +218,7 @@ func (b *builder) feed(in input, t int) {
 		src = b.g.Add(b.unique("<"+filepath.Base(in.file.Name())), 0, 1, task.ReadFrom(in.file, record.Lines))
 	case in.stdin && b.r.pump != nil:
 		src = b.g.Add(b.unique("<stdin"), 0, 1, b.stdinSource())
+		b.g.Tasks[src].Blocking = true // a terminal or pipe may wait long
 	default:
 		src = b.g.Add(b.unique("<empty"), 0, 1, task.Records())
 	}
@@ -327,8 +332,10 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		nout = 0
 	}
 	out := b.g.Add(b.unique(name), 0, nout, x.Output())
+	b.g.Tasks[out].Blocking = true
 	if f := x.Input(); f != nil {
 		t := b.g.Add(b.unique(name+":stdin"), 1, 0, f)
+		b.g.Tasks[t].Blocking = true
 		b.feed(in, t)
 	} else {
 		b.drop(in)

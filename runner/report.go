@@ -30,10 +30,17 @@ func Explain(w io.Writer, j *Job) {
 		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, e.Cap)
 	}
 	shape := "a chain: no deadlock at B >= the bound (Theorem 3.2, reserve-first writes)"
+	if pl.Policy == "ros" {
+		shape = "Record Oriented Scheduling needs one buffer for a chain (Theorem 4.1)"
+	}
 	if !g.IsChain() {
 		shape = "not a chain: the bound is a starting point; stalls are detected and reported"
 	}
-	fmt.Fprintf(w, "bound: %d buffers = sum of queue capacities; %s\n", pl.Bound, shape)
+	what := "sum of queue capacities"
+	if pl.Policy == "ros" {
+		what = "one"
+	}
+	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, what, shape)
 	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory %s\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
 	if pl.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", pl.Warning)
@@ -44,6 +51,8 @@ func policyNote(p string) string {
 	switch p {
 	case "concurrent":
 		return "one goroutine per task, B shared buffers"
+	case "ros":
+		return "Record Oriented Scheduling: one task at a time, the runnable one with the greatest index; one buffer suffices (Theorem 4.1)"
 	}
 	return ""
 }

@@ -28,7 +28,7 @@ import (
 type Config struct {
 	Policy     string // "" means the default policy
 	Buffers    int    // B; 0 means the bound of each graph
-	Cap        int    // queue capacity; 0 means graph.DefaultCap
+	Cap        int    // queue capacity; 0 means the policy's default (ros: 1, else graph.DefaultCap)
 	RecordSize int    // S; 0 means sched.DefaultRecordSize
 	SortMemory int    // sort's memory before it spills; 0: builtin default
 
@@ -37,6 +37,7 @@ type Config struct {
 	Dir            string              // where relative paths resolve; "" the current directory
 	Getenv         func(string) string // expands $NAME; nil: os.Getenv
 	Environ        []string            // for external commands; nil: os.Environ()
+	Trace          io.Writer           // task switches under ros (sched.Options.Trace)
 }
 
 // Runner runs scripts with one Config. Its Stats field collects the

@@ -190,7 +190,11 @@ func set(args []string, r *runner.Runner, stats *bool, stdout, stderr io.Writer)
 		if rs == 0 {
 			rs = sched.DefaultRecordSize
 		}
-		fmt.Fprintf(stdout, "policy %s\nbuffers %s\ncap %d\nrecord-size %d\nstats %v\n", c.Policy, b, c.Cap, rs, *stats)
+		cp := "the policy's default"
+		if c.Cap > 0 {
+			cp = fmt.Sprint(c.Cap)
+		}
+		fmt.Fprintf(stdout, "policy %s\nbuffers %s\ncap %s\nrecord-size %d\nstats %v\n", c.Policy, b, cp, rs, *stats)
 		return 0
 	}
 	bad := func(format string, a ...any) int {

@@ -42,6 +42,7 @@ type options struct {
 	statsJSON  string
 	explain    bool
 	file       string
+	trace      string
 }
 
 // sizeFlag parses sizes such as 64K and 4M.
@@ -71,7 +72,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.policy, "policy", "concurrent", "scheduling policy `NAME`: "+strings.Join(sched.Policies, ", ")+"; default concurrent")
 	fs.IntVar(&o.buffers, "buffers", 0, "number of record buffers `B`; default: the bound, the sum of queue capacities")
-	fs.IntVar(&o.cap, "cap", graph.DefaultCap, fmt.Sprintf("capacity of every queue, in buffers `N`; default %d", graph.DefaultCap))
+	fs.IntVar(&o.cap, "cap", 0, fmt.Sprintf("capacity of every queue, in buffers `N`; default %d (1 under ros)", graph.DefaultCap))
 	o.recordSize = sched.DefaultRecordSize
 	fs.Var(sizeFlag{&o.recordSize}, "record-size", "bytes per buffer `S`, the longest record (64K, 4M, ...); default 256K")
 	fs.Var(sizeFlag{&o.sortMemory}, "sort-memory", "bytes `S` sort keeps in memory before it spills to disk; default 4M")
@@ -79,6 +80,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
 	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
 	fs.StringVar(&o.file, "f", "", "run the script in `FILE`")
+	fs.StringVar(&o.trace, "trace", "", "under --policy ros, write each task switch to `FILE`")
 	help := func(w io.Writer) {
 		fmt.Fprint(w, usage)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -112,7 +114,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	switch {
 	case set["buffers"] && o.buffers < 1:
 		return bad("--buffers %d: need at least 1 buffer", o.buffers)
-	case o.cap < 1:
+	case set["cap"] && o.cap < 1:
 		return bad("--cap %d: need a capacity of at least 1", o.cap)
 	case !known(o.policy):
 		return bad("--policy %s: unknown policy (known: %s)", o.policy, strings.Join(sched.Policies, ", "))
@@ -153,6 +155,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg := runner.Config{
 		Policy: o.policy, Buffers: o.buffers, Cap: o.cap, RecordSize: o.recordSize, SortMemory: o.sortMemory,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
+	}
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			fmt.Fprintf(stderr, "tpipe: --trace: %s\n", fileError(err))
+			return 2
+		}
+		defer f.Close()
+		cfg.Trace = f
 	}
 	var src string
 	switch {
