@@ -27,7 +27,7 @@ var (
 const queueCap = 2
 
 func BenchmarkChain(b *testing.B) {
-	for _, policy := range []string{"concurrent", "channels"} {
+	for _, policy := range []string{"concurrent", "ros", "channels"} {
 		for _, stages := range chainStages {
 			for _, size := range chainSizes {
 				b.Run(fmt.Sprintf("%s/stages=%d/rec=%d", policy, stages, size), func(b *testing.B) {
@@ -87,7 +87,11 @@ func runTpipe(b *testing.B, policy string, n, stages int, rec []byte) int64 {
 			total += int64(len(r))
 		}
 	}})
-	st, err := sched.Run(context.Background(), graph.Chain(queueCap, tasks...), sched.Options{Policy: policy, RecordSize: recordSize(len(rec))})
+	c := queueCap
+	if policy == "ros" {
+		c = 1 // Theorem 4.1: one buffer, capacities 1
+	}
+	st, err := sched.Run(context.Background(), graph.Chain(c, tasks...), sched.Options{Policy: policy, RecordSize: recordSize(len(rec))})
 	if err != nil {
 		b.Fatal(err)
 	}
