@@ -60,7 +60,14 @@ func (o *Output) ScanFrom(r io.Reader, delim byte) error {
 			if err != nil && n == 0 {
 				return err
 			}
-			return &TooLargeError{Size: len(b.data) + 1, Max: cap(b.data), AtLeast: true}
+			// Hand over the lines before it; the error matters only if
+			// the reader wants what comes next.
+			size := cap(b.data)
+			b.data = b.data[:0]
+			if err := o.Drain(); err != nil {
+				return err
+			}
+			return &TooLargeError{Size: size + 1, Max: size, AtLeast: true}
 		}
 		if b == nil || len(b.data) == cap(b.data) || len(b.ends) >= cap(b.ends)-1 {
 			if err := o.nextScanBuffer(delim); err != nil {
@@ -116,9 +123,7 @@ func (o *Output) nextScanBuffer(delim byte) error {
 	if o.closed {
 		return ErrClosed
 	}
-	if p.hook != nil {
-		p.hook.Before(t.index, OpWrite)
-	}
+	t.yieldPoint(OpWrite)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	o.carry = o.carry[:0]

@@ -180,3 +180,34 @@ func TestPassSeekAgreesWithKeep(t *testing.T) {
 		}
 	})
 }
+
+// A line too long for the record size fails the run only if the reader
+// wants it: the lines before it are handed over first, and a reader that
+// stops before (head) makes the source end cleanly.
+func TestScanFromTooLargeOnlyIfRead(t *testing.T) {
+	stream := []byte("a\nb\nc\nthis line is far too long\n")
+	for _, want := range []int{2, 10} {
+		rapid.Check(t, func(rt *rapid.T) {
+			var got [][]byte
+			werr, rerr := runPair(rt, 2, 8, 1,
+				func(p *buffer.Proc) error { return p.Out(0).ScanFrom(iotest.HalfReader(bytes.NewReader(stream)), '\n') },
+				func(p *buffer.Proc) error {
+					for len(got) < want {
+						rec, err := p.In(0).Read()
+						if err != nil {
+							return err
+						}
+						got = append(got, append([]byte(nil), rec...))
+					}
+					return nil
+				})
+			var tl *buffer.TooLargeError
+			switch {
+			case want == 2 && (!errors.Is(werr, buffer.ErrReaderGone) || rerr != nil || len(got) != 2):
+				rt.Fatalf("reader stops after 2: writer %v, reader %v, %q", werr, rerr, got)
+			case want == 10 && (!errors.As(werr, &tl) || len(got) != 3):
+				rt.Fatalf("reader wants all: writer %v, reader %v, %q", werr, rerr, got)
+			}
+		})
+	}
+}

@@ -10,7 +10,8 @@ type Wait struct {
 	Task  string
 	Index int
 	// On is "read" (its input queue is empty), "room" (its output queue is
-	// full) or "free" (FREE is empty).
+	// full), "free" (FREE is empty) or "drain" (it waits for its reader to
+	// take everything, before it reports bad input).
 	On    string
 	Queue string // the queue, for "read" and "room"
 	Len   int    // buffers in the queue (queued, reserved and being read)
@@ -25,6 +26,8 @@ func (w Wait) String() string {
 		return fmt.Sprintf("%s waits to read %s (empty, cap %d)", w.Task, w.Queue, w.Cap)
 	case "room":
 		return fmt.Sprintf("%s waits for room in %s (%d/%d)", w.Task, w.Queue, w.Len, w.Cap)
+	case "drain":
+		return fmt.Sprintf("%s waits for its reader to take all of %s", w.Task, w.Queue)
 	default:
 		return fmt.Sprintf("%s waits for a free buffer (FREE %d of %d)", w.Task, w.Free, w.Total)
 	}
@@ -100,6 +103,8 @@ func (p *Pool) describeLocked(t *Proc) Wait {
 		w.On = "room"
 	case waitFree:
 		w.On = "free"
+	case waitDrain:
+		w.On = "drain"
 	}
 	if q := t.wait.q; q != nil {
 		w.Queue, w.Len, w.Cap = q.name, q.occupancy(), q.cap

@@ -97,6 +97,7 @@ func (b *Buf) bytes() int {
 type Pool struct {
 	mu       sync.Mutex
 	size     int // S
+	nrec     int // records one buffer can index
 	bufs     []Buf
 	free     []*Buf  // FREE; a stack, so recently used (cache-warm) buffers go out first
 	freeWait []*Proc // tasks waiting for FREE, first come first served
@@ -163,7 +164,7 @@ func NewPool(b, s int) (*Pool, error) {
 	// At least two, so that ScanFrom can keep one free for a final
 	// unterminated line.
 	nrec := max(2, min(s/16, MaxRecords))
-	p := &Pool{size: s, bufs: make([]Buf, b), free: make([]*Buf, b)}
+	p := &Pool{size: s, nrec: nrec, bufs: make([]Buf, b), free: make([]*Buf, b)}
 	data := make([]byte, b*s)
 	ends := make([]int32, b*nrec)
 	for i := range p.bufs {

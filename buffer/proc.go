@@ -10,16 +10,17 @@ import (
 // and its place in deadlock detection. A Proc is used by one goroutine at a
 // time (the task's); it is not safe for concurrent use.
 type Proc struct {
-	pool  *Pool
-	name  string
-	index int
-	ins   []*Input
-	outs  []*Output
-	wake  chan struct{}
-	park  Parker // nil: park on wake
-	wait  waiting
-	got   *Buf // a buffer handed over from FREE while this task waited for it
-	done  bool
+	pool    *Pool
+	name    string
+	index   int
+	ins     []*Input
+	outs    []*Output
+	wake    chan struct{}
+	park    Parker // nil: park on wake
+	preempt Preempter
+	wait    waiting
+	got     *Buf // a buffer handed over from FREE while this task waited for it
+	done    bool
 
 	blockedTime time.Duration
 }
@@ -31,6 +32,7 @@ const (
 	waitRead
 	waitRoom
 	waitFree
+	waitDrain
 )
 
 type waiting struct {
@@ -96,8 +98,31 @@ type Parker interface {
 	Unpark(t *Proc)
 }
 
+// Preempter is a Parker that may make a task give way at the start of an
+// operation that may block. Record Oriented Scheduling needs it: the
+// runnable task with the greatest index must always be the one running, so
+// a task that has woken a greater one (by giving a buffer back) yields
+// before it can take that buffer again.
+type Preempter interface {
+	Preempt(t *Proc)
+}
+
 // SetParker makes the task park with pk; call it before the task starts.
-func (t *Proc) SetParker(pk Parker) { t.park = pk }
+func (t *Proc) SetParker(pk Parker) {
+	t.park = pk
+	t.preempt, _ = pk.(Preempter)
+}
+
+// yieldPoint is where a task may be preempted: the start of an operation
+// that may block, outside the lock.
+func (t *Proc) yieldPoint(op Op) {
+	if t.pool.hook != nil {
+		t.pool.hook.Before(t.index, op)
+	}
+	if t.preempt != nil {
+		t.preempt.Preempt(t)
+	}
+}
 
 // Waiting reports whether the task is parked waiting for a queue or FREE
 // (and not yet woken). A coroutine scheduler runs only tasks that are not.
@@ -123,15 +148,13 @@ func (t *Proc) Wait() (Wait, bool) {
 // pool's buffer back at once, so that the task holds no pool buffer while
 // it writes. It is the paper's model, where a task reads a record into a
 // variable of its own; Record Oriented Scheduling needs it to run any task
-// with one buffer. Pass still moves buffers without a copy. Only tasks with
-// outputs need it; call it before the task starts.
+// with one buffer. Pass still moves buffers without a copy. Tasks with
+// outputs need it, and tasks that may block outside tpipe while reading
+// (they must not keep a buffer through a wait on a pipe); call it before
+// the task starts.
 func (t *Proc) CopyReads() {
-	if len(t.outs) == 0 {
-		return
-	}
 	for _, in := range t.ins {
-		nrec := cap(t.pool.bufs[0].ends)
-		in.priv = &Buf{data: make([]byte, 0, t.pool.size), ends: make([]int32, 0, nrec), id: -1}
+		in.priv = &Buf{data: make([]byte, 0, t.pool.size), ends: make([]int32, 0, t.pool.nrec), id: -1}
 	}
 }
 
@@ -270,9 +293,7 @@ func (in *Input) fillFor(copyOut bool) error {
 	}
 	t := in.t
 	p := t.pool
-	if p.hook != nil {
-		p.hook.Before(t.index, OpRead)
-	}
+	t.yieldPoint(OpRead)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	q := in.q
@@ -301,6 +322,10 @@ func (in *Input) fillFor(copyOut bool) error {
 		}
 		t.flushLocked()
 		q.rwait = t
+		if w := q.wwait; w != nil && w.wait.kind == waitDrain {
+			q.wwait = nil
+			p.wakeLocked(w) // the reader asks for more
+		}
 		if err := t.parkLocked(waiting{waitRead, q}); err != nil {
 			return err
 		}
@@ -392,9 +417,7 @@ func (o *Output) writeSlow(rec []byte) error {
 	if o.closed {
 		return ErrClosed
 	}
-	if p.hook != nil {
-		p.hook.Before(t.index, OpWrite)
-	}
+	t.yieldPoint(OpWrite)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if o.pend != nil {
@@ -531,9 +554,7 @@ func (o *Output) move(in *Input, lo int) error {
 	}
 	t := o.t
 	p := t.pool
-	if p.hook != nil {
-		p.hook.Before(t.index, OpWrite)
-	}
+	t.yieldPoint(OpWrite)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if o.pend != nil {
@@ -574,6 +595,37 @@ func (o *Output) Done() <-chan struct{} {
 	return o.q.done
 }
 
+// Drain hands over what was written and waits until the reader has taken
+// every record and asks for more; it returns ErrReaderGone if the reader
+// stopped first. A source that meets bad input (a record too large) drains
+// before it reports it: if nobody reads that far (`head -n 3`), the bad
+// record does not matter, as in a shell.
+func (o *Output) Drain() error {
+	t := o.t
+	p := t.pool
+	t.yieldPoint(OpWrite)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o.pend != nil {
+		o.commitLocked()
+	}
+	q := o.q
+	for {
+		switch {
+		case p.err != nil:
+			return p.err
+		case q.gone:
+			return ErrReaderGone
+		case q.n == 0 && q.held == 0 && q.rwait == q.reader && q.reader != nil:
+			return nil
+		}
+		q.wwait = t
+		if err := t.parkLocked(waiting{waitDrain, q}); err != nil {
+			return err
+		}
+	}
+}
+
 // Close writes eof to this output after handing over what was written.
 // Writes after Close return ErrClosed. Closing is also done by Proc.Finish.
 func (o *Output) Close() {
@@ -605,7 +657,7 @@ func (t *Proc) parkLocked(w waiting) error {
 		switch w.kind {
 		case waitRead:
 			w.q.rwait = nil
-		case waitRoom:
+		case waitRoom, waitDrain:
 			w.q.wwait = nil
 		case waitFree:
 			p.dropFreeWaiterLocked(t)
@@ -628,7 +680,7 @@ func (t *Proc) parkLocked(w waiting) error {
 	switch w.kind {
 	case waitRead:
 		w.q.readWait += d
-	case waitRoom:
+	case waitRoom, waitDrain:
 		w.q.writeWait += d
 	case waitFree:
 		for _, o := range t.outs {
@@ -651,7 +703,7 @@ func (p *Pool) wakeLocked(t *Proc) {
 		if t.wait.q.rwait == t {
 			t.wait.q.rwait = nil
 		}
-	case waitRoom:
+	case waitRoom, waitDrain:
 		if t.wait.q.wwait == t {
 			t.wait.q.wwait = nil
 		}

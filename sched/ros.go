@@ -65,14 +65,28 @@ type coroutine struct {
 }
 
 // rosParker parks a coroutine task by yielding to the scheduler, and
-// tells an idle scheduler that a task may run again.
+// tells an idle scheduler that a task may run again. It also preempts: a
+// task yields at the start of an operation that may block when a task with
+// a greater index has become runnable, since the paper's rule is that the
+// runnable task with the greatest index always runs (a task that gave the
+// one buffer back and woke a greater one must not take it again first).
 type rosParker struct {
-	co     *coroutine
-	notify chan struct{}
-	pool   *buffer.Pool
+	co      *coroutine
+	notify  chan struct{}
+	pool    *buffer.Pool
+	idx     int
+	greater func(idx int) bool // is a task with index > idx runnable?
 }
 
-func (k *rosParker) Park(t *buffer.Proc) {
+func (k *rosParker) Park(t *buffer.Proc) { k.yield() }
+
+func (k *rosParker) Preempt(t *buffer.Proc) {
+	if k.greater(k.idx) {
+		k.yield()
+	}
+}
+
+func (k *rosParker) yield() {
 	if !k.co.yield(struct{}{}) {
 		// The scheduler stopped this coroutine; the task must end.
 		k.pool.Abort(errROSStopped)
@@ -116,21 +130,23 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	cos := make([]*coroutine, len(order))
 	notify := make(chan struct{}, 1)
 	var wg sync.WaitGroup
+	waiting := func(idx int) bool { return r.procs[order[idx]].Waiting() }
+	greater := func(idx int) bool {
+		for j := len(order) - 1; j > idx; j-- {
+			if !core.done[j] && !core.external[j] && !waiting(j) {
+				return true
+			}
+		}
+		return false
+	}
 	for idx, i := range order {
 		p := r.procs[i]
-		p.CopyReads()
+		if p.NumOut() > 0 || g.Tasks[i].Blocking {
+			p.CopyReads()
+		}
 		if g.Tasks[i].Blocking {
 			core.external[idx] = true
 			p.SetParker(&notifyParker{wake: make(chan struct{}, 1), notify: notify})
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r.runTask(i)
-				select {
-				case notify <- struct{}{}:
-				default:
-				}
-			}()
 			continue
 		}
 		co := &coroutine{}
@@ -138,8 +154,23 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			co.yield = yield
 			r.runTask(i)
 		})
-		p.SetParker(&rosParker{co: co, notify: notify, pool: r.pool})
+		p.SetParker(&rosParker{co: co, notify: notify, pool: r.pool, idx: idx, greater: greater})
 		cos[idx] = co
+	}
+	// Every task is set up before the first one starts.
+	for idx, i := range order {
+		if !core.external[idx] {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.runTask(i)
+			select {
+			case notify <- struct{}{}:
+			default:
+			}
+		}()
 	}
 	defer func() {
 		for _, co := range cos {
@@ -148,7 +179,6 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			}
 		}
 	}()
-	waiting := func(idx int) bool { return r.procs[order[idx]].Waiting() }
 	for step := 1; !core.finished(); {
 		idx := core.next(waiting)
 		if idx < 0 {
@@ -184,7 +214,7 @@ func traceStep(w io.Writer, step int, t *graph.Task, p *buffer.Proc, done bool) 
 				why = fmt.Sprintf("waits for a free buffer (FREE %d of %d)", wt.Free, wt.Total)
 			}
 		} else {
-			why = "yields"
+			why = "gives way to a runnable task with a greater index"
 		}
 	}
 	fmt.Fprintf(w, "%d run %s: %s\n", step, t.Name, why)

@@ -128,9 +128,7 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 		return Plan{}, fmt.Errorf("sched: unknown policy %q (known: %v)", pl.Policy, Policies)
 	}
 	if pl.Policy == "ros" {
-		// Theorem 4.1: one buffer is enough when the runnable task with
-		// the greatest index always runs.
-		pl.Bound = 1
+		pl.Bound = rosBound(g)
 	}
 	if pl.RecordSize == 0 {
 		pl.RecordSize = DefaultRecordSize
@@ -147,6 +145,21 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 		pl.Warning = fmt.Sprintf("%d buffers is below the bound of %d (the sum of queue capacities, Theorem 3.2); the run may deadlock", pl.Buffers, pl.Bound)
 	}
 	return pl, nil
+}
+
+// rosBound is the B the ros policy needs: by Theorem 4.1 one buffer for the
+// tasks it runs one at a time, plus, for each task on its own goroutine
+// (graph.Task.Blocking) that writes, the capacity of its outputs: such a
+// task is outside the one-at-a-time rule and can keep that many buffers
+// (a partly filled one counts against the same capacity as queued ones).
+func rosBound(g *graph.Graph) int {
+	b := 1
+	for _, e := range g.Edges {
+		if g.Tasks[e.From.Task].Blocking {
+			b += e.Cap
+		}
+	}
+	return b
 }
 
 // Run runs g to completion under o's policy and returns its statistics and

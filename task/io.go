@@ -3,6 +3,7 @@ package task
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -36,7 +37,15 @@ func ReadFrom(r io.Reader, f record.Framing) Func {
 				return err
 			}
 		}
-		return sc.Err()
+		err := sc.Err()
+		if errors.Is(err, record.ErrTooLarge) {
+			// The records before it are handed over; the error matters
+			// only if the reader wants what comes next.
+			if derr := out.Drain(); derr != nil {
+				return derr
+			}
+		}
+		return err
 	}
 }
 
