@@ -77,7 +77,8 @@ type Cmd struct {
 	// always p.Out(0).
 	Fn task.Func
 	// Rec, when the command is a per-record map or filter, is its
-	// per-record form (for fusion); Fn is then Rec.Func().
+	// per-record form (for fusion); Fn is then Rec.Func(), or a faster
+	// equivalent that works on whole buffers (grep with a literal).
 	Rec *task.PerRecord
 }
 

@@ -157,7 +157,8 @@ type operand struct {
 	name string
 	in   *buffer.Input // set for "-"
 	rc   io.ReadCloser
-	sc   *record.Scanner
+	sc   *record.Scanner // made by the first Read
+	max  int             // the record size
 }
 
 // openOperand opens operand name. Its error is the one Env.Open returned,
@@ -170,7 +171,7 @@ func openOperand(env *Env, p *buffer.Proc, name string) (*operand, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &operand{name: name, rc: rc, sc: record.NewScanner(rc, record.Lines, p.RecordSize())}, nil
+	return &operand{name: name, rc: rc, max: p.RecordSize()}, nil
 }
 
 // fileError is a FILE operand that could not be opened (atOpen) or read
@@ -193,6 +194,9 @@ func (e *fileError) Unwrap() error { return e.err }
 func (s *operand) Read() ([]byte, error) {
 	if s.in != nil {
 		return s.in.Read()
+	}
+	if s.sc == nil {
+		s.sc = record.NewScanner(s.rc, record.Lines, s.max)
 	}
 	if s.sc.Scan() {
 		return s.sc.Record(), nil

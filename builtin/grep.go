@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/record"
@@ -103,6 +105,11 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	c := &Cmd{Name: "grep", ReadsInput: readsInput(g.files)}
 	if len(g.files) == 0 && !g.count && !g.number && !g.only && !g.quiet {
 		c.Rec = g.filter()
+		if l, ok := g.m.(*grepLiteral); ok && l.seekable() {
+			// The same filter, faster: Rec stays the per-record form,
+			// for fusion, and Fn searches whole buffers.
+			c.Fn = g.seekFilter(l)
+		}
 		return c, nil
 	}
 	c.Fn = g.run
@@ -163,38 +170,112 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool) (grepMatcher, e
 // selected last line that lacks one is held back and written, with its
 // newline, at the end.
 func (g *grepCmd) filter() *task.PerRecord {
-	var (
-		selected bool
-		tail     []byte
-	)
+	f := &grepFilter{grepCmd: g}
 	return &task.PerRecord{
 		Start: func(task.Emit) error {
-			selected, tail = false, tail[:0]
+			f.reset()
 			return nil
 		},
-		Keep: func(rec []byte) bool {
-			line := record.TrimEOL(rec)
-			if g.m.match(line) == g.invert {
-				return false
-			}
-			selected = true
-			if len(line) == len(rec) {
-				tail = append(append(tail[:0], rec...), '\n')
-				return false
-			}
-			return true
-		},
-		End: func(emit task.Emit) error {
-			if len(tail) > 0 {
-				if err := emit(tail); err != nil {
-					return err
+		Keep: f.keep,
+		End:  f.end,
+	}
+}
+
+// grepFilter is the state of one run of the filter form.
+type grepFilter struct {
+	*grepCmd
+	selected bool
+	tail     []byte
+	// hit is the address of the match seek found last, or 0: the record
+	// that holds it, which keep is given next, matches without a search.
+	hit uintptr
+}
+
+func (f *grepFilter) reset() {
+	f.selected, f.tail, f.hit = false, f.tail[:0], 0
+}
+
+func (f *grepFilter) keep(rec []byte) bool {
+	line := record.TrimEOL(rec)
+	var matched bool
+	if hit := f.hit; hit != 0 {
+		f.hit = 0
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
+		matched = start <= hit && hit < start+uintptr(len(line))
+	}
+	if !matched {
+		matched = f.m.match(line)
+	}
+	if matched == f.invert {
+		return false
+	}
+	f.selected = true
+	if len(line) == len(rec) {
+		f.tail = append(append(f.tail[:0], rec...), '\n')
+		return false
+	}
+	return true
+}
+
+func (f *grepFilter) end(emit task.Emit) error {
+	if len(f.tail) > 0 {
+		if err := emit(f.tail); err != nil {
+			return err
+		}
+	}
+	if !f.selected {
+		return task.Exit(1)
+	}
+	return nil
+}
+
+// seekFilter is the filter form of a literal grep as a Func that gives the
+// runtime the search for the literal (Output.PassSeek): a buffer is
+// searched once, and the lines before the first match are dropped (or
+// kept, with -v) in bulk, with no call per line. It writes what Rec.Func
+// writes.
+func (g *grepCmd) seekFilter(l *grepLiteral) task.Func {
+	return func(ctx context.Context, p *buffer.Proc) error {
+		f := &grepFilter{grepCmd: g}
+		seek := func(data []byte) int {
+			at := l.seek(data)
+			if g.invert {
+				// The lines before at are kept without a call to keep: the
+				// last line of the input, if it lacks its '\n', must
+				// still get one from keep.
+				if n := len(data); n > 0 && data[n-1] != '\n' {
+					if last := bytes.LastIndexByte(data, '\n') + 1; at < 0 || last < at {
+						at = last
+						f.hit = 0
+						if bytes.IndexByte(data[:at], '\n') >= 0 {
+							f.selected = true
+						}
+						return at
+					}
+				}
+				// Some line ends before at (or there is no match): it is
+				// kept.
+				if at < 0 || bytes.IndexByte(data[:at], '\n') >= 0 {
+					f.selected = true
 				}
 			}
-			if !selected {
-				return task.Exit(1)
+			f.hit = 0
+			if at >= 0 {
+				f.hit = uintptr(unsafe.Pointer(unsafe.SliceData(data))) + uintptr(at)
 			}
-			return nil
-		},
+			return at
+		}
+		in, out := p.In(0), p.Out(0)
+		for {
+			err := out.PassSeek(in, f.keep, seek, g.invert)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return f.end(out.Write)
 	}
 }
 
@@ -326,6 +407,50 @@ func (l *grepLiteral) index(s, pat []byte) int {
 		return grepFoldIndex(s, pat)
 	}
 	return bytes.Index(s, pat)
+}
+
+// seekable reports whether seek may stand for match on a whole buffer:
+// no pattern is empty (which matches every line).
+func (l *grepLiteral) seekable() bool {
+	for _, p := range l.pats {
+		if len(p) == 0 {
+			return false
+		}
+	}
+	return len(l.pats) > 0
+}
+
+// seek returns the offset of the first match of any pattern in data, many
+// lines back to back, or -1. No pattern holds '\n', so a match lies inside
+// one line. With several patterns, data is searched a window at a time, so
+// that a rare pattern is not searched to the end for each match of a
+// frequent one.
+func (l *grepLiteral) seek(data []byte) int {
+	if len(l.pats) == 1 {
+		return l.index(data, l.pats[0])
+	}
+	const window = 16 << 10
+	longest := 0
+	for _, p := range l.pats {
+		longest = max(longest, len(p))
+	}
+	for s := 0; s < len(data); s += window {
+		w := data[s:min(len(data), s+window+longest-1)]
+		best := -1
+		for _, p := range l.pats {
+			if best >= 0 {
+				// Only a match before the best so far matters.
+				w = w[:min(len(w), best+len(p)-1)]
+			}
+			if i := l.index(w, p); i >= 0 && (best < 0 || i < best) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			return s + best
+		}
+	}
+	return -1
 }
 
 func (l *grepLiteral) match(line []byte) bool {

@@ -91,7 +91,7 @@ func (w *wcCmd) run(ctx context.Context, p *buffer.Proc) error {
 		}
 	}()
 	out := p.Out(0)
-	var line []byte
+	var line, buf []byte
 	var total wcCounts
 	failed := false
 	for i, name := range names {
@@ -99,7 +99,7 @@ func (w *wcCmd) run(ctx context.Context, p *buffer.Proc) error {
 		if kept != nil {
 			src = kept[i]
 		}
-		c, err := w.count(p, name, src)
+		c, err := w.count(ctx, p, name, src, &buf)
 		var rerr *fileError
 		switch {
 		case errors.As(err, &rerr):
@@ -179,41 +179,80 @@ func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*operan
 // count counts one operand, read from src if it is already open. A file
 // that cannot be opened or read is a *fileError; its atOpen tells which,
 // as GNU still prints the counts (up to the error) of a file it could
-// open.
-func (w *wcCmd) count(p *buffer.Proc, name string, src *operand) (c wcCounts, err error) {
+// open. Counting needs no records: the input port is read a buffer at a
+// time and a file in large blocks, and the counts are taken on whole
+// slices.
+func (w *wcCmd) count(ctx context.Context, p *buffer.Proc, name string, src *operand, buf *[]byte) (wcCounts, error) {
 	if src == nil {
+		var err error
 		if src, err = openOperand(w.env, p, name); err != nil {
-			return c, &fileError{name: name, err: err, atOpen: true}
+			return wcCounts{}, &fileError{name: name, err: err, atOpen: true}
 		}
 		defer src.Close()
 	}
-	words := w.show[1]
-	inWord := false
+	k := wcCounter{words: w.show[1]}
+	if in := src.Port(); in != nil {
+		for {
+			data, _, err := in.ReadBatch()
+			if err == io.EOF {
+				return k.c, nil
+			}
+			if err != nil {
+				return k.c, err
+			}
+			k.add(data)
+		}
+	}
+	if *buf == nil {
+		*buf = make([]byte, wcBlock)
+	}
 	for {
-		rec, err := src.Read()
+		n, err := src.rc.Read(*buf)
+		k.add((*buf)[:n])
 		if err == io.EOF {
-			return c, nil
+			return k.c, nil
 		}
 		if err != nil {
-			return c, err
+			return k.c, &fileError{name: name, err: err}
 		}
-		c[0] += uint64(bytes.Count(rec, []byte{'\n'}))
-		c[3] += uint64(len(rec))
-		if !words {
-			continue
+		// Reading a file touches no port, where a cancelled run is
+		// noticed.
+		if err := ctx.Err(); err != nil {
+			return k.c, err
 		}
-		for _, b := range rec {
-			switch wcClass[b] {
-			case wcSpace:
-				inWord = false
-			case wcPrint:
-				if !inWord {
-					c[1]++
-					inWord = true
-				}
+	}
+}
+
+// wcBlock is the size of wc's reads of a file.
+const wcBlock = 64 << 10
+
+// wcCounter counts a stream given in pieces of any size: a word may run
+// from one piece into the next.
+type wcCounter struct {
+	c      wcCounts
+	words  bool
+	inWord bool
+}
+
+func (k *wcCounter) add(data []byte) {
+	k.c[0] += uint64(bytes.Count(data, []byte{'\n'}))
+	k.c[3] += uint64(len(data))
+	if !k.words {
+		return
+	}
+	n, inWord := k.c[1], k.inWord
+	for _, b := range data {
+		switch wcClass[b] {
+		case wcSpace:
+			inWord = false
+		case wcPrint:
+			if !inWord {
+				n++
+				inWord = true
 			}
 		}
 	}
+	k.c[1], k.inWord = n, inWord
 }
 
 // format appends one output line: the shown counts right-aligned in width

@@ -1,0 +1,301 @@
+package builtin_test
+
+// Tests of the builtins that work on whole buffers (cat's files read with
+// ScanFrom, grep's literal search with PassSeek, wc's counting on batches)
+// with a small record size, so that lines, words and matches fall across
+// buffer boundaries.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/task"
+)
+
+// runSized runs argv as runBuiltin does, with records of at most size
+// bytes and stdin read from r.
+func runSized(t testing.TB, dir string, argv []string, r io.Reader, size int) result {
+	t.Helper()
+	var stderr, stdout bytes.Buffer
+	env := &builtin.Env{Stderr: &stderr}
+	if dir != "" {
+		env.Open = func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }
+	}
+	c, err := builtin.New(env, argv)
+	if err != nil {
+		t.Fatalf("%q: %v", argv, err)
+	}
+	g := &graph.Graph{}
+	me := g.Add(c.Name, 0, 1, c.Fn)
+	if c.ReadsInput {
+		g.Tasks[me].In = 1
+		src := g.Add("stdin", 0, 1, task.ReadFrom(r, record.Lines))
+		g.Connect(src, 0, me, 0, 2)
+	}
+	sink := g.Add("stdout", 1, 0, task.WriteTo(&stdout, record.Lines))
+	g.Connect(me, 0, sink, 0, 2)
+	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: size})
+	res := result{out: stdout.String(), err: stderr.String()}
+	var ee *task.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.code = ee.Code
+	default:
+		t.Fatalf("%q: run: %v", argv, err)
+	}
+	return res
+}
+
+// batchText makes n lines of random words from a small vocabulary (so
+// that literals match now and then), some long, with a final newline or
+// not.
+func batchText(r *rand.Rand, n int, final bool) string {
+	words := []string{"alpha", "beta", "Gamma", "delta", "ERROR", "error", "zz", "z", "x\ty", "a\x01b", "\x80", "  ", "\v"}
+	var b strings.Builder
+	for i := range n {
+		k := r.IntN(12)
+		if r.IntN(50) == 0 {
+			k = 300 + r.IntN(600) // a long line
+		}
+		for j := range k {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		if i < n-1 || final {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// grep's literal filter searches whole buffers (PassSeek): the same
+// output and status as GNU, with matches anywhere in a buffer, dense or
+// rare, and a last line without '\n'.
+func TestGrepSeekSameAsGNU(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	argvs := [][]string{
+		{"grep", "ERROR"}, {"grep", "-v", "ERROR"}, {"grep", "-v", "zzz"}, {"grep", "zzz"},
+		{"grep", "z"}, {"grep", "-v", "z"}, {"grep", "-v", "a"}, {"grep", "-i", "error"},
+		{"grep", "-vi", "gamma"}, {"grep", "-e", "delta", "-e", "a\x01b"},
+		{"grep", "-v", "-e", "zz", "-e", "Gamma"}, {"grep", "-F", "x\ty"}, {"grep", "-vF", "-e", "zz", "-e", "beta"},
+		{"grep", "-i", "-e", "GAMMA", "-e", "zz z"},
+	}
+	for _, n := range []int{0, 1, 2, 7, 300, 3000} {
+		for _, final := range []bool{true, false} {
+			in := batchText(r, n, final)
+			for _, argv := range argvs {
+				c, err := builtin.New(nil, argv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Rec == nil || c.Fn == nil {
+					t.Fatalf("%q: want the seek filter and its per-record form", argv)
+				}
+				want := runGNU(t, "", argv, in)
+				for _, size := range []int{1 << 12, 1 << 16} {
+					got := runSized(t, "", argv, strings.NewReader(in), size)
+					if got.out != want.out || got.code != want.code {
+						t.Errorf("%q on %d lines (final newline %v), record size %d:\n tpipe: status %d, %d bytes\n   GNU: status %d, %d bytes",
+							argv, n, final, size, got.code, len(got.out), want.code, len(want.out))
+					}
+				}
+			}
+		}
+	}
+}
+
+// wc counts on whole batches: a word or a line may run from one buffer
+// into the next.
+func TestWcBatchesSameAsGNU(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 50, 3000} {
+		for _, final := range []bool{true, false} {
+			in := batchText(r, n, final)
+			dir := textFiles(t, "in", in, "f2", "x\ny\n")
+			for _, argv := range [][]string{{"wc"}, {"wc", "-w"}, {"wc", "-l"}, {"wc", "-cm"}, {"wc", "in"}, {"wc", "-w", "in", "-", "f2"}} {
+				want := runGNU(t, dir, argv, in)
+				got := runSized(t, dir, argv, strings.NewReader(in), 1<<12)
+				if got.out != want.out || got.code != want.code {
+					t.Errorf("%q on %d lines: tpipe %d %q, GNU %d %q", argv, n, got.code, got.out, want.code, want.out)
+				}
+			}
+		}
+	}
+}
+
+// slowReader hands out its text in small pieces, now and then after a
+// pause, like a pipe a slow program writes to.
+type slowReader struct {
+	s string
+	r *rand.Rand
+}
+
+func (s *slowReader) Read(p []byte) (int, error) {
+	if s.s == "" {
+		return 0, io.EOF
+	}
+	if s.r.IntN(4) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	n := copy(p[:min(len(p), 1+s.r.IntN(200))], s.s)
+	s.s = s.s[n:]
+	return n, nil
+}
+
+// cat with FILEs writes the bytes of its operands one after the other, a
+// line without '\n' at the end of one running into the next, and its
+// output is cut into lines as that byte stream would be: only the last
+// record may lack its '\n'. A slow input ("-") must not cut a line held
+// over from a file.
+func TestCatJoinsOperands(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	dir := t.TempDir()
+	var files []string
+	contents := map[string]string{}
+	for i := range 8 {
+		name := fmt.Sprintf("f%d", i)
+		var text string
+		switch i {
+		case 0:
+			text = ""
+		case 1:
+			text = "no newline"
+		case 2:
+			text = "\n"
+		default:
+			text = batchText(r, r.IntN(400), r.IntN(2) == 0)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+		contents[name] = text
+	}
+	for range 60 {
+		stdin := batchText(r, r.IntN(200), r.IntN(2) == 0)
+		if r.IntN(4) == 0 {
+			stdin = "in"
+		}
+		argv := []string{"cat"}
+		var want strings.Builder
+		wantCode := 0
+		read := false
+		for range 1 + r.IntN(5) {
+			name := files[r.IntN(len(files))]
+			switch r.IntN(5) {
+			case 0:
+				name = "-"
+			case 1:
+				name = "missing"
+			}
+			argv = append(argv, name)
+			switch {
+			case name == "missing":
+				wantCode = 1
+			case name != "-":
+				want.WriteString(contents[name])
+			case !read:
+				want.WriteString(stdin)
+				read = true
+			}
+		}
+		for _, size := range []int{1 << 12, 1 << 16} {
+			out, code := runCatRecords(t, dir, argv, &slowReader{s: stdin, r: r}, size)
+			if out != want.String() || code != wantCode {
+				t.Errorf("%q, record size %d: status %d, %d bytes; want status %d, %d bytes",
+					argv, size, code, len(out), wantCode, want.Len())
+			}
+		}
+	}
+}
+
+// runCatRecords runs the cat command argv, reading stdin from r, into a
+// sink that checks that every record but the last ends in '\n'.
+func runCatRecords(t *testing.T, dir string, argv []string, r io.Reader, size int) (string, int) {
+	t.Helper()
+	env := &builtin.Env{Open: func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }}
+	c, err := builtin.New(env, argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &graph.Graph{}
+	me := g.Add(c.Name, 0, 1, c.Fn)
+	if c.ReadsInput {
+		g.Tasks[me].In = 1
+		src := g.Add("stdin", 0, 1, task.ReadFrom(r, record.Lines))
+		g.Connect(src, 0, me, 0, 2)
+	}
+	var out bytes.Buffer
+	var cut error
+	sink := g.Add("check", 1, 0, func(ctx context.Context, p *buffer.Proc) error {
+		in := p.In(0)
+		for {
+			rec, err := in.Read()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if cut == nil && out.Len() > 0 && out.Bytes()[out.Len()-1] != '\n' {
+				cut = fmt.Errorf("a record ends in %q, before %q", out.Bytes()[max(0, out.Len()-10):], rec[:min(10, len(rec))])
+			}
+			out.Write(rec)
+		}
+	})
+	g.Connect(me, 0, sink, 0, 2)
+	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: size})
+	if cut != nil {
+		t.Errorf("%q: %v", argv, cut)
+	}
+	var ee *task.ExitError
+	switch {
+	case err == nil:
+		return out.String(), 0
+	case errors.As(err, &ee):
+		return out.String(), ee.Code
+	}
+	t.Fatalf("%q: run: %v", argv, err)
+	return "", 0
+}
+
+// A line over the record size is reported as GNU cat would report a file
+// it cannot read: the lines before it are written, the rest of that file
+// is skipped, cat goes on with the next operand and exits with status 1.
+func TestCatLineTooLarge(t *testing.T) {
+	long := strings.Repeat("w", 5000)
+	dir := textFiles(t, "a", "x\ny\n", "big", "ok\n"+long+"\nafter\n", "bignonl", long)
+	for _, tc := range []struct {
+		argv     []string
+		out, err string
+	}{
+		{[]string{"cat", "a", "big", "a"}, "x\ny\nok\nx\ny\n",
+			"cat: big: record of 5001 bytes exceeds the record size of 4096 bytes (raise it with --record-size)\n"},
+		{[]string{"cat", "big", "-", "a"}, "ok\nin\nx\ny\n",
+			"cat: big: record of 5001 bytes exceeds the record size of 4096 bytes (raise it with --record-size)\n"},
+		{[]string{"cat", "bignonl", "a"}, "x\ny\n",
+			"cat: bignonl: record of 5000 bytes exceeds the record size of 4096 bytes (raise it with --record-size)\n"},
+	} {
+		got := runSized(t, dir, tc.argv, strings.NewReader("in\n"), 1<<12)
+		if got.out != tc.out || got.err != tc.err || got.code != 1 {
+			t.Errorf("%q: status %d, out %q, err %q; want status 1, out %q, err %q", tc.argv, got.code, got.out, got.err, tc.out, tc.err)
+		}
+	}
+}
