@@ -32,6 +32,11 @@ type Task struct {
 	// external process, a terminal). Policies that run one task at a time
 	// run such a task on its own goroutine, so that its wait stalls no one.
 	Blocking bool
+	// Together, when not empty, names a group of tasks that must run at
+	// the same time (the two halves of one external process: its stdin
+	// feeder and its stdout reader). A policy that runs tasks in turn (the
+	// serial one) runs a group as one step.
+	Together string
 }
 
 // Func returns the function that runs the task.

@@ -23,13 +23,16 @@ import (
 	"github.com/tpipe/tpipe/task"
 )
 
+// DefaultPolicy is the policy when Options.Policy is "".
+const DefaultPolicy = "auto"
+
 // DefaultRecordSize is S when Options.RecordSize is 0.
 const DefaultRecordSize = 256 << 10
 
 // Options configure a run. The zero Options run the concurrent policy with
 // B at the bound and 64 KiB records.
 type Options struct {
-	// Policy names the policy; "" means "concurrent", the only one so far.
+	// Policy names the policy (one of Policies); "" means DefaultPolicy.
 	Policy string
 	// Buffers is B; 0 means the graph's bound (graph.Graph.Bound). A B
 	// below the bound is accepted with a warning on Stderr.
@@ -50,7 +53,7 @@ type Options struct {
 }
 
 // Policies lists the policy names Run accepts.
-var Policies = []string{"concurrent", "ros"}
+var Policies = []string{"auto", "concurrent", "ros", "fused", "serial"}
 
 // TaskError is a task's failure; Run returns the first one.
 type TaskError struct {
@@ -97,6 +100,7 @@ type Stats struct {
 	Wall             time.Duration `json:"wall_ns"`
 	Tasks            []TaskStats   `json:"tasks"`
 	Edges            []EdgeStats   `json:"edges"`
+	Disk             *DiskStats    `json:"disk,omitempty"` // the serial policy's bytes to and from disk
 }
 
 // Plan is what Run would do with a graph and options, without running it.
@@ -118,7 +122,7 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 	}
 	pl := Plan{Policy: o.Policy, Buffers: o.Buffers, RecordSize: o.RecordSize, Bound: g.Bound()}
 	if pl.Policy == "" {
-		pl.Policy = "concurrent"
+		pl.Policy = DefaultPolicy
 	}
 	known := false
 	for _, p := range Policies {
@@ -179,6 +183,15 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	switch pl.Policy {
 	case "ros":
 		return runROS(ctx, g, pl, o)
+	case "fused", "auto":
+		// auto: fuse what can be fused, run the rest concurrently.
+		return runFused(ctx, g, pl, o)
+	case "serial":
+		st, disk, err := runSerialDisk(ctx, g, pl, o)
+		if st != nil {
+			st.Disk = &disk
+		}
+		return st, err
 	default:
 		return runConcurrent(ctx, g, pl, o)
 	}

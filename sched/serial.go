@@ -1,0 +1,389 @@
+package sched
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/task"
+)
+
+// This file is the serial policy, the paper's baseline: tasks run one at a
+// time to completion, in topological order, and every edge is a temporary
+// file. It needs no interleaving at all, so it also runs graphs that
+// deadlock with bounded queues (a tee whose two branches meet again), at
+// the price of the whole of every edge on disk.
+
+// serialMaxBytes is the most bytes of framed records the serial policy
+// stores for one edge, before compression. An infinite source (yes) would
+// otherwise fill the disk, or run forever on a well-compressed stream.
+var serialMaxBytes int64 = 1 << 30
+
+// serialPattern names the serial policy's files in os.TempDir().
+const serialPattern = "tpipe-serial-*"
+
+// DiskStats are the serial policy's disk traffic: the compressed bytes
+// written to and read back from its edge files.
+type DiskStats struct {
+	Written int64 `json:"written"`
+	Read    int64 `json:"read"`
+}
+
+// runSerial is the serial policy; see runSerialDisk.
+func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, error) {
+	st, _, err := runSerialDisk(ctx, g, pl, o)
+	return st, err
+}
+
+// runSerialDisk runs g's tasks one at a time in topological order. Each
+// runs, concurrently, in a small graph of its own: a source per input edge
+// reading that edge's file, the task, and a sink per output edge writing
+// its file (records length-prefixed, so any bytes round-trip, and
+// compressed with zstd at its fastest level). A small graph gets the
+// caller's B, or else its own bound. A task that stops reading early
+// (head) is fine: its upstream has already finished.
+//
+// The error follows Run's rules: the first hard failure stops the run and
+// names the original task (a failure to read or write an edge's file names
+// the task that reads or writes it); else the rightmost non-zero exit
+// status. Stats have one entry per task and edge of g; Buffers and
+// BuffersHighWater are the most any small graph used. Every file is
+// removed, an edge's as soon as its reader has run. Hooks are not passed
+// on: one written for g's indices could wait for a task a small graph does
+// not have.
+func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, DiskStats, error) {
+	s := &serialRun{g: g, pl: pl, o: o, spills: make([]spill, len(g.Edges)), start: time.Now()}
+	s.st = &Stats{Policy: "serial", RecordSize: pl.RecordSize, Bound: pl.Bound,
+		Tasks: make([]TaskStats, len(g.Tasks)), Edges: make([]EdgeStats, len(g.Edges))}
+	for i, t := range g.Tasks {
+		s.st.Tasks[i] = TaskStats{Name: t.Name, Index: t.Index}
+	}
+	for k, e := range g.Edges {
+		s.st.Edges[k] = EdgeStats{Name: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name, Cap: e.Cap}
+	}
+	err := s.run(ctx)
+	for k := range s.spills {
+		s.spills[k].remove()
+		s.disk.Written += s.spills[k].written
+		s.disk.Read += s.spills[k].read
+	}
+	s.st.Wall = time.Since(s.start)
+	return s.st, s.disk, err
+}
+
+type serialRun struct {
+	g      *graph.Graph
+	pl     Plan
+	o      Options
+	spills []spill // one per edge
+	st     *Stats
+	disk   DiskStats
+	start  time.Time
+}
+
+// spill is the file of one edge. Its writer is a sink task of one small
+// graph, its reader a source task of a later one; the counters are read
+// only after each has returned.
+type spill struct {
+	path          string // "" before the writer runs and once removed
+	written, read int64
+}
+
+func (sp *spill) remove() {
+	if sp.path != "" {
+		os.Remove(sp.path)
+		sp.path = ""
+	}
+}
+
+func (s *serialRun) run(ctx context.Context) error {
+	g := s.g
+	ins, outs := make([][]int, len(g.Tasks)), make([][]int, len(g.Tasks))
+	for i, t := range g.Tasks {
+		ins[i], outs[i] = make([]int, t.In), make([]int, t.Out)
+	}
+	for k, e := range g.Edges {
+		ins[e.To.Task][e.To.Port] = k
+		outs[e.From.Task][e.From.Port] = k
+	}
+	var status *TaskError
+	for _, step := range serialSteps(g) {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		err := s.runStep(ctx, step, ins, outs)
+		for _, i := range step {
+			for _, k := range ins[i] {
+				s.spills[k].remove()
+			}
+		}
+		if err == nil {
+			continue
+		}
+		var exit *task.ExitError
+		if te, ok := err.(*TaskError); ok && errors.As(te.Err, &exit) {
+			status = te // finish reports non-zero statuses only; later tasks are further right
+			continue
+		}
+		return err
+	}
+	if status != nil {
+		return status
+	}
+	return nil
+}
+
+// serialSteps orders the tasks of g into steps: one task each, except that
+// the tasks of a group (graph.Task.Together) share a step, and a step comes
+// after every step that writes its inputs. Ties keep topological order.
+func serialSteps(g *graph.Graph) [][]int {
+	groupOf := make([]int, len(g.Tasks)) // task -> step id
+	var steps [][]int
+	byKey := map[string]int{}
+	for _, i := range g.Order() {
+		if key := g.Tasks[i].Together; key != "" {
+			if id, ok := byKey[key]; ok {
+				groupOf[i] = id
+				steps[id] = append(steps[id], i)
+				continue
+			}
+			byKey[key] = len(steps)
+		}
+		groupOf[i] = len(steps)
+		steps = append(steps, []int{i})
+	}
+	indeg := make([]int, len(steps))
+	succ := make([][]int, len(steps))
+	for _, e := range g.Edges {
+		a, b := groupOf[e.From.Task], groupOf[e.To.Task]
+		if a != b {
+			indeg[b]++
+			succ[a] = append(succ[a], b)
+		}
+	}
+	var ordered [][]int
+	done := make([]bool, len(steps))
+	for len(ordered) < len(steps) {
+		for id := range steps { // the first ready step in topological order
+			if !done[id] && indeg[id] == 0 {
+				done[id] = true
+				ordered = append(ordered, steps[id])
+				for _, n := range succ[id] {
+					indeg[n]--
+				}
+				break
+			}
+		}
+	}
+	return ordered
+}
+
+// runStep runs the tasks of one step in a small graph of their own: for
+// each, sources for its input edges, the task, and sinks for its output
+// edges. The sources and sinks bear their task's name, since their failures
+// are the task's.
+func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) error {
+	g := s.g
+	sg := &graph.Graph{}
+	pos := make([]int, len(step)) // where each task of the step is in sg
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close() // the reader opens the file again: one descriptor per running edge
+		}
+	}()
+	for n, i := range step {
+		t := g.Tasks[i]
+		first := len(sg.Tasks)
+		for _, k := range ins[i] {
+			sg.Add(t.Name, 0, 1, s.source(k))
+		}
+		c := *t // Validate sets Index: g's task must not be touched
+		pos[n] = len(sg.Tasks)
+		sg.Tasks = append(sg.Tasks, &c)
+		for p, k := range ins[i] {
+			sg.Connect(first+p, 0, pos[n], p, g.Edges[k].Cap).Name = g.Edges[k].Name
+		}
+		for p, k := range outs[i] {
+			f, err := os.CreateTemp("", serialPattern)
+			if err != nil {
+				return &TaskError{Task: t.Name, Index: t.Index, Err: fmt.Errorf("edge %s: %w", g.Edges[k].Name, err)}
+			}
+			files = append(files, f)
+			s.spills[k].path = f.Name()
+			sink := sg.Add(t.Name, 1, 0, s.sink(k, f))
+			sg.Connect(pos[n], p, sink, 0, g.Edges[k].Cap).Name = g.Edges[k].Name
+		}
+	}
+	if err := sg.Validate(); err != nil {
+		return fmt.Errorf("sched: serial: internal error: %w", err)
+	}
+	spl := Plan{Policy: "serial", Buffers: s.o.Buffers, RecordSize: s.pl.RecordSize, Bound: sg.Bound()}
+	if spl.Buffers == 0 {
+		spl.Buffers = spl.Bound
+	}
+	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, Stderr: s.o.Stderr, Resolver: s.o.Resolver})
+	if st != nil {
+		s.mergeStep(step, pos, ins, outs, sg, st)
+		s.st.Buffers = max(s.st.Buffers, spl.Buffers)
+	}
+	if te, ok := err.(*TaskError); ok {
+		for _, i := range step {
+			if g.Tasks[i].Name == te.Task {
+				return &TaskError{Task: te.Task, Index: g.Tasks[i].Index, Err: te.Err}
+			}
+		}
+	}
+	return err
+}
+
+// mergeStep merges the statistics of a step's small graph: task i of the
+// step is task pos[n] of sg; its edges are found by name.
+func (s *serialRun) mergeStep(step, pos []int, ins, outs [][]int, sg *graph.Graph, st *Stats) {
+	for n, i := range step {
+		var ein, eout []int // edges of i in sg, in port order
+		for k, e := range sg.Edges {
+			if e.To.Task == pos[n] {
+				ein = append(ein, k)
+			}
+		}
+		for k, e := range sg.Edges {
+			if e.From.Task == pos[n] {
+				eout = append(eout, k)
+			}
+		}
+		sub := &Stats{Tasks: st.Tasks, BuffersHighWater: st.BuffersHighWater}
+		for _, k := range append(ein, eout...) {
+			sub.Edges = append(sub.Edges, st.Edges[k])
+		}
+		s.merge(i, pos[n], ins[i], outs[i], sub)
+	}
+}
+
+// merge copies the statistics of task i's small graph, where it is task ti
+// and the edges are ins then outs, into the run's: an edge's writer side
+// comes from its writer's run, its read wait from its reader's.
+func (s *serialRun) merge(i, ti int, ins, outs []int, st *Stats) {
+	ts := st.Tasks[ti]
+	ts.Name, ts.Index = s.g.Tasks[i].Name, s.g.Tasks[i].Index
+	s.st.Tasks[i] = ts
+	s.st.BuffersHighWater = max(s.st.BuffersHighWater, st.BuffersHighWater)
+	for p, es := range st.Edges {
+		if p < len(ins) {
+			e := &s.st.Edges[ins[p]]
+			e.ReadWait = es.ReadWait
+			e.Growths += es.Growths
+			continue
+		}
+		e := &s.st.Edges[outs[p-len(ins)]]
+		e.Records, e.Bytes, e.HighWater, e.WriteWait = es.Records, es.Bytes, es.HighWater, es.WriteWait
+		e.Cap = es.Cap
+		e.Growths += es.Growths
+	}
+}
+
+// source returns the task that reads edge k's file into its output.
+func (s *serialRun) source(k int) task.Func {
+	sp := &s.spills[k]
+	name := s.g.Edges[k].Name
+	return func(ctx context.Context, p *buffer.Proc) error {
+		f, err := os.Open(sp.path)
+		if err != nil {
+			return fmt.Errorf("edge %s: %w", name, err)
+		}
+		defer f.Close()
+		// Concurrency 1 decodes in the caller: no goroutine to leak.
+		dec, err := zstd.NewReader(bufio.NewReaderSize(&countReader{f, &sp.read}, 64<<10), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return fmt.Errorf("edge %s: %w", name, err)
+		}
+		defer dec.Close()
+		sc := record.NewScanner(dec, record.LengthPrefixed, p.RecordSize())
+		out := p.Out(0)
+		for sc.Scan() {
+			if err := out.Write(sc.Record()); err != nil {
+				return err
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("read edge %s: %w", name, err)
+		}
+		return nil
+	}
+}
+
+// sink returns the task that writes its input to edge k's file f.
+func (s *serialRun) sink(k int, f *os.File) task.Func {
+	sp := &s.spills[k]
+	e := s.g.Edges[k]
+	from, to := s.g.Tasks[e.From.Task].Name, s.g.Tasks[e.To.Task].Name
+	return func(ctx context.Context, p *buffer.Proc) error {
+		// One goroutine (concurrency 1 encodes in the caller), and a 1 MiB
+		// window: the default's tables cost more to set up than a short
+		// edge takes to compress.
+		enc, err := zstd.NewWriter(&countWriter{f, &sp.written}, zstd.WithEncoderLevel(zstd.SpeedFastest),
+			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
+		if err != nil {
+			return fmt.Errorf("edge %s: %w", e.Name, err)
+		}
+		w := bufio.NewWriterSize(enc, 64<<10)
+		in := p.In(0)
+		var n int64
+		var frame []byte
+		for {
+			rec, err := in.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if n += int64(len(rec) + record.LengthPrefixed.Overhead()); n > serialMaxBytes {
+				return fmt.Errorf("edge %s from %s to %s: more than %d bytes: the serial policy keeps every edge on disk and needs finite input", e.Name, from, to, serialMaxBytes)
+			}
+			frame = record.LengthPrefixed.Append(frame[:0], rec)
+			if _, err := w.Write(frame); err != nil {
+				return fmt.Errorf("write edge %s: %w", e.Name, err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("write edge %s: %w", e.Name, err)
+		}
+		if err := enc.Close(); err != nil {
+			return fmt.Errorf("write edge %s: %w", e.Name, err)
+		}
+		return nil
+	}
+}
+
+// countReader and countWriter count the bytes that reach the disk.
+type countReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
+}
