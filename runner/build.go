@@ -336,6 +336,9 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 	if f := x.Input(); f != nil {
 		t := b.g.Add(b.unique(name+":stdin"), 1, 0, f)
 		b.g.Tasks[t].Blocking = true
+		// One process: its feeder and its reader run at the same time.
+		b.g.Tasks[t].Together = b.g.Tasks[out].Name
+		b.g.Tasks[out].Together = b.g.Tasks[out].Name
 		b.feed(in, t)
 	} else {
 		b.drop(in)

@@ -16,6 +16,14 @@ import (
 func Explain(w io.Writer, j *Job) {
 	g, pl := j.Graph, j.Plan
 	fmt.Fprintf(w, "policy %s: %s\n", pl.Policy, policyNote(pl.Policy))
+	if pl.Policy == "fused" || pl.Policy == "auto" {
+		if _, notes, err := sched.Fuse(g); err == nil {
+			fmt.Fprintf(w, "fusion (loop jamming of per-record stages):\n")
+			for _, n := range notes {
+				fmt.Fprintf(w, "  %s\n", n)
+			}
+		}
+	}
 	fmt.Fprintf(w, "tasks (topological order):\n")
 	for _, i := range g.Order() {
 		t := g.Tasks[i]
@@ -51,6 +59,12 @@ func policyNote(p string) string {
 	switch p {
 	case "concurrent":
 		return "one goroutine per task, B shared buffers"
+	case "auto":
+		return "adjacent per-record stages fused into one loop, the rest concurrent"
+	case "fused":
+		return "maximal runs of per-record stages compiled into one loop (loop jamming), the rest concurrent"
+	case "serial":
+		return "each task to completion in turn, every queue a zstd-compressed temp file (the paper's baseline)"
 	case "ros":
 		return "Record Oriented Scheduling: one task at a time, the runnable one with the greatest index; one buffer suffices (Theorem 4.1)"
 	}
@@ -75,6 +89,9 @@ func size(n int64) string {
 func WriteStats(w io.Writer, st *sched.Stats) {
 	fmt.Fprintf(w, "policy %s, B = %d of %s, buffers high-water %d, wall %s\n",
 		st.Policy, st.Buffers, size(int64(st.RecordSize)), st.BuffersHighWater, round(st.Wall))
+	if st.Disk != nil {
+		fmt.Fprintf(w, "disk: %d bytes written, %d bytes read\n", st.Disk.Written, st.Disk.Read)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "queue\tfrom\tto\tcap\trecords\tbytes\thigh-water\tread wait\twrite wait\t\n")
 	for _, e := range st.Edges {

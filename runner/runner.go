@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/builtin"
@@ -60,6 +61,11 @@ func New(cfg Config) *Runner {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
+	if _, ok := cfg.Stderr.(*os.File); !ok {
+		// Tasks and processes write messages at the same time; a file is
+		// safe for that, an arbitrary writer (a bytes.Buffer) is not.
+		cfg.Stderr = &lockedWriter{w: cfg.Stderr}
+	}
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
 	}
@@ -89,6 +95,18 @@ func (r *Runner) SetConfig(c Config) {
 		c.Getenv = r.cfg.Getenv
 	}
 	r.cfg = c
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // Status codes, as bash uses them.

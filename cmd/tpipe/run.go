@@ -70,7 +70,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	var o options
 	fs := flag.NewFlagSet("tpipe", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.policy, "policy", "concurrent", "scheduling policy `NAME`: "+strings.Join(sched.Policies, ", ")+"; default concurrent")
+	fs.StringVar(&o.policy, "policy", sched.DefaultPolicy, "scheduling policy `NAME`: "+strings.Join(sched.Policies, ", ")+"; default "+sched.DefaultPolicy)
 	fs.IntVar(&o.buffers, "buffers", 0, "number of record buffers `B`; default: the bound, the sum of queue capacities")
 	fs.IntVar(&o.cap, "cap", 0, fmt.Sprintf("capacity of every queue, in buffers `N`; default %d (1 under ros)", graph.DefaultCap))
 	o.recordSize = sched.DefaultRecordSize
