@@ -16,9 +16,16 @@ import (
 func Explain(w io.Writer, j *Job) {
 	g, pl := j.Graph, j.Plan
 	fmt.Fprintf(w, "policy %s: %s\n", pl.Policy, policyNote(pl.Policy))
-	if pl.Policy == "fused" || pl.Policy == "auto" {
+	if pl.Policy == "auto" {
+		fmt.Fprintf(w, "auto runs %s: %s\n", pl.Runs, pl.Why)
+	}
+	if pl.Runs == "fused" || pl.Policy == "auto" {
 		if _, notes, err := sched.Fuse(g); err == nil {
-			fmt.Fprintf(w, "fusion (loop jamming of per-record stages):\n")
+			what := "fusion (loop jamming of per-record stages)"
+			if pl.Runs != "fused" {
+				what = "what --policy fused would fuse"
+			}
+			fmt.Fprintf(w, "%s:\n", what)
 			for _, n := range notes {
 				fmt.Fprintf(w, "  %s\n", n)
 			}
@@ -60,7 +67,7 @@ func policyNote(p string) string {
 	case "concurrent":
 		return "one goroutine per task, B shared buffers"
 	case "auto":
-		return "adjacent per-record stages fused into one loop, the rest concurrent"
+		return "fuse per-record stages on one CPU, else run every task concurrently"
 	case "fused":
 		return "maximal runs of per-record stages compiled into one loop (loop jamming), the rest concurrent"
 	case "serial":
