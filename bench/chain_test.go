@@ -27,10 +27,13 @@ var (
 const queueCap = 2
 
 func BenchmarkChain(b *testing.B) {
-	for _, policy := range []string{"concurrent", "ros", "channels"} {
+	for _, policy := range []string{"concurrent", "ros", "fused", "serial", "channels"} {
 		for _, stages := range chainStages {
 			for _, size := range chainSizes {
 				b.Run(fmt.Sprintf("%s/stages=%d/rec=%d", policy, stages, size), func(b *testing.B) {
+					if policy == "serial" && size == 1<<20 && b.N > 200 {
+						b.N = 200 // every record goes through a file per stage
+					}
 					rec := make([]byte, size)
 					for i := range rec {
 						rec[i] = byte('a' + i%26)
@@ -59,7 +62,43 @@ func BenchmarkChain(b *testing.B) {
 // records; a large record gets a buffer of its own size.
 func recordSize(rec int) int { return max(64<<10, rec) }
 
+// BenchmarkChainUnbatched is the chain with S equal to the record size, so
+// every record is a buffer of its own: the cost of a queue handoff (a
+// coroutine switch under ros) per record per stage.
+func BenchmarkChainUnbatched(b *testing.B) {
+	for _, policy := range []string{"concurrent", "ros"} {
+		for _, stages := range chainStages {
+			b.Run(fmt.Sprintf("%s/stages=%d/rec=64", policy, stages), func(b *testing.B) {
+				rec := make([]byte, 64)
+				b.ReportAllocs()
+				b.ResetTimer()
+				n := runTpipeS(b, policy, b.N, stages, rec, len(rec))
+				b.StopTimer()
+				if n != int64(b.N)*64 {
+					b.Fatalf("sink saw %d bytes", n)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/rec")
+			})
+		}
+	}
+}
+
+// BenchmarkMemmove is the bandwidth every 1 MiB chain is measured against:
+// one copy of a 1 MiB record (the source's fill) per op.
+func BenchmarkMemmove(b *testing.B) {
+	src := make([]byte, 1<<20)
+	dst := make([]byte, 1<<20)
+	b.SetBytes(1 << 20)
+	for i := 0; i < b.N; i++ {
+		copy(dst, src)
+	}
+}
+
 func runTpipe(b *testing.B, policy string, n, stages int, rec []byte) int64 {
+	return runTpipeS(b, policy, n, stages, rec, recordSize(len(rec)))
+}
+
+func runTpipeS(b *testing.B, policy string, n, stages int, rec []byte, s int) int64 {
 	var total int64
 	tasks := []*graph.Task{{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
 		out := p.Out(0)
@@ -91,7 +130,7 @@ func runTpipe(b *testing.B, policy string, n, stages int, rec []byte) int64 {
 	if policy == "ros" {
 		c = 1 // Theorem 4.1: one buffer, capacities 1
 	}
-	st, err := sched.Run(context.Background(), graph.Chain(c, tasks...), sched.Options{Policy: policy, RecordSize: recordSize(len(rec))})
+	st, err := sched.Run(context.Background(), graph.Chain(c, tasks...), sched.Options{Policy: policy, RecordSize: s})
 	if err != nil {
 		b.Fatal(err)
 	}

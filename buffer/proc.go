@@ -3,6 +3,7 @@ package buffer
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,9 +19,12 @@ type Proc struct {
 	wake    chan struct{}
 	park    Parker // nil: park on wake
 	preempt Preempter
-	wait    waiting
-	got     *Buf // a buffer handed over from FREE while this task waited for it
-	done    bool
+	// parked mirrors wait.kind != waitNone for schedulers that poll
+	// without the lock (set and cleared under it).
+	parked atomic.Bool
+	wait   waiting
+	got    *Buf // a buffer handed over from FREE while this task waited for it
+	done   bool
 
 	blockedTime time.Duration
 }
@@ -126,11 +130,7 @@ func (t *Proc) yieldPoint(op Op) {
 
 // Waiting reports whether the task is parked waiting for a queue or FREE
 // (and not yet woken). A coroutine scheduler runs only tasks that are not.
-func (t *Proc) Waiting() bool {
-	t.pool.mu.Lock()
-	defer t.pool.mu.Unlock()
-	return t.wait.kind != waitNone
-}
+func (t *Proc) Waiting() bool { return t.parked.Load() }
 
 // Wait describes what the task waits on, if it is waiting.
 func (t *Proc) Wait() (Wait, bool) {
@@ -665,6 +665,7 @@ func (t *Proc) parkLocked(w waiting) error {
 		return errWouldBlock
 	}
 	t.wait = w
+	t.parked.Store(true)
 	p.blocked++
 	p.checkStallLocked()
 	start := now()
@@ -709,6 +710,7 @@ func (p *Pool) wakeLocked(t *Proc) {
 		}
 	}
 	t.wait = waiting{}
+	t.parked.Store(false)
 	p.blocked--
 	if t.park != nil {
 		t.park.Unpark(t)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
@@ -71,17 +72,33 @@ type coroutine struct {
 // runnable task with the greatest index always runs (a task that gave the
 // one buffer back and woke a greater one must not take it again first).
 type rosParker struct {
-	co      *coroutine
-	notify  chan struct{}
-	pool    *buffer.Pool
-	idx     int
-	greater func(idx int) bool // is a task with index > idx runnable?
+	co     *coroutine
+	notify chan struct{}
+	pool   *buffer.Pool
+	idx    int
+	// woken is the greatest index made runnable since the scheduler last
+	// chose (-1: none); at that choice no greater task was runnable, so a
+	// greater one now must have been woken since.
+	woken *atomic.Int64
 }
 
 func (k *rosParker) Park(t *buffer.Proc) { k.yield() }
 
+func (k *rosParker) Unpark(t *buffer.Proc) {
+	for idx := int64(t.Index()); ; {
+		w := k.woken.Load()
+		if w >= idx || k.woken.CompareAndSwap(w, idx) {
+			break
+		}
+	}
+	select {
+	case k.notify <- struct{}{}:
+	default:
+	}
+}
+
 func (k *rosParker) Preempt(t *buffer.Proc) {
-	if k.greater(k.idx) {
+	if k.woken.Load() > int64(k.idx) {
 		k.yield()
 	}
 }
@@ -90,13 +107,6 @@ func (k *rosParker) yield() {
 	if !k.co.yield(struct{}{}) {
 		// The scheduler stopped this coroutine; the task must end.
 		k.pool.Abort(errROSStopped)
-	}
-}
-
-func (k *rosParker) Unpark(*buffer.Proc) {
-	select {
-	case k.notify <- struct{}{}:
-	default:
 	}
 }
 
@@ -131,14 +141,8 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	notify := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	waiting := func(idx int) bool { return r.procs[order[idx]].Waiting() }
-	greater := func(idx int) bool {
-		for j := len(order) - 1; j > idx; j-- {
-			if !core.done[j] && !core.external[j] && !waiting(j) {
-				return true
-			}
-		}
-		return false
-	}
+	var woken atomic.Int64
+	woken.Store(-1)
 	for idx, i := range order {
 		p := r.procs[i]
 		if p.NumOut() > 0 || g.Tasks[i].Blocking {
@@ -154,7 +158,7 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			co.yield = yield
 			r.runTask(i)
 		})
-		p.SetParker(&rosParker{co: co, notify: notify, pool: r.pool, idx: idx, greater: greater})
+		p.SetParker(&rosParker{co: co, notify: notify, pool: r.pool, idx: idx, woken: &woken})
 		cos[idx] = co
 	}
 	// Every task is set up before the first one starts.
@@ -188,6 +192,7 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			continue
 		}
 		t := g.Tasks[order[idx]]
+		woken.Store(-1)
 		if _, more := cos[idx].next(); !more {
 			core.done[idx] = true
 		}
