@@ -133,10 +133,7 @@ func (o *Output) nextScanBuffer(delim byte) error {
 		b.data = b.data[:last]
 		o.commitLocked()
 	}
-	if err := o.reserveLocked(); err != nil {
-		return err
-	}
-	b, err := o.acquireLocked()
+	b, err := o.newBufferLocked()
 	if err != nil {
 		return err
 	}

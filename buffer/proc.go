@@ -417,16 +417,8 @@ func (o *Output) writeSlow(rec []byte) error {
 	if o.closed {
 		return ErrClosed
 	}
-	t.yieldPoint(OpWrite)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if o.pend != nil {
-		o.commitLocked()
-	}
-	if err := o.reserveLocked(); err != nil {
-		return err
-	}
-	b, err := o.acquireLocked()
+	defer o.lockFor(OpWrite)()
+	b, err := o.newBufferLocked()
 	if err != nil {
 		return err
 	}
@@ -458,6 +450,28 @@ func (o *Output) reserveLocked() error {
 			return err
 		}
 	}
+}
+
+// lockFor starts an operation on o that may block: a preemption point
+// (and the test hook), then the pool's lock with o's partial buffer handed
+// over. It returns the unlock function.
+func (o *Output) lockFor(op Op) func() {
+	t := o.t
+	t.yieldPoint(op)
+	t.pool.mu.Lock()
+	if o.pend != nil {
+		o.commitLocked()
+	}
+	return t.pool.mu.Unlock
+}
+
+// newBufferLocked reserves room in o's queue and then takes a buffer from
+// FREE for it: the reserve-first write of the package doc.
+func (o *Output) newBufferLocked() (*Buf, error) {
+	if err := o.reserveLocked(); err != nil {
+		return nil, err
+	}
+	return o.acquireLocked()
 }
 
 // acquireLocked takes a buffer from FREE for a slot already reserved in
@@ -552,14 +566,8 @@ func (o *Output) move(in *Input, lo int) error {
 	if o.closed {
 		return ErrClosed
 	}
-	t := o.t
-	p := t.pool
-	t.yieldPoint(OpWrite)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if o.pend != nil {
-		o.commitLocked()
-	}
+	p := o.t.pool
+	defer o.lockFor(OpWrite)()
 	if err := o.reserveLocked(); err != nil {
 		return err
 	}
@@ -603,12 +611,7 @@ func (o *Output) Done() <-chan struct{} {
 func (o *Output) Drain() error {
 	t := o.t
 	p := t.pool
-	t.yieldPoint(OpWrite)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if o.pend != nil {
-		o.commitLocked()
-	}
+	defer o.lockFor(OpWrite)()
 	q := o.q
 	for {
 		switch {

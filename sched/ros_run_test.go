@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,42 +25,17 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden trace files in tes
 // than one buffer outside FREE.
 func TestROSRandomChainsOneBuffer(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := rapid.IntRange(1, 24).Draw(t, "S")
-		n := rapid.IntRange(1, 5).Draw(t, "stages")
-		input := rapid.SliceOfN(rapid.SliceOfN(rapid.Byte(), 0, s), 0, 60).Draw(t, "input")
-		want := input
-		tasks := []*graph.Task{{Name: "src", Out: 1, Fn: task.Records(input...)}}
-		for i := 0; i < n; i++ {
-			st := stageGen(s).Draw(t, fmt.Sprint("stage", i))
-			want = st.serial(want)
-			tasks = append(tasks, &graph.Task{Name: fmt.Sprintf("%s%d", st.name, i+1), In: 1, Out: 1, Rec: &st.rec})
-		}
-		var got [][]byte
-		tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&got)})
-		g := &graph.Graph{}
-		for i, tk := range tasks {
-			g.Tasks = append(g.Tasks, tk)
-			if i > 0 {
-				g.Connect(i-1, 0, i, 0, rapid.IntRange(1, 3).Draw(t, fmt.Sprint("cap", i)))
-			}
-		}
+		c := drawChain(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		st, err := sched.Run(ctx, g, sched.Options{Policy: "ros", RecordSize: s})
+		st, err := sched.Run(ctx, c.g, sched.Options{Policy: "ros", RecordSize: c.s})
 		if err != nil {
 			t.Fatalf("ros with B=1: %v", err)
 		}
-		if st.Buffers != 1 || st.BuffersHighWater != 1 && len(want) > 0 {
+		if st.Buffers != 1 || st.BuffersHighWater != 1 && len(c.want) > 0 {
 			t.Fatalf("B %d, high water %d; want 1 and 1", st.Buffers, st.BuffersHighWater)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("got %d records, serial gives %d", len(got), len(want))
-		}
-		for i := range got {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("record %d: got %q, serial gives %q", i, got[i], want[i])
-			}
-		}
+		c.check(t)
 	})
 }
 
@@ -174,5 +148,3 @@ func TestROSCancel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
-
-var _ = strings.TrimSpace

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,7 +64,7 @@ func TestPaperScheduleDSDeadlocksBelowBound(t *testing.T) {
 			g := dsChain(k, k+3, &out)
 			var stderr bytes.Buffer
 			_, err := sched.Run(context.Background(), g, sched.Options{
-				Buffers: k, RecordSize: 4, Stderr: &stderr,
+				Policy: "concurrent", Buffers: k, RecordSize: 4, Stderr: &stderr,
 				Hook: &gateDS{k: k, release: make(chan struct{})},
 			})
 			var d *buffer.DeadlockError
@@ -95,7 +94,7 @@ func TestPaperScheduleDSCompletesAtBound(t *testing.T) {
 		var out [][]byte
 		g := dsChain(k, k+3, &out)
 		st, err := sched.Run(context.Background(), g, sched.Options{
-			RecordSize: 4, Hook: &gateDS{k: k, release: make(chan struct{})},
+			Policy: "concurrent", RecordSize: 4, Hook: &gateDS{k: k, release: make(chan struct{})},
 		})
 		if err != nil {
 			t.Fatalf("k=%d: %v", k, err)
@@ -131,7 +130,7 @@ func TestEarlyExitStopsUpstreamWithoutError(t *testing.T) {
 		&graph.Task{Name: "head", In: 1, Out: 1, Fn: task.Head(3)},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
 	)
-	st, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 1024})
+	st, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +159,7 @@ func TestFirstErrorWinsAndNamesTheTask(t *testing.T) {
 		}},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
 	)
-	_, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 16})
+	_, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 16})
 	var te *sched.TaskError
 	if !errors.As(err, &te) || te.Task != "fail" || !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want boom from task fail", err)
@@ -172,7 +171,7 @@ func TestPanicBecomesError(t *testing.T) {
 		&graph.Task{Name: "src", Out: 1, Fn: task.Records([]byte("x"))},
 		&graph.Task{Name: "bad", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error { panic("oops") }},
 	)
-	_, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 16})
+	_, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 16})
 	var pe *sched.PanicError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "bad: panic: oops") {
 		t.Fatalf("err = %v", err)
@@ -196,7 +195,7 @@ func TestCancelStopsEveryTask(t *testing.T) {
 			return err
 		}},
 	)
-	_, err := sched.Run(ctx, g, sched.Options{RecordSize: 16})
+	_, err := sched.Run(ctx, g, sched.Options{Policy: "concurrent", RecordSize: 16})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -207,7 +206,7 @@ func TestTooLargeRecordNamesTask(t *testing.T) {
 		&graph.Task{Name: "src", Out: 1, Fn: task.Records(make([]byte, 100))},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(new([][]byte))},
 	)
-	_, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 64})
+	_, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 64})
 	if err == nil || !strings.Contains(err.Error(), "src: record of 100 bytes exceeds the record size of 64 bytes") {
 		t.Fatalf("err = %v", err)
 	}
@@ -275,36 +274,61 @@ func stageGen(s int) *rapid.Generator[stage] {
 	})
 }
 
+// drawnChain is a random chain src | stages... | sink with random
+// capacities, and the output the serial schedule gives.
+type drawnChain struct {
+	g    *graph.Graph
+	s    int
+	want [][]byte
+	got  *[][]byte
+}
+
+func drawChain(t *rapid.T) drawnChain {
+	s := rapid.IntRange(1, 24).Draw(t, "S")
+	n := rapid.IntRange(1, 5).Draw(t, "stages")
+	input := rapid.SliceOfN(rapid.SliceOfN(rapid.Byte(), 0, s), 0, 60).Draw(t, "input")
+	c := drawnChain{g: &graph.Graph{}, s: s, want: input, got: new([][]byte)}
+	tasks := []*graph.Task{{Name: "src", Out: 1, Fn: task.Records(input...)}}
+	for i := 0; i < n; i++ {
+		st := stageGen(s).Draw(t, fmt.Sprint("stage", i))
+		c.want = st.serial(c.want)
+		tasks = append(tasks, &graph.Task{Name: fmt.Sprintf("%s%d", st.name, i+1), In: 1, Out: 1, Rec: &st.rec})
+	}
+	tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(c.got)})
+	for i, tk := range tasks {
+		c.g.Tasks = append(c.g.Tasks, tk)
+		if i > 0 {
+			c.g.Connect(i-1, 0, i, 0, rapid.IntRange(1, 3).Draw(t, fmt.Sprint("cap", i)))
+		}
+	}
+	return c
+}
+
+// check compares what the sink got with the serial output.
+func (c drawnChain) check(t *rapid.T) {
+	got := *c.got
+	if len(got) != len(c.want) {
+		t.Fatalf("got %d records, serial gives %d", len(got), len(c.want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], c.want[i]) {
+			t.Fatalf("record %d: got %q, serial gives %q", i, got[i], c.want[i])
+		}
+	}
+}
+
 // Theorem 2.2 and 3.2 on random chains: every run with B at or above the
 // sum of capacities completes with the output of the serial schedule; below
 // it, a run either completes with that output or reports a deadlock; it
 // never hangs, and every buffer comes back to FREE (Run checks that).
 func TestRandomChainsMatchSerial(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s := rapid.IntRange(1, 24).Draw(t, "S")
-		n := rapid.IntRange(1, 5).Draw(t, "stages")
-		input := rapid.SliceOfN(rapid.SliceOfN(rapid.Byte(), 0, s), 0, 60).Draw(t, "input")
-		want := input
-		tasks := []*graph.Task{{Name: "src", Out: 1, Fn: task.Records(input...)}}
-		for i := 0; i < n; i++ {
-			st := stageGen(s).Draw(t, fmt.Sprint("stage", i))
-			want = st.serial(want)
-			tasks = append(tasks, &graph.Task{Name: fmt.Sprintf("%s%d", st.name, i+1), In: 1, Out: 1, Rec: &st.rec})
-		}
-		var got [][]byte
-		tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&got)})
-		g := &graph.Graph{}
-		for i, tk := range tasks {
-			g.Tasks = append(g.Tasks, tk)
-			if i > 0 {
-				g.Connect(i-1, 0, i, 0, rapid.IntRange(1, 3).Draw(t, fmt.Sprint("cap", i)))
-			}
-		}
-		bound := g.Bound()
+		c := drawChain(t)
+		bound := c.g.Bound()
 		b := rapid.IntRange(1, bound+2).Draw(t, "B")
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		st, err := sched.Run(ctx, g, sched.Options{Buffers: b, RecordSize: s})
+		st, err := sched.Run(ctx, c.g, sched.Options{Policy: "concurrent", Buffers: b, RecordSize: c.s})
 		if errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("hang: B=%d bound=%d", b, bound)
 		}
@@ -318,21 +342,12 @@ func TestRandomChainsMatchSerial(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("got %d records, serial gives %d", len(got), len(want))
-		}
-		for i := range got {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("record %d: got %q, serial gives %q", i, got[i], want[i])
-			}
-		}
+		c.check(t)
 		if st.BuffersHighWater > b {
 			t.Fatalf("high water %d > B %d", st.BuffersHighWater, b)
 		}
 	})
 }
-
-var _ = io.EOF
 
 // A non-zero exit status is not a failure that stops the run: the others
 // finish, and the rightmost status wins (pipefail).
@@ -356,7 +371,7 @@ func TestExitStatusIsPipefailNotAbort(t *testing.T) {
 		}},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
 	)
-	st, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 16})
+	st, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 16})
 	var te *sched.TaskError
 	if !errors.As(err, &te) || te.Task != "mid" {
 		t.Fatalf("err = %v, want mid's status", err)
