@@ -1,16 +1,9 @@
-package bench
+package main
 
 import (
 	"context"
 	"fmt"
-	"io"
-	"sync"
 	"testing"
-
-	"github.com/tpipe/tpipe/buffer"
-	"github.com/tpipe/tpipe/graph"
-	"github.com/tpipe/tpipe/sched"
-	"github.com/tpipe/tpipe/task"
 )
 
 // The chain: a source writes n records of the given size, `stages` copy
@@ -21,10 +14,6 @@ var (
 	chainStages = []int{3, 10}
 	chainSizes  = []int{64, 4 << 10, 1 << 20}
 )
-
-// queueCap is the capacity of every tpipe queue in the benchmark; the
-// channels baseline gets the same record memory per edge.
-const queueCap = 2
 
 func BenchmarkChain(b *testing.B) {
 	for _, policy := range []string{"concurrent", "ros", "fused", "serial", "channels"} {
@@ -40,7 +29,7 @@ func BenchmarkChain(b *testing.B) {
 					b.ResetTimer()
 					var n int64
 					if policy == "channels" {
-						n = runChannels(b.N, stages, rec)
+						n = runChannels(b.N, rec, make([]int, stages))
 					} else {
 						n = runTpipe(b, policy, b.N, stages, rec)
 					}
@@ -54,10 +43,6 @@ func BenchmarkChain(b *testing.B) {
 		}
 	}
 }
-
-// recordSize is S for a benchmark record: 64 KiB buffers batch small
-// records; a large record gets a buffer of its own size.
-func recordSize(rec int) int { return max(64<<10, rec) }
 
 // BenchmarkChainUnbatched is the chain with S equal to the record size, so
 // every record is a buffer of its own: the cost of a queue handoff (a
@@ -96,86 +81,10 @@ func runTpipe(b *testing.B, policy string, n, stages int, rec []byte) int64 {
 }
 
 func runTpipeS(b *testing.B, policy string, n, stages int, rec []byte, s int) int64 {
-	var total int64
-	tasks := []*graph.Task{{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
-		out := p.Out(0)
-		for i := 0; i < n; i++ {
-			if err := out.Write(rec); err != nil {
-				return err
-			}
-		}
-		return nil
-	}}}
-	for i := 0; i < stages; i++ {
-		c := task.Copy()
-		tasks = append(tasks, &graph.Task{Name: fmt.Sprint("copy", i+1), In: 1, Out: 1, Rec: &c})
-	}
-	tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
-		in := p.In(0)
-		for {
-			r, err := in.Read()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			total += int64(len(r))
-		}
-	}})
-	c := queueCap
-	if policy == "ros" {
-		c = 1 // Theorem 4.1: one buffer, capacities 1
-	}
-	st, err := sched.Run(context.Background(), graph.Chain(c, tasks...), sched.Options{Policy: policy, RecordSize: s})
+	st, err := runChain(context.Background(), chainSpec{policy: policy, n: n, rec: rec, rounds: make([]int, stages), s: s})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(int64(st.Buffers)*int64(st.RecordSize)), "B*S-bytes")
-	return total
-}
-
-// runChannels is the plain Go pipeline a user would write: a goroutine per
-// stage, a buffered channel per edge, one record per send. Record buffers
-// are recycled through a free list so memory stays bounded, as in tpipe;
-// each channel holds as many records as a tpipe queue of queueCap buffers.
-func runChannels(n, stages int, rec []byte) int64 {
-	perBuf := max(1, min(recordSize(len(rec))/max(len(rec), 1), buffer.MaxRecords))
-	depth := queueCap * perBuf
-	free := make(chan []byte, depth*(stages+1)+2)
-	for i := 0; i < cap(free); i++ {
-		free <- make([]byte, len(rec))
-	}
-	chans := make([]chan []byte, stages+1)
-	for i := range chans {
-		chans[i] = make(chan []byte, depth)
-	}
-	var wg sync.WaitGroup
-	wg.Add(stages + 1)
-	go func() {
-		defer wg.Done()
-		for i := 0; i < n; i++ {
-			buf := <-free
-			copy(buf, rec)
-			chans[0] <- buf
-		}
-		close(chans[0])
-	}()
-	for s := 0; s < stages; s++ {
-		in, out := chans[s], chans[s+1]
-		go func() {
-			defer wg.Done()
-			for r := range in {
-				out <- r
-			}
-			close(out)
-		}()
-	}
-	var total int64
-	for r := range chans[stages] {
-		total += int64(len(r))
-		free <- r
-	}
-	wg.Wait()
-	return total
+	return int64(n) * int64(len(rec))
 }

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/task"
+)
+
+// queueCap is the capacity of every tpipe queue in the chain (1 under ros,
+// Theorem 4.1 of "Thrifty Execution of Task Pipelines"); the channels
+// baseline gets the same record memory per edge.
+const queueCap = 2
+
+// recordSize is S for a benchmark record: 64 KiB buffers batch small
+// records; a large record gets a buffer of its own size.
+func recordSize(rec int) int { return max(64<<10, rec) }
+
+// chainSpec is one chain: a source writes n copies of rec, then len(rounds)
+// stages pass every record on, stage i after hashing it rounds[i] times
+// (0: a plain copy), and a sink counts the bytes.
+type chainSpec struct {
+	policy  string
+	n       int
+	rec     []byte
+	rounds  []int
+	s       int // S; 0 means recordSize(len(rec))
+	buffers int // B; 0 means the bound
+	trace   io.Writer
+}
+
+// work is the CPU a stage spends on a record: rounds passes of FNV-1a over
+// it, about a nanosecond a byte a round.
+func work(rec []byte, rounds int) uint64 {
+	h := uint64(14695981039346656037)
+	for range rounds {
+		for _, c := range rec {
+			h ^= uint64(c)
+			h *= 1099511628211
+		}
+	}
+	return h
+}
+
+// keep is the per-record body of a stage: the hash result decides, so the
+// compiler cannot drop the work; it is never 1 for the records used here
+// (checked by the byte count at the sink).
+func keep(rounds int) func([]byte) bool {
+	if rounds == 0 {
+		return func([]byte) bool { return true }
+	}
+	return func(rec []byte) bool { return work(rec, rounds) != 1 }
+}
+
+// chainGraph builds the chain of spec and returns it with a pointer to the
+// sink's byte count, valid once the run is over.
+func chainGraph(spec chainSpec) (*graph.Graph, *int64) {
+	total := new(int64)
+	n, rec := spec.n, spec.rec
+	tasks := []*graph.Task{{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		out := p.Out(0)
+		for range n {
+			if err := out.Write(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}}
+	for i, r := range spec.rounds {
+		c := task.PerRecord{Keep: keep(r)}
+		tasks = append(tasks, &graph.Task{Name: fmt.Sprint("stage", i+1), In: 1, Out: 1, Rec: &c})
+	}
+	tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		in := p.In(0)
+		for {
+			r, err := in.Read()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			*total += int64(len(r))
+		}
+	}})
+	c := queueCap
+	if spec.policy == "ros" {
+		c = 1
+	}
+	return graph.Chain(c, tasks...), total
+}
+
+// runChain runs spec under its tpipe policy and checks that every byte
+// reached the sink.
+func runChain(ctx context.Context, spec chainSpec) (*sched.Stats, error) {
+	g, total := chainGraph(spec)
+	s := spec.s
+	if s == 0 {
+		s = recordSize(len(spec.rec))
+	}
+	st, err := sched.Run(ctx, g, sched.Options{Policy: spec.policy, Buffers: spec.buffers, RecordSize: s, Trace: spec.trace})
+	if err != nil {
+		return st, err
+	}
+	if want := int64(spec.n) * int64(len(spec.rec)); *total != want {
+		return st, fmt.Errorf("sink saw %d bytes, want %d", *total, want)
+	}
+	return st, nil
+}
+
+// runChannels is the plain Go pipeline a user would write: a goroutine per
+// stage, a buffered channel per edge, one record per send. Record buffers
+// are recycled through a free list so memory stays bounded, as in tpipe;
+// each channel holds as many records as a tpipe queue of queueCap buffers.
+func runChannels(n int, rec []byte, rounds []int) int64 {
+	stages := len(rounds)
+	perBuf := max(1, min(recordSize(len(rec))/max(len(rec), 1), buffer.MaxRecords))
+	depth := queueCap * perBuf
+	free := make(chan []byte, depth*(stages+1)+2)
+	for range cap(free) {
+		free <- make([]byte, len(rec))
+	}
+	chans := make([]chan []byte, stages+1)
+	for i := range chans {
+		chans[i] = make(chan []byte, depth)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range n {
+			buf := <-free
+			copy(buf, rec)
+			chans[0] <- buf
+		}
+		close(chans[0])
+	})
+	for s, r := range rounds {
+		in, out, k := chans[s], chans[s+1], keep(r)
+		wg.Go(func() {
+			for r := range in {
+				if k(r) {
+					out <- r
+				} else {
+					free <- r
+				}
+			}
+			close(out)
+		})
+	}
+	var total int64
+	for r := range chans[stages] {
+		total += int64(len(r))
+		free <- r
+	}
+	wg.Wait()
+	return total
+}
+
+// lineCounter counts the lines written to it: the ros trace has one line
+// per task switch.
+type lineCounter struct{ n int64 }
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	c.n += int64(bytes.Count(p, []byte{'\n'}))
+	return len(p), nil
+}
