@@ -1,0 +1,5 @@
+//go:build race
+
+package proofs_test
+
+const raceEnabled = true
