@@ -35,30 +35,7 @@ func runSized(t testing.TB, dir string, argv []string, r io.Reader, size int) re
 	if dir != "" {
 		env.Open = func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }
 	}
-	c, err := builtin.New(env, argv)
-	if err != nil {
-		t.Fatalf("%q: %v", argv, err)
-	}
-	g := &graph.Graph{}
-	me := g.Add(c.Name, 0, 1, c.Fn)
-	if c.ReadsInput {
-		g.Tasks[me].In = 1
-		src := g.Add("stdin", 0, 1, task.ReadFrom(r, record.Lines))
-		g.Connect(src, 0, me, 0, 2)
-	}
-	sink := g.Add("stdout", 1, 0, task.WriteTo(&stdout, record.Lines))
-	g.Connect(me, 0, sink, 0, 2)
-	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: size})
-	res := result{out: stdout.String(), err: stderr.String()}
-	var ee *task.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		res.code = ee.Code
-	default:
-		t.Fatalf("%q: run: %v", argv, err)
-	}
-	return res
+	return runGraph(t, env, &stdout, &stderr, argv, r, size)
 }
 
 // batchText makes n lines of random words from a small vocabulary (so

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -45,6 +46,13 @@ func runBuiltin(t testing.TB, dir string, argv []string, stdin string) result {
 
 func runWithEnv(t testing.TB, env *builtin.Env, stdout, stderr *bytes.Buffer, argv []string, stdin string) result {
 	t.Helper()
+	return runGraph(t, env, stdout, stderr, argv, strings.NewReader(stdin), 1<<16)
+}
+
+// runGraph runs argv as a builtin with stdin read from r and records of at
+// most size bytes: stdin source -> builtin -> stdout sink.
+func runGraph(t testing.TB, env *builtin.Env, stdout, stderr *bytes.Buffer, argv []string, r io.Reader, size int) result {
+	t.Helper()
 	c, err := builtin.New(env, argv)
 	var ue *builtin.UsageError
 	if errors.As(err, &ue) {
@@ -57,22 +65,22 @@ func runWithEnv(t testing.TB, env *builtin.Env, stdout, stderr *bytes.Buffer, ar
 	me := g.Add(c.Name, 0, 1, c.Fn)
 	if c.ReadsInput {
 		g.Tasks[me].In = 1
-		src := g.Add("stdin", 0, 1, task.ReadFrom(strings.NewReader(stdin), record.Lines))
+		src := g.Add("stdin", 0, 1, task.ReadFrom(r, record.Lines))
 		g.Connect(src, 0, me, 0, 2)
 	}
 	sink := g.Add("stdout", 1, 0, task.WriteTo(stdout, record.Lines))
 	g.Connect(me, 0, sink, 0, 2)
-	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: 1 << 16})
-	r := result{out: stdout.String(), err: stderr.String()}
+	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: size})
+	res := result{out: stdout.String(), err: stderr.String()}
 	var ee *task.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
-		r.code = ee.Code
+		res.code = ee.Code
 	default:
 		t.Fatalf("%q: run: %v", argv, err)
 	}
-	return r
+	return res
 }
 
 // runGNU runs argv with the system's GNU tools under LC_ALL=C in dir, or
