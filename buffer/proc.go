@@ -52,18 +52,18 @@ func (p *Pool) NewProc(name string, index int, ins, outs []*Queue) (*Proc, error
 	t := &Proc{pool: p, name: name, index: index, wake: make(chan struct{}, 1)}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for i, q := range ins {
+	for _, q := range ins {
 		if q.reader != nil {
 			return nil, fmt.Errorf("buffer: queue %s read by both %s and %s", q.name, q.reader.name, name)
 		}
-		q.reader, q.readPort = t, i
+		q.reader = t
 		t.ins = append(t.ins, &Input{t: t, q: q})
 	}
-	for i, q := range outs {
+	for _, q := range outs {
 		if q.writer != nil {
 			return nil, fmt.Errorf("buffer: queue %s written by both %s and %s", q.name, q.writer.name, name)
 		}
-		q.writer, q.writerPort = t, i
+		q.writer = t
 		t.outs = append(t.outs, &Output{t: t, q: q})
 	}
 	p.procs = append(p.procs, t)

@@ -26,12 +26,11 @@ type Queue struct {
 	rwait    *Proc         // the reader, when it waits for a buffer or eof
 	wwait    *Proc         // the writer, when it waits for room
 
-	records, bytes       int64
-	high                 int
-	readWait, writeWait  time.Duration
-	growths              int
-	writer, reader       *Proc
-	writerPort, readPort int
+	records, bytes      int64
+	high                int
+	readWait, writeWait time.Duration
+	growths             int
+	writer, reader      *Proc
 }
 
 // NewQueue makes a queue of capacity c >= 1 named name (for statistics and
