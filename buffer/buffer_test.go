@@ -50,7 +50,7 @@ func TestRealDeadlockIsReported(t *testing.T) {
 	if !errors.As(errs[0], &d) || d.Artificial {
 		t.Fatalf("err = %v, want a real deadlock", errs[0])
 	}
-	if want := "deadlock (real: every task waits to read): a waits to read ba (empty, cap 1); b waits to read ab (empty, cap 1)"; d.Error() != want {
+	if want := "deadlock (real: every task on the cycle waits to read): a waits to read ba (empty, cap 1); b waits to read ab (empty, cap 1)"; d.Error() != want {
 		t.Fatalf("got  %q\nwant %q", d.Error(), want)
 	}
 	if err := pool.Check(); err != nil {

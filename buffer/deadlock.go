@@ -13,8 +13,11 @@ type Wait struct {
 	// full), "free" (FREE is empty) or "drain" (it waits for its reader to
 	// take everything, before it reports bad input).
 	On    string
-	Queue string // the queue, for "read" and "room"
-	Len   int    // buffers in the queue (queued, reserved and being read)
+	Queue string // the queue, for "read" and "room"; several, for Any
+	// Any is set when the task reads whichever of its inputs has a record
+	// first (Proc.Ready) and all of them are empty.
+	Any   bool
+	Len   int // buffers in the queue (queued, reserved and being read)
 	Cap   int
 	Free  int // buffers in FREE
 	Total int // B
@@ -23,6 +26,9 @@ type Wait struct {
 func (w Wait) String() string {
 	switch w.On {
 	case "read":
+		if w.Any {
+			return fmt.Sprintf("%s waits to read any of %s (all empty)", w.Task, w.Queue)
+		}
 		return fmt.Sprintf("%s waits to read %s (empty, cap %d)", w.Task, w.Queue, w.Cap)
 	case "room":
 		return fmt.Sprintf("%s waits for room in %s (%d/%d)", w.Task, w.Queue, w.Len, w.Cap)
@@ -44,14 +50,21 @@ type DeadlockError struct {
 	// Hint, when set by a scheduler, says what to do (for example the B
 	// that Theorem 3.2 gives for the graph).
 	Hint string
+	// Local is set when only some tasks were stuck and others could still
+	// run (or were outside tpipe, in a system call).
+	Local bool
 }
 
 func (e *DeadlockError) Error() string {
 	var sb strings.Builder
+	part := ""
+	if e.Local {
+		part = " in part of the graph"
+	}
 	if e.Artificial {
-		sb.WriteString("deadlock (artificial: out of buffers or queue room): ")
+		fmt.Fprintf(&sb, "deadlock%s (artificial: out of buffers or queue room): ", part)
 	} else {
-		sb.WriteString("deadlock (real: every task waits to read): ")
+		fmt.Fprintf(&sb, "deadlock%s (real: every task on the cycle waits to read): ", part)
 	}
 	for i, w := range e.Waits {
 		if i > 0 {
@@ -66,31 +79,38 @@ func (e *DeadlockError) Error() string {
 	return sb.String()
 }
 
-// checkStallLocked fails the run with a *DeadlockError when every live task
-// is blocked, unless the resolver makes one runnable. It runs whenever a
-// task blocks or finishes, so a stall is seen the moment it happens.
+// checkStallLocked looks for tasks that are stuck for good (stuckLocked)
+// and, unless a resolver frees them, fails the run with a *DeadlockError
+// that says what each waits on. It runs whenever a task blocks or
+// finishes, so a deadlock is seen the moment it happens, with no timer.
 func (p *Pool) checkStallLocked() {
-	if p.err != nil || p.live == 0 || p.blocked < p.live {
-		return
-	}
-	d := p.deadlockLocked()
-	if p.resolve != nil && p.resolve(d) && p.blocked < p.live {
-		return
-	}
-	p.abortLocked(d)
-}
-
-func (p *Pool) deadlockLocked() *DeadlockError {
-	d := &DeadlockError{}
-	for _, t := range p.procs {
-		if t.done || t.wait.kind == waitNone {
-			continue
+	for tries := 0; p.err == nil && p.blocked > 0; tries++ {
+		stuck := p.stuckLocked()
+		if len(stuck) == 0 {
+			return
 		}
-		w := p.describeLocked(t)
-		d.Artificial = d.Artificial || w.On != "read"
-		d.Waits = append(d.Waits, w)
+		d := p.deadlockOf(stuck)
+		// Each resolution wakes a stuck task; a few rounds cover several
+		// stuck parts at once. A resolver that wakes no one is not asked
+		// forever.
+		if tries <= len(p.procs) {
+			if p.resolve != nil && p.resolve(d) {
+				continue
+			}
+			if p.spill != nil {
+				ok, err := p.resolveLocked(stuck)
+				if err != nil {
+					p.abortLocked(err)
+					return
+				}
+				if ok {
+					continue
+				}
+			}
+		}
+		p.abortLocked(d)
+		return
 	}
-	return d
 }
 
 // describeLocked says what the waiting task t waits on.
@@ -99,6 +119,8 @@ func (p *Pool) describeLocked(t *Proc) Wait {
 	switch t.wait.kind {
 	case waitRead:
 		w.On = "read"
+	case waitAny:
+		w.On, w.Any, w.Queue = "read", true, t.anyNames()
 	case waitRoom:
 		w.On = "room"
 	case waitFree:

@@ -116,7 +116,21 @@ type Pool struct {
 	// the order of waiting, decides who takes it (a handoff to a task of
 	// lower index breaks Theorem 4.1).
 	compete bool
+	// spill, when set (SetSpill), makes the pool resolve local deadlocks
+	// itself by growing queues and spilling them to disk.
+	spill  *spiller
+	mayAct []bool // scratch of stuckLocked
+	// local makes the pool look for stuck parts of the graph whenever a
+	// task blocks, not only when every task is blocked (SetLocal).
+	local bool
 }
+
+// SetLocal makes the pool detect a deadlock in part of the graph while
+// other tasks still run or wait outside tpipe (see waitfor.go). It costs a
+// pass over the tasks each time one blocks, which a chain of in-process
+// tasks does not need: there, a stuck part stops the whole chain. Call it
+// before any task starts; SetSpill implies it.
+func (p *Pool) SetLocal() { p.local = true }
 
 // SetCompete switches the FREE handoff off (see Pool.compete); call it
 // before any task starts.

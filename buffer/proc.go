@@ -25,6 +25,8 @@ type Proc struct {
 	wait   waiting
 	got    *Buf // a buffer handed over from FREE while this task waited for it
 	done   bool
+	slot   int // position in pool.procs, for stuckLocked
+	rr     int // the input Ready looks at first (round robin)
 
 	blockedTime time.Duration
 }
@@ -37,6 +39,7 @@ const (
 	waitRoom
 	waitFree
 	waitDrain
+	waitAny // Ready: any input
 )
 
 type waiting struct {
@@ -304,6 +307,15 @@ func (in *Input) fillFor(copyOut bool) error {
 		if p.err != nil {
 			return p.err
 		}
+		if q.backlog() > 0 {
+			if err := in.readBackLocked(); err != nil {
+				return err
+			}
+			if copyOut && in.priv != nil {
+				in.copyOutLocked()
+			}
+			return nil
+		}
 		if q.n > 0 {
 			b := q.popLocked()
 			q.held++
@@ -330,6 +342,31 @@ func (in *Input) fillFor(copyOut bool) error {
 			return err
 		}
 	}
+}
+
+// readBackLocked takes a buffer from FREE (waiting for one if need be) and
+// reads the oldest buffer of the queue's backlog into it.
+func (in *Input) readBackLocked() error {
+	t, q := in.t, in.q
+	p := t.pool
+	b, err := t.takeFreeWaitLocked(q)
+	if err != nil {
+		return err
+	}
+	if q.occupancy() >= q.cap {
+		// The ring filled up while the backlog was on disk; the buffer
+		// read back needs a slot of its own.
+		q.GrowLocked(1)
+	}
+	if err := q.disk.readFrame(p.spill, b); err != nil {
+		p.releaseLocked(b)
+		err = fmt.Errorf("reading back spilled queue %s: %w", q.name, err)
+		p.abortLocked(err)
+		return err
+	}
+	q.held++
+	in.cur, in.i, in.off = b, 0, 0
+	return nil
 }
 
 // copyOutLocked copies the unread records of the buffer being read into
@@ -371,6 +408,7 @@ func (in *Input) stopLocked() {
 	for q.n > 0 {
 		p.releaseLocked(q.popLocked())
 	}
+	q.discardLocked()
 	if q.rwait == in.t {
 		q.rwait = nil
 	}
@@ -477,7 +515,16 @@ func (o *Output) newBufferLocked() (*Buf, error) {
 // acquireLocked takes a buffer from FREE for a slot already reserved in
 // o.q, waiting while FREE is empty. On failure the reservation is undone.
 func (o *Output) acquireLocked() (*Buf, error) {
-	t := o.t
+	b, err := o.t.takeFreeWaitLocked(nil)
+	if err != nil {
+		o.q.reserved--
+	}
+	return b, err
+}
+
+// takeFreeWaitLocked takes a buffer from FREE, waiting while FREE is empty
+// (q, if not nil, is the queue it is for, for the deadlock report).
+func (t *Proc) takeFreeWaitLocked(q *Queue) (*Buf, error) {
 	p := t.pool
 	for {
 		if b := p.takeFreeLocked(); b != nil {
@@ -488,7 +535,7 @@ func (o *Output) acquireLocked() (*Buf, error) {
 			return b, nil // flushing gave an empty buffer back
 		}
 		p.freeWait = append(p.freeWait, t)
-		err := t.parkLocked(waiting{waitFree, nil})
+		err := t.parkLocked(waiting{waitFree, q})
 		if b := t.got; b != nil {
 			// Handed over while we waited.
 			t.got = nil
@@ -499,7 +546,6 @@ func (o *Output) acquireLocked() (*Buf, error) {
 		}
 		if err != nil {
 			p.dropFreeWaiterLocked(t)
-			o.q.reserved--
 			return nil, err
 		}
 		// Woken to compete for FREE (Pool.SetCompete): try again.
@@ -660,6 +706,12 @@ func (t *Proc) parkLocked(w waiting) error {
 		switch w.kind {
 		case waitRead:
 			w.q.rwait = nil
+		case waitAny:
+			for _, in := range t.ins {
+				if in.q.rwait == t {
+					in.q.rwait = nil
+				}
+			}
 		case waitRoom, waitDrain:
 			w.q.wwait = nil
 		case waitFree:
@@ -684,6 +736,12 @@ func (t *Proc) parkLocked(w waiting) error {
 	switch w.kind {
 	case waitRead:
 		w.q.readWait += d
+	case waitAny:
+		for _, in := range t.ins {
+			if !in.eof {
+				in.q.readWait += d
+			}
+		}
 	case waitRoom, waitDrain:
 		w.q.writeWait += d
 	case waitFree:
@@ -706,6 +764,12 @@ func (p *Pool) wakeLocked(t *Proc) {
 	case waitRead:
 		if t.wait.q.rwait == t {
 			t.wait.q.rwait = nil
+		}
+	case waitAny:
+		for _, in := range t.ins {
+			if in.q.rwait == t {
+				in.q.rwait = nil
+			}
 		}
 	case waitRoom, waitDrain:
 		if t.wait.q.wwait == t {
@@ -730,3 +794,72 @@ func (p *Pool) dropFreeWaiterLocked(t *Proc) {
 		}
 	}
 }
+
+// Ready waits until some input port can be read without blocking and
+// returns its number: a port with records left in its current buffer, with
+// buffers queued, or at its end (its Read then returns io.EOF, once).
+// Ready returns io.EOF when every input has returned io.EOF. It is how a
+// task reads its inputs in the order records arrive (merge, join), which
+// no fork can starve; ports are tried round robin, so none is starved
+// either. Before it blocks it gives back used-up input buffers and hands
+// over partial output buffers, as Read does.
+func (t *Proc) Ready() (int, error) {
+	n := len(t.ins)
+	for k := 0; k < n; k++ {
+		i := (t.rr + k) % n
+		if in := t.ins[i]; !in.eof && in.cur != nil && in.i < len(in.cur.ends) {
+			t.rr = (i + 1) % n
+			return i, nil
+		}
+	}
+	p := t.pool
+	t.yieldPoint(OpRead)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		if p.err != nil {
+			return -1, p.err
+		}
+		open := 0
+		for k := 0; k < n; k++ {
+			i := (t.rr + k) % n
+			in := t.ins[i]
+			if in.eof {
+				continue
+			}
+			open++
+			q := in.q
+			if (in.cur != nil && in.i < len(in.cur.ends)) || q.n > 0 || q.backlog() > 0 || q.eof {
+				t.rr = (i + 1) % n
+				return i, nil
+			}
+			if in.cur != nil {
+				in.giveBackLocked()
+			}
+		}
+		if open == 0 {
+			return -1, io.EOF
+		}
+		t.flushLocked()
+		for _, in := range t.ins {
+			if in.eof {
+				continue
+			}
+			q := in.q
+			q.rwait = t
+			if w := q.wwait; w != nil && w.wait.kind == waitDrain {
+				q.wwait = nil
+				p.wakeLocked(w)
+			}
+		}
+		if err := t.parkLocked(waiting{kind: waitAny}); err != nil {
+			return -1, err
+		}
+	}
+}
+
+// Name returns the name of the port's queue (the graph's edge name).
+func (in *Input) Name() string { return in.q.name }
+
+// Name returns the name of the port's queue (the graph's edge name).
+func (o *Output) Name() string { return o.q.name }

@@ -31,6 +31,19 @@ type Queue struct {
 	readWait, writeWait time.Duration
 	growths             int
 	writer, reader      *Proc
+	// disk is the backlog of a spilled queue (see spill.go): its oldest
+	// buffers, read before the ring.
+	disk         *spillFile
+	spills       int
+	spilledBytes int64
+}
+
+// backlog is the number of buffers of q on disk.
+func (q *Queue) backlog() int {
+	if q.disk == nil {
+		return 0
+	}
+	return q.disk.frames
 }
 
 // NewQueue makes a queue of capacity c >= 1 named name (for statistics and
@@ -142,6 +155,8 @@ type QueueStats struct {
 	ReadWait  time.Duration // time its reader spent waiting for a buffer
 	WriteWait time.Duration // time its writer spent waiting for room or for FREE
 	Growths   int           // times a resolver raised its capacity
+	Spills    int           // times its queued buffers went to disk
+	Spilled   int64         // record bytes that went to disk
 }
 
 // Stats returns the queue's counters so far.
@@ -151,5 +166,6 @@ func (q *Queue) Stats() QueueStats {
 	return QueueStats{
 		Name: q.name, Cap: q.cap, Records: q.records, Bytes: q.bytes, HighWater: q.high,
 		ReadWait: q.readWait, WriteWait: q.writeWait, Growths: q.growths,
+		Spills: q.spills, Spilled: q.spilledBytes,
 	}
 }

@@ -75,6 +75,9 @@ func newRun(p proofs.Pipeline, c proofs.Config, b, input int) (*rtRun, error) {
 	if !c.Handoff {
 		pool.SetCompete()
 	}
+	// Local detection on: a deadlock it reports before the schedule ends
+	// must be part of the model's.
+	pool.SetLocal()
 	queues := make([]*buffer.Queue, len(p.Queues))
 	for i, q := range p.Queues {
 		if queues[i], err = pool.NewQueue(q.Name, q.Cap); err != nil {

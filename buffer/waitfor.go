@@ -1,0 +1,240 @@
+package buffer
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Local deadlock detection. A pool used to see a stall only when every
+// live task was blocked in it; in a graph, one part can be stuck while
+// another still runs (or waits in a system call, where tpipe cannot see
+// it). So whenever a task blocks or finishes, the pool works out which
+// blocked tasks could still be woken, in the manner of Geilen and Basten's
+// local detection for Kahn process networks:
+//
+//   - a task that is not blocked in the pool (running, not yet started, in a
+//     system call) may act;
+//   - a task waiting to read a queue may be woken if that queue's writer
+//     may act (it may write, or finish and so send eof); one reading
+//     whichever input comes first, if any of its writers may act;
+//   - a task waiting for room, or for its reader to drain, may be woken if
+//     the queue's reader may act;
+//   - a task waiting for FREE may be woken if some task that may act holds
+//     a buffer or reads a queue with buffers in it: only such a task can
+//     give a buffer back.
+//
+// The blocked tasks outside that set can never be woken by anyone: they
+// are deadlocked, whatever the rest of the graph does. The set is a least
+// fixed point, computed in a few passes over the tasks (graphs are small).
+
+// stuckLocked returns the blocked tasks that no task that may act can ever
+// wake, in registration order; nil if there are none.
+func (p *Pool) stuckLocked() []*Proc {
+	if p.blocked == 0 || (!p.local && p.blocked < p.live) {
+		return nil
+	}
+	may := p.mayAct
+	if cap(may) < len(p.procs) {
+		may = make([]bool, len(p.procs))
+		p.mayAct = may
+	}
+	may = may[:len(p.procs)]
+	for i, t := range p.procs {
+		t.slot = i
+		may[i] = !t.done && t.wait.kind == waitNone
+	}
+	canFree := func() bool {
+		for i, u := range p.procs {
+			if may[i] && u.holdsOrFeedsLocked() {
+				return true
+			}
+		}
+		return false
+	}
+	for changed := true; changed; {
+		changed = false
+		for i, t := range p.procs {
+			if may[i] || t.done {
+				continue
+			}
+			ok := false
+			switch t.wait.kind {
+			case waitRead:
+				ok = t.wait.q.writer != nil && may[t.wait.q.writer.slot]
+			case waitAny:
+				for _, in := range t.ins {
+					if w := in.q.writer; !in.eof && w != nil && may[w.slot] {
+						ok = true
+						break
+					}
+				}
+			case waitRoom, waitDrain:
+				ok = t.wait.q.reader != nil && may[t.wait.q.reader.slot]
+			case waitFree:
+				ok = canFree()
+			}
+			if ok {
+				may[i] = true
+				changed = true
+			}
+		}
+	}
+	var stuck []*Proc
+	for i, t := range p.procs {
+		if !may[i] && !t.done {
+			stuck = append(stuck, t)
+		}
+	}
+	return stuck
+}
+
+// holdsOrFeedsLocked reports whether t could give a buffer back to FREE
+// without anyone else moving first: it holds one, or it reads a queue that
+// has buffers queued or on disk.
+func (t *Proc) holdsOrFeedsLocked() bool {
+	if t.got != nil {
+		return true
+	}
+	for _, in := range t.ins {
+		if (in.cur != nil && in.cur != in.priv) || in.q.n > 0 {
+			return true
+		}
+	}
+	for _, o := range t.outs {
+		if o.pend != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolution. SetSpill turns on the pool's own resolver for graphs whose
+// shape no fixed B makes safe (a tee whose branches are read unevenly, a
+// join that reads one input first). It follows Parks' rule for bounded
+// Kahn networks: of the full queues whose writers are stuck, grow the
+// smallest. Growing costs a buffer only when the writer then takes one, so
+// it is done only while FREE has buffers; once FREE is empty, the buffers
+// queued in a stuck queue go to a temp file instead (see spill.go), so
+// record memory never exceeds B x S.
+
+// SetSpill enables resolution of local deadlocks by growing queues and
+// spilling them to temp files in dir ("" means os.TempDir()). Call it
+// before any task starts.
+func (p *Pool) SetSpill(dir string) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	p.spill = &spiller{dir: dir}
+	p.local = true
+}
+
+// resolveLocked tries to make one of the stuck tasks runnable. It returns
+// an error only when spilling failed (the disk is full).
+func (p *Pool) resolveLocked(stuck []*Proc) (bool, error) {
+	in := func(t *Proc) bool {
+		for _, s := range stuck {
+			if s == t {
+				return true
+			}
+		}
+		return false
+	}
+	// Full queues whose writer is stuck waiting for room; their reader is
+	// stuck too (or the writer could be woken).
+	var full []*Queue
+	freeWait := false
+	for _, t := range stuck {
+		switch t.wait.kind {
+		case waitRoom:
+			full = append(full, t.wait.q)
+		case waitFree:
+			freeWait = true
+		}
+	}
+	sort.SliceStable(full, func(i, j int) bool { return full[i].cap < full[j].cap })
+	if len(full) > 0 && len(p.free) > 0 {
+		full[0].GrowLocked(1)
+		return true, nil
+	}
+	if len(full) == 0 && !freeWait {
+		return false, nil // every stuck task waits to read: a real deadlock
+	}
+	// Spill: the smallest full queue that has buffers queued; failing
+	// that (the stuck tasks wait for FREE), the stuck reader's queue with
+	// the most buffers queued.
+	var victim *Queue
+	for _, q := range full {
+		if q.n > 0 {
+			victim = q
+			break
+		}
+	}
+	if victim == nil {
+		for _, q := range p.queues {
+			if q.n > 0 && q.reader != nil && in(q.reader) && (victim == nil || q.n > victim.n) {
+				victim = q
+			}
+		}
+	}
+	if victim == nil {
+		return false, nil
+	}
+	n, err := victim.spillLocked()
+	return n > 0, err
+}
+
+// describeStuck is the error for stuck tasks no resolver could help: the
+// wait of each, in the order of the wait-for cycle where there is one.
+func (p *Pool) deadlockOf(stuck []*Proc) *DeadlockError {
+	d := &DeadlockError{}
+	for _, t := range stuck {
+		w := p.describeLocked(t)
+		d.Artificial = d.Artificial || w.On != "read"
+		d.Waits = append(d.Waits, w)
+	}
+	if len(stuck) < p.live {
+		d.Local = true
+	}
+	return d
+}
+
+// queueNames lists the inputs a task reading whichever comes first waits
+// on.
+func (t *Proc) anyNames() string {
+	var names []string
+	for _, in := range t.ins {
+		if !in.eof {
+			names = append(names, in.q.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// ResolveStats count what the resolver did in a run.
+type ResolveStats struct {
+	Growths      int   // queue capacities raised by one
+	Spills       int   // times a queue's buffers went to disk
+	SpilledBytes int64 // record bytes written to spill files
+	DiskBytes    int64 // compressed bytes written
+}
+
+// Resolved returns what the resolver did so far.
+func (p *Pool) Resolved() ResolveStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var s ResolveStats
+	for _, q := range p.queues {
+		s.Growths += q.growths
+		s.Spills += q.spills
+	}
+	if sp := p.spill; sp != nil {
+		s.SpilledBytes, s.DiskBytes = sp.written, sp.disk
+	}
+	return s
+}
+
+func (s ResolveStats) String() string {
+	return fmt.Sprintf("%d growths, %d spills, %d bytes spilled (%d on disk)", s.Growths, s.Spills, s.SpilledBytes, s.DiskBytes)
+}
