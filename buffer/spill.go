@@ -30,15 +30,20 @@ type spillFile struct {
 	frames int // frames written and not yet read back
 }
 
-// frame header: records, raw bytes, compressed bytes.
-const frameHeader = 12
+// A frame is a header (records, raw data bytes, compressed sizes of the
+// record lengths and of the data) and two zstd frames: the records'
+// lengths as uvarints, then the records' bytes. Lengths compress to almost
+// nothing; stored as raw offsets they would cost 4 bytes a record, more
+// than a short line itself.
+const frameHeader = 16
 
 // spiller is the codec state of a pool, made at the first spill.
 type spiller struct {
 	dir     string
 	enc     *zstd.Encoder
 	dec     *zstd.Decoder
-	scratch []byte
+	scratch []byte // compressed frame
+	lens    []byte // record lengths as uvarints
 	// Written counts raw record bytes spilled, disk compressed bytes.
 	written, disk int64
 }
@@ -105,16 +110,21 @@ func (s *spillFile) writeFrame(sp *spiller, b *Buf) error {
 		start = int(b.ends[b.lo-1])
 	}
 	live := b.data[start:]
-	nrec := len(b.ends) - b.lo
-	out := sp.scratch[:0]
-	out = append(out, make([]byte, frameHeader+4*nrec)...)
-	for i, e := range b.ends[b.lo:] {
-		binary.LittleEndian.PutUint32(out[frameHeader+4*i:], uint32(int(e)-start))
+	lens := sp.lens[:0]
+	prev := start
+	for _, e := range b.ends[b.lo:] {
+		lens = binary.AppendUvarint(lens, uint64(int(e)-prev))
+		prev = int(e)
 	}
+	sp.lens = lens
+	out := append(sp.scratch[:0], make([]byte, frameHeader)...)
+	out = sp.enc.EncodeAll(lens, out)
+	endsComp := len(out) - frameHeader
 	out = sp.enc.EncodeAll(live, out)
-	binary.LittleEndian.PutUint32(out[0:], uint32(nrec))
+	binary.LittleEndian.PutUint32(out[0:], uint32(len(b.ends)-b.lo))
 	binary.LittleEndian.PutUint32(out[4:], uint32(len(live)))
-	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)-frameHeader-4*nrec))
+	binary.LittleEndian.PutUint32(out[8:], uint32(endsComp))
+	binary.LittleEndian.PutUint32(out[12:], uint32(len(out)-frameHeader-endsComp))
 	sp.scratch = out[:0]
 	if _, err := s.f.WriteAt(out, s.wr); err != nil {
 		return err
@@ -136,27 +146,40 @@ func (s *spillFile) readFrame(sp *spiller, b *Buf) error {
 	}
 	nrec := int(binary.LittleEndian.Uint32(hdr[0:]))
 	raw := int(binary.LittleEndian.Uint32(hdr[4:]))
-	comp := int(binary.LittleEndian.Uint32(hdr[8:]))
+	endsComp := int(binary.LittleEndian.Uint32(hdr[8:]))
+	dataComp := int(binary.LittleEndian.Uint32(hdr[12:]))
 	if nrec > cap(b.ends) || raw > cap(b.data) {
 		return errBadFrame
 	}
-	body := append(sp.scratch[:0], make([]byte, 4*nrec+comp)...)
+	body := append(sp.scratch[:0], make([]byte, endsComp+dataComp)...)
 	sp.scratch = body[:0]
 	if _, err := s.f.ReadAt(body, s.rd+frameHeader); err != nil {
 		return err
 	}
-	for i := 0; i < nrec; i++ {
-		b.ends = append(b.ends, int32(binary.LittleEndian.Uint32(body[4*i:])))
-	}
-	data, err := sp.dec.DecodeAll(body[4*nrec:], b.data[:0])
+	lens, err := sp.dec.DecodeAll(body[:endsComp], sp.lens[:0])
 	if err != nil {
 		return err
 	}
-	if len(data) != raw || (raw > 0 && &data[0] != &b.data[:1][0]) {
+	sp.lens = lens
+	end := 0
+	for len(lens) > 0 {
+		n, k := binary.Uvarint(lens)
+		if k <= 0 || len(b.ends) == nrec {
+			return errBadFrame
+		}
+		lens = lens[k:]
+		end += int(n)
+		b.ends = append(b.ends, int32(end))
+	}
+	data, err := sp.dec.DecodeAll(body[endsComp:], b.data[:0])
+	if err != nil {
+		return err
+	}
+	if len(data) != raw || end != raw || len(b.ends) != nrec || (raw > 0 && &data[0] != &b.data[:1][0]) {
 		return errBadFrame
 	}
 	b.data = b.data[:raw]
-	s.rd += int64(frameHeader + 4*nrec + comp)
+	s.rd += int64(frameHeader + endsComp + dataComp)
 	s.frames--
 	if s.frames == 0 {
 		// Empty again: start over, so the file holds at most the largest

@@ -153,7 +153,18 @@ func (p *Pool) resolveLocked(stuck []*Proc) (bool, error) {
 			freeWait = true
 		}
 	}
-	sort.SliceStable(full, func(i, j int) bool { return full[i].cap < full[j].cap })
+	// Of the full queues, those whose reader waits for something other than
+	// room come first: along a chain of writers each waiting for room, only
+	// the last queue's reader is held by the cycle itself, and growing or
+	// spilling an earlier queue only moves the stall one step on (and makes
+	// the same records go to disk twice). Then the smallest, as Parks says.
+	endOfChain := func(q *Queue) bool { return q.reader == nil || q.reader.wait.kind != waitRoom }
+	sort.SliceStable(full, func(i, j int) bool {
+		if a, b := endOfChain(full[i]), endOfChain(full[j]); a != b {
+			return a
+		}
+		return full[i].cap < full[j].cap
+	})
 	if len(full) > 0 && len(p.free) > 0 {
 		full[0].GrowLocked(1)
 		return true, nil
