@@ -37,6 +37,12 @@ type Task struct {
 	// feeder and its stdout reader). A policy that runs tasks in turn (the
 	// serial one) runs a group as one step.
 	Together string
+	// ReadsAny marks a task with several inputs that reads them in the
+	// order records arrive (buffer.Proc.Ready), like merge and join, and
+	// never waits on one input while another has records. A graph whose
+	// tasks all do has a safe B (see Shape); one with a task that reads
+	// its inputs in turn (cat @x @y) has none.
+	ReadsAny bool
 }
 
 // Func returns the function that runs the task.
@@ -239,4 +245,36 @@ func (g *Graph) Bound() int {
 		b += e.Cap
 	}
 	return max(b, 1)
+}
+
+// Shape says what the scheduler can promise for g (after Validate): the
+// least B that rules out deadlock when there is one (safe), or the least B
+// with which run-time resolution can always make progress, and why.
+//
+// A chain needs the sum of its capacities (Theorem 3.2 of "Thrifty
+// Execution of Task Pipelines", with reserve-first writes). The paper's
+// argument carries over to a DAG whose tasks with several inputs all read
+// them as records arrive: at a stall every buffer outside FREE is charged
+// to some queue, so no writer waits for FREE; a writer waiting for room
+// waits on its reader, which cannot be waiting to read a full queue; and
+// following such waits downstream ends at a sink, which only waits to
+// read: a contradiction. A task that reads its inputs in turn breaks the
+// argument, and then no fixed capacity is enough (a tee feeding `cat @x
+// @y` fills y while cat still reads x). The pool resolves such stalls at
+// run time; for that, B must exceed the number of queues, since each
+// queue's reader may hold one buffer it reads in place.
+func (g *Graph) Shape() (b int, safe bool, why string) {
+	if g.IsChain() {
+		return g.Bound(), true, "a chain: no deadlock at B >= the sum of queue capacities (Theorem 3.2, reserve-first writes)"
+	}
+	for _, i := range g.order {
+		t := g.Tasks[i]
+		if t.In > 1 && !t.ReadsAny {
+			return max(g.Bound(), len(g.Edges)+1), false, fmt.Sprintf(
+				"not safe for any fixed B: %s reads its inputs in turn, so a fork feeding it can fill one branch while it reads another; "+
+					"stuck parts are resolved at run time by growing the smallest full queue while FREE has buffers, then spilling it to disk "+
+					"(this needs B > the %d queues)", t.Name, len(g.Edges))
+		}
+	}
+	return g.Bound(), true, "a DAG whose joins read inputs as records arrive: no deadlock at B >= the sum of queue capacities (Theorem 3.2's argument carries over); stalls would still be resolved at run time"
 }

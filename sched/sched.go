@@ -51,6 +51,9 @@ type Options struct {
 	// Trace, if set, receives one line per task switch under the ros
 	// policy: which task ran and why it stopped.
 	Trace io.Writer
+	// TempDir is where queues spill when a graph's stall is resolved by
+	// moving buffers to disk; "" means os.TempDir().
+	TempDir string
 }
 
 // Policies lists the policy names Run accepts.
@@ -88,6 +91,8 @@ type EdgeStats struct {
 	ReadWait  time.Duration `json:"read_wait_ns"`
 	WriteWait time.Duration `json:"write_wait_ns"`
 	Growths   int           `json:"growths"`
+	Spills    int           `json:"spills"`
+	Spilled   int64         `json:"spilled_bytes"`
 }
 
 // Stats describe a finished run. They are returned even when the run
@@ -103,6 +108,13 @@ type Stats struct {
 	Tasks            []TaskStats   `json:"tasks"`
 	Edges            []EdgeStats   `json:"edges"`
 	Disk             *DiskStats    `json:"disk,omitempty"` // the serial policy's bytes to and from disk
+	// What resolving stalls took (graphs that are not chains): queue
+	// growths, spills to disk, record bytes spilled and their compressed
+	// size on disk.
+	Growths        int   `json:"growths"`
+	Spills         int   `json:"spills"`
+	SpilledBytes   int64 `json:"spilled_bytes"`
+	SpillDiskBytes int64 `json:"spill_disk_bytes"`
 }
 
 // Plan is what Run would do with a graph and options, without running it.
@@ -115,6 +127,13 @@ type Plan struct {
 	RecordSize int
 	Bound      int
 	Warning    string // set when Buffers is below Bound
+	// Safe is true when no run at B >= Bound can deadlock; Shape says
+	// why, or why no B is safe (graph.Graph.Shape).
+	Safe  bool
+	Shape string
+	// Resolve is true when stalls are resolved at run time (a graph that
+	// is not a chain): queues grow, then spill to disk.
+	Resolve bool
 }
 
 // Memory returns B x S, the record memory of the run.
@@ -125,7 +144,8 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 	if err := g.Validate(); err != nil {
 		return Plan{}, err
 	}
-	pl := Plan{Policy: o.Policy, Buffers: o.Buffers, RecordSize: o.RecordSize, Bound: g.Bound()}
+	pl := Plan{Policy: o.Policy, Buffers: o.Buffers, RecordSize: o.RecordSize, Resolve: !g.IsChain()}
+	pl.Bound, pl.Safe, pl.Shape = g.Shape()
 	if pl.Policy == "" {
 		pl.Policy = DefaultPolicy
 	}
@@ -138,6 +158,11 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 	}
 	if pl.Policy == "ros" {
 		pl.Bound = rosBound(g)
+		if pl.Resolve {
+			pl.Shape = "Record Oriented Scheduling on a graph: one task at a time, the greatest runnable index first; tasks copy what they read, so at a stall every buffer is queued and a stuck part can always be resolved by growing or spilling a queue"
+		} else {
+			pl.Shape = "Record Oriented Scheduling: one buffer suffices for a chain (Theorem 4.1)"
+		}
 	}
 	pl.Runs = pl.Policy
 	if pl.Policy == "auto" {
@@ -154,6 +179,8 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 		pl.Buffers = pl.Bound
 	case pl.Buffers < 0:
 		return Plan{}, fmt.Errorf("sched: %d buffers: need at least 1", pl.Buffers)
+	case pl.Buffers < pl.Bound && pl.Resolve && !pl.Safe:
+		pl.Warning = fmt.Sprintf("%d buffers is below %d (one more than the queues); a stall may not be resolvable and would be reported", pl.Buffers, pl.Bound)
 	case pl.Buffers < pl.Bound:
 		pl.Warning = fmt.Sprintf("%d buffers is below the bound of %d (the sum of queue capacities, Theorem 3.2); the run may deadlock", pl.Buffers, pl.Bound)
 	}
@@ -223,6 +250,15 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	return st, err
 }
 
+func hasBlocking(g *graph.Graph) bool {
+	for _, t := range g.Tasks {
+		if t.Blocking {
+			return true
+		}
+	}
+	return false
+}
+
 // runState is what every policy shares: the pool, queues and procs of one
 // run, the error rules, and the statistics.
 type runState struct {
@@ -251,6 +287,14 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState,
 	}
 	pool.SetHook(o.Hook)
 	pool.SetResolver(o.Resolver)
+	switch {
+	case pl.Resolve:
+		pool.SetSpill(o.TempDir)
+	case hasBlocking(g):
+		// A task waiting outside tpipe hides a stuck chain from the global
+		// check: look for stuck parts.
+		pool.SetLocal()
+	}
 	r := &runState{g: g, pl: pl, pool: pool, queues: make([]*buffer.Queue, len(g.Edges)), procs: make([]*buffer.Proc, len(g.Tasks))}
 	ins := make([][]*buffer.Queue, len(g.Tasks))
 	outs := make([][]*buffer.Queue, len(g.Tasks))
@@ -340,8 +384,12 @@ func (r *runState) finish() (*Stats, error) {
 			Name: e.Name, From: r.g.Tasks[e.From.Task].Name, To: r.g.Tasks[e.To.Task].Name, Cap: qs.Cap,
 			Records: qs.Records, Bytes: qs.Bytes, HighWater: qs.HighWater,
 			ReadWait: qs.ReadWait, WriteWait: qs.WriteWait, Growths: qs.Growths,
+			Spills: qs.Spills, Spilled: qs.Spilled,
 		})
 	}
+	rs := r.pool.Resolved()
+	st.Growths, st.Spills, st.SpilledBytes, st.SpillDiskBytes = rs.Growths, rs.Spills, rs.SpilledBytes, rs.DiskBytes
+	r.pool.Close()
 	if n := r.pool.Free(); n != r.pl.Buffers {
 		return st, fmt.Errorf("sched: internal error: %d of %d buffers did not come back to FREE: %v", r.pl.Buffers-n, r.pl.Buffers, r.pool.Check())
 	}
@@ -351,7 +399,11 @@ func (r *runState) finish() (*Stats, error) {
 	if err := r.pool.Err(); err != nil {
 		var d *buffer.DeadlockError
 		if errors.As(err, &d) && d.Artificial && d.Hint == "" && r.pl.Buffers < r.pl.Bound {
-			d.Hint = fmt.Sprintf("raise --buffers to the bound %d", r.pl.Bound)
+			if r.pl.Resolve && !r.pl.Safe {
+				d.Hint = fmt.Sprintf("raise --buffers to at least %d (one more than the queues)", r.pl.Bound)
+			} else {
+				d.Hint = fmt.Sprintf("raise --buffers to the bound %d", r.pl.Bound)
+			}
 		}
 		return st, err
 	}
