@@ -3,11 +3,17 @@
 // Each runs as a task; its output is byte-identical to GNU coreutils run
 // under LC_ALL=C for every option it implements.
 //
-// A builtin has at most one input port (port 0: the previous command's
-// output, or stdin) and exactly one output port (port 0). Like a GNU tool,
-// a builtin reports a problem with a file or a failed match as a message on
-// Env.Stderr ("grep: x: No such file or directory") and a *task.ExitError,
-// which sets the run's exit status without stopping the other commands.
+// A builtin's input port 0, if it reads one, is the previous command's
+// output or stdin, and its output port 0 is its output. A named edge
+// (@name, see IsEdge) given as a FILE operand is a port of its own, after
+// those (Cmd.Reads, Cmd.Writes): tee, route, merge and join build graphs
+// with them, and every command that reads FILEs reads an edge as it reads
+// "-".
+//
+// Like a GNU tool, a builtin reports a problem with a file or a failed
+// match as a message on Env.Stderr ("grep: x: No such file or directory")
+// and a *task.ExitError, which sets the run's exit status without stopping
+// the other commands.
 package builtin
 
 import (
@@ -80,6 +86,15 @@ type Cmd struct {
 	// per-record form (for fusion); Fn is then Rec.Func(), or a faster
 	// equivalent that works on whole buffers (grep with a literal).
 	Rec *task.PerRecord
+	// Reads lists the named edges ("@name" operands) the command reads,
+	// each once, in operand order. The runner connects each to an input
+	// port whose Name() is that word, numbered after port 0 when
+	// ReadsInput is set. Writes lists the named edges it writes (tee @a,
+	// route RE @yes @no): output ports after port 0, named the same way.
+	Reads, Writes []string
+	// ReadsAny is set for a command that reads its inputs in the order
+	// records arrive (merge, join; see buffer.Proc.Ready).
+	ReadsAny bool
 }
 
 // Spec describes one builtin.
@@ -92,6 +107,10 @@ type Spec struct {
 	// New parses args (without the command name) and returns the command.
 	// A bad option or operand is a *UsageError.
 	New func(env *Env, args []string) (*Cmd, error)
+	// EdgesOnly marks a builtin that is one only when a named edge (@name)
+	// is among its words; otherwise the program of the same name runs
+	// (join: the graph builtin shadows coreutils' join only in graphs).
+	EdgesOnly bool
 }
 
 // UsageError is a bad option or operand. tpipe reports it before the run

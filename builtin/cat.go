@@ -16,8 +16,8 @@ func init() {
 	register(&Spec{
 		Name:  "cat",
 		Usage: "cat [FILE]...",
-		Help: "Concatenate the FILEs (\"-\" is the input) to the output; with no FILE, " +
-			"copy the input. A FILE that cannot be read is reported and skipped (status 1).",
+		Help: "Concatenate the FILEs (\"-\" is the input, @name a named edge) to the " +
+			"output, each to its end; with no FILE, copy the input. A FILE that cannot be read is reported and skipped (status 1).",
 		New: catNew,
 	})
 }
@@ -33,18 +33,26 @@ func catNew(env *Env, args []string) (*Cmd, error) {
 		r := task.Copy()
 		return &Cmd{ReadsInput: true, Rec: &r}, nil
 	}
-	return &Cmd{ReadsInput: readsInput(names), Fn: catFiles(env, names)}, nil
+	reads, err := edgeOperands("cat", names)
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: catFiles(env, names)}, nil
 }
 
 func catFiles(env *Env, names []string) task.Func {
 	return func(ctx context.Context, p *buffer.Proc) error {
-		c := &catRun{out: newJoiner(p), hold: slices.Contains(names, "-")}
+		c := &catRun{out: newJoiner(p), hold: slices.ContainsFunc(names, catIsPort)}
 		failed := false
 		for _, name := range names {
 			var err error
-			if name == "-" {
+			switch {
+			case name == "-":
 				err = c.port(p.In(0))
-			} else {
+			case IsEdge(name) && edgeIn(p, name) != nil:
+				err = c.port(edgeIn(p, name))
+			default:
+				// A file, or '@a' quoted: a file name, not an edge.
 				err = c.file(env, name)
 			}
 			var rerr *fileError
@@ -66,17 +74,21 @@ func catFiles(env *Env, names []string) task.Func {
 	}
 }
 
+// catIsPort reports whether operand name is read from a port: the input
+// ("-") or a named edge.
+func catIsPort(name string) bool { return name == "-" || IsEdge(name) }
+
 // catRun is the state of one run of cat with FILE operands.
 //
 // GNU cat writes bytes, so the last line of a file without '\n' runs into
 // what follows. Between files the output port does that joining itself:
 // the bytes that ScanFrom leaves after the last '\n' of a file stay
 // pending in the port's buffer and the next ScanFrom continues them (they
-// become a record of their own only at the end). The input port ("-") is
-// another matter: a read of it that waits hands the pending buffer over,
-// and with it such a line, cut from its end. So when "-" is an operand
-// (hold), the start of a line is never left in the port: files are read
-// through a catHold, which keeps it back, and lines are joined in the
+// become a record of their own only at the end). A port ("-" or a named
+// edge) is another matter: a read of it that waits hands the pending buffer
+// over, and with it such a line, cut from its end. So when a port is an
+// operand (hold), the start of a line is never left in the port: files are
+// read through a catHold, which keeps it back, and lines are joined in the
 // joiner's carry, as the other tools that concatenate do.
 type catRun struct {
 	out  *joiner
@@ -119,8 +131,8 @@ func (c *catRun) file(env *Env, name string) error {
 	return err
 }
 
-// port copies the input port ("-"), forwarding lines without a copy when
-// nothing is held back.
+// port copies an input port ("-" or a named edge), forwarding lines without
+// a copy when nothing is held back.
 func (c *catRun) port(in *buffer.Input) error {
 	for {
 		rec, err := in.Read()

@@ -105,7 +105,11 @@ func newCut(env *Env, args []string) (*Cmd, error) {
 	if c.fields && c.outDelim == nil {
 		c.outDelim = []byte{c.delim}
 	}
-	cmd := &Cmd{Name: "cut", ReadsInput: readsInput(files)}
+	reads, err := edgeOperands("cut", files)
+	if err != nil {
+		return nil, err
+	}
+	cmd := &Cmd{Name: "cut", ReadsInput: readsInput(files), Reads: reads}
 	if len(files) == 0 {
 		cmd.Rec = c.perRecord()
 		return cmd, nil

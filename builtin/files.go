@@ -1,8 +1,9 @@
 package builtin
 
 // Helpers shared by the builtins that take options and FILE operands:
-// GNU-style option parsing, reading an operand ("-" is the input port),
-// reporting a file that cannot be read, and joining records across files.
+// GNU-style option parsing, reading an operand ("-" is the input port, a
+// named edge "@name" the port of that name), reporting a file that cannot
+// be read, and joining records across files.
 
 import (
 	"context"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -137,7 +139,8 @@ func (g getopt) long(a string, rest []string) (c byte, arg string, tookNext bool
 }
 
 // readsInput reports whether a command with these FILE operands reads its
-// input port: with no operand, or with "-" among them.
+// input port (port 0, the pipe): with no operand, or with "-" among them.
+// Named edges are other ports (edgeOperands).
 func readsInput(names []string) bool {
 	if len(names) == 0 {
 		return true
@@ -150,12 +153,73 @@ func readsInput(names []string) bool {
 	return false
 }
 
+// IsEdge reports whether word names an edge of the graph: "@" and then a
+// letter or '_', and letters, digits and '_' after that. A word that only
+// starts with '@' ("@", "@1x") is an ordinary file name.
+func IsEdge(word string) bool {
+	if len(word) < 2 || word[0] != '@' {
+		return false
+	}
+	for i := 1; i < len(word); i++ {
+		c := word[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+		if !letter && (i == 1 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// edgeOperands returns the operands among names that are named edges, in
+// order: what Cmd.Reads (or, for tee, Cmd.Writes) lists. An edge named
+// twice is a *UsageError: an edge has one reader and one writer.
+func edgeOperands(cmd string, names []string) ([]string, error) {
+	var edges []string
+	for _, n := range names {
+		if !IsEdge(n) {
+			continue
+		}
+		if slices.Contains(edges, n) {
+			return nil, usagef(cmd, "%s: named twice; a named edge has one reader and one writer", n)
+		}
+		edges = append(edges, n)
+	}
+	return edges, nil
+}
+
+// edgeIn returns the input port connected to the named edge name, or nil
+// if there is none.
+func edgeIn(p *buffer.Proc, name string) *buffer.Input {
+	for i := range p.NumIn() {
+		if in := p.In(i); in.Name() == name {
+			return in
+		}
+	}
+	return nil
+}
+
+// edgeOut returns the output port connected to the named edge name, or
+// nil if there is none.
+func edgeOut(p *buffer.Proc, name string) *buffer.Output {
+	for i := range p.NumOut() {
+		if o := p.Out(i); o.Name() == name {
+			return o
+		}
+	}
+	return nil
+}
+
+// errNotConnected is the error of merge and join for an operand that has
+// no port: the runner connects every unquoted @name, so it means the word
+// was quoted or the command was started some other way.
+var errNotConnected = errors.New("not connected")
+
 // operand is one FILE operand being read, record by record: the input port
-// for "-", else a file opened with Env.Open. It is not safe for concurrent
-// use.
+// for "-", the edge's port for a named edge, else a file opened with
+// Env.Open. It is not safe for concurrent use.
 type operand struct {
 	name string
-	in   *buffer.Input // set for "-"
+	in   *buffer.Input // set for "-" and a named edge
 	rc   io.ReadCloser
 	sc   *record.Scanner // made by the first Read
 	max  int             // the record size
@@ -166,6 +230,13 @@ type operand struct {
 func openOperand(env *Env, p *buffer.Proc, name string) (*operand, error) {
 	if name == "-" {
 		return &operand{name: name, in: p.In(0)}, nil
+	}
+	if IsEdge(name) {
+		// A named edge reads its port. With no port of that name (the
+		// word was quoted, '@a'), it is a file name like any other.
+		if in := edgeIn(p, name); in != nil {
+			return &operand{name: name, in: in}, nil
+		}
 	}
 	rc, err := env.open(name)
 	if err != nil {
@@ -207,7 +278,7 @@ func (s *operand) Read() ([]byte, error) {
 	return nil, io.EOF
 }
 
-// Port returns the input port when s reads "-", so that a caller may
+// Port returns the input port when s reads "-" or an edge, so that a caller may
 // Forward or Pass its records without a copy, and nil for a file.
 func (s *operand) Port() *buffer.Input { return s.in }
 
@@ -220,8 +291,8 @@ func (s *operand) Close() error {
 }
 
 // regularSize returns the size of a regular file, as wc needs it to choose
-// its column width; ok is false for "-", which tpipe cannot stat, and for
-// anything but a regular file.
+// its column width; ok is false for a port ("-" or an edge), which tpipe
+// cannot stat, and for anything but a regular file.
 func (s *operand) regularSize() (size int64, ok bool) {
 	st, isStat := s.rc.(interface{ Stat() (fs.FileInfo, error) })
 	if !isStat {

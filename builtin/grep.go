@@ -102,7 +102,11 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cmd{Name: "grep", ReadsInput: readsInput(g.files)}
+	reads, err := edgeOperands("grep", g.files)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cmd{Name: "grep", ReadsInput: readsInput(g.files), Reads: reads}
 	if len(g.files) == 0 && !g.count && !g.number && !g.only && !g.quiet {
 		c.Rec = g.filter()
 		if l, ok := g.m.(*grepLiteral); ok && l.seekable() {

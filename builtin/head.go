@@ -87,7 +87,11 @@ func headNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	h.names = names
-	return &Cmd{ReadsInput: readsInput(names), Fn: h.run}, nil
+	reads, err := edgeOperands("head", names)
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: h.run}, nil
 }
 
 func headIsDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -93,7 +93,11 @@ func nlNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	c.names = names
-	return &Cmd{ReadsInput: readsInput(names), Fn: c.run}, nil
+	reads, err := edgeOperands("nl", names)
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run}, nil
 }
 
 // nlState is the numbering state, carried from file to file.

@@ -30,8 +30,12 @@ func revNew(env *Env, args []string) (*Cmd, error) {
 		r := task.Map(revLine)
 		return &Cmd{ReadsInput: true, Rec: &r}, nil
 	}
+	reads, err := edgeOperands("rev", names)
+	if err != nil {
+		return nil, err
+	}
 	// As in util-linux rev, "-" is a file name like any other.
-	return &Cmd{Fn: revFiles(env, names)}, nil
+	return &Cmd{Reads: reads, Fn: revFiles(env, names)}, nil
 }
 
 // revLine appends rec, reversed but for its final '\n', to scratch.
@@ -90,12 +94,12 @@ func revFiles(env *Env, names []string) task.Func {
 	}
 }
 
-// revOpen opens FILE operand name, even "-".
+// revOpen opens FILE operand name, even "-" (a named edge is its port).
 func revOpen(env *Env, p *buffer.Proc, name string) (*operand, error) {
-	if name == "-" {
-		name = "./-"
+	if name != "-" {
+		return openOperand(env, p, name)
 	}
-	src, err := openOperand(env, p, name)
+	src, err := openOperand(env, p, "./-")
 	if src != nil {
 		src.name = "-"
 	}

@@ -126,7 +126,11 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	sc.quiet = sc.quiet || quiet
-	c := &Cmd{Name: "sed", ReadsInput: readsInput(operands)}
+	reads, err := edgeOperands("sed", operands)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cmd{Name: "sed", ReadsInput: readsInput(operands), Reads: reads}
 	if len(operands) == 0 && !sc.quits {
 		r := newSedRun(sc, env)
 		c.Rec = &task.PerRecord{

@@ -124,7 +124,11 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 	}
 	c.lastCmp = !c.unique && !c.stable
 	c.names = names
-	return &Cmd{ReadsInput: readsInput(names), Fn: c.run}, nil
+	reads, err := edgeOperands("sort", names)
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run}, nil
 }
 
 // sortSetOrdering applies option letter o to k and reports whether it is

@@ -54,7 +54,11 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	t.names = names
-	return &Cmd{ReadsInput: readsInput(names), Fn: t.run}, nil
+	reads, err := edgeOperands("tail", names)
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: t.run}, nil
 }
 
 // tailObsolete recognizes the old forms "tail -N [FILE]" and "tail +N

@@ -3,7 +3,9 @@ package builtin
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
+	"slices"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/task"
@@ -14,8 +16,9 @@ func init() {
 		Name:  "tee",
 		Usage: "tee [-ai] [FILE]...",
 		Help: "Copy the input to the output and to each FILE, truncated first (-a: appended " +
-			"to). -i is accepted and ignored. A FILE that cannot be written is reported and " +
-			"dropped (status 1).",
+			"to); a FILE @name is a named edge of the graph. -i is accepted and ignored. A " +
+			"FILE that cannot be written is reported and dropped (status 1). tee goes on " +
+			"while the output or some edge is still read.",
 		New: teeNew,
 	})
 }
@@ -31,7 +34,11 @@ func teeNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: true, Fn: func(ctx context.Context, p *buffer.Proc) error {
+	edges, err := edgeOperands("tee", names)
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: true, Writes: edges, Fn: func(ctx context.Context, p *buffer.Proc) error {
 		return teeRun(env, p, names, appendTo)
 	}}, nil
 }
@@ -68,7 +75,22 @@ func teeRun(env *Env, p *buffer.Proc, names []string, appendTo bool) (err error)
 			err = task.Exit(1)
 		}
 	}()
+	// The ports: the named edges, then the output, which is last so that it
+	// can take a record by Forward.
+	var live []*buffer.Output
 	for _, name := range names {
+		if !IsEdge(name) {
+			continue
+		}
+		if o := edgeOut(p, name); o != nil {
+			live = append(live, o)
+		}
+	}
+	live = append(live, p.Out(0))
+	for _, name := range names {
+		if IsEdge(name) && edgeOut(p, name) != nil {
+			continue // an edge; '@a' quoted has no port and is a file
+		}
 		f, e := env.create(name, appendTo)
 		if e != nil {
 			warnFile(env, "tee", quote(name), e)
@@ -77,7 +99,7 @@ func teeRun(env *Env, p *buffer.Proc, names []string, appendTo bool) (err error)
 		}
 		files = append(files, &teeFile{name: name, f: f, w: bufio.NewWriterSize(f, 64<<10)})
 	}
-	in, out := p.In(0), p.Out(0)
+	in := p.In(0)
 	for {
 		if in.Buffered() == 0 {
 			// About to wait for input: let the files catch up, as a pipe
@@ -104,8 +126,24 @@ func teeRun(env *Env, p *buffer.Proc, names []string, appendTo bool) (err error)
 				}
 			}
 		}
-		if e := out.Forward(in); e != nil {
-			return e
+		for k := 0; k < len(live); {
+			if k == len(live)-1 {
+				e = live[k].Forward(in)
+			} else {
+				e = live[k].Write(rec)
+			}
+			switch {
+			case errors.Is(e, buffer.ErrReaderGone):
+				// Nobody reads this one any more; the others go on.
+				live = slices.Delete(live, k, k+1)
+			case e != nil:
+				return e
+			default:
+				k++
+			}
+		}
+		if len(live) == 0 {
+			return buffer.ErrReaderGone
 		}
 	}
 }

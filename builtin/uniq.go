@@ -58,10 +58,17 @@ func uniqNew(env *Env, args []string) (*Cmd, error) {
 		u.input = names[0]
 	}
 	if len(names) > 1 && names[1] != "-" {
+		if IsEdge(names[1]) {
+			return nil, usagef("uniq", "%s: OUTPUT cannot be a named edge; pipe the output into 'tee %s'", names[1], names[1])
+		}
 		u.output, u.outputToFile = names[1], true
 	}
 	u.streamingPlain = !u.count && !u.dups && !u.singles && !u.outputToFile
-	return &Cmd{ReadsInput: u.input == "-", Fn: u.run}, nil
+	reads, err := edgeOperands("uniq", names[:min(len(names), 1)])
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: u.input == "-", Reads: reads, Fn: u.run}, nil
 }
 
 func (u *uniqCmd) run(ctx context.Context, p *buffer.Proc) (err error) {

@@ -54,7 +54,11 @@ func wcNew(env *Env, args []string) (*Cmd, error) {
 		w.show = [4]bool{true, true, false, true}
 	}
 	w.names = names
-	return &Cmd{ReadsInput: readsInput(names), Fn: w.run}, nil
+	reads, err := edgeOperands("wc", names)
+	if err != nil {
+		return nil, err
+	}
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: w.run}, nil
 }
 
 // wcClass tells, for each byte in the C locale, whether it ends a word
