@@ -118,11 +118,13 @@ func (c *Cmd) startOnce(ctx context.Context) (err error) {
 		Dir:         o.Dir,
 		Env:         o.Env,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		ExtraFiles:  o.ExtraFiles,
 	}
 
 	// The child's ends of the pipes are closed in any case once the child
 	// has them (or has failed to start); ours only if it failed.
-	var child, ours []*os.File
+	child := append([]*os.File(nil), o.ExtraFiles...)
+	var ours []*os.File
 	defer func() {
 		for _, f := range child {
 			f.Close()

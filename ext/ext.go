@@ -130,4 +130,9 @@ type Options struct {
 	// Stdout, if set, is the process's standard output (os.Stdout, a file
 	// opened for '>'), and the output task has no output port.
 	Stdout *os.File
+	// ExtraFiles are given to the process as file descriptors 3, 4, ...
+	// (how a named edge becomes /dev/fd/N). Unlike the files above, the
+	// Cmd closes them once the process has them, or has failed to start,
+	// so that the process holds the only copy of each.
+	ExtraFiles []*os.File
 }

@@ -31,6 +31,15 @@ type builder struct {
 	names map[string]int
 	cap   int
 	dry   bool // --explain: build the graph without touching '>' files
+	se    *scriptEdges
+	edges map[string]*edgeEnds // named edges, connected at the end
+}
+
+// edgeEnds are the task ports a named edge links.
+type edgeEnds struct {
+	from    graph.End
+	hasFrom bool
+	to      []graph.End
 }
 
 // Build turns one pipeline into a Job. Redirect targets are opened (and
@@ -40,22 +49,33 @@ type builder struct {
 // status, so the rest of the pipeline still runs; only a bad builtin
 // option fails the whole pipeline before it starts (a *builtin.UsageError).
 func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
-	return r.build(ctx, pl, false)
+	s := &shell.Script{Pipelines: []*shell.Pipeline{pl}}
+	se, err := collectEdges(s)
+	if err != nil {
+		return nil, err
+	}
+	return r.build(ctx, s.Pipelines, se, false)
 }
 
-func (r *Runner) build(ctx context.Context, pl *shell.Pipeline, dry bool) (*Job, error) {
+// build turns pipelines linked by named edges (se) into one Job.
+func (r *Runner) build(ctx context.Context, pls []*shell.Pipeline, se *scriptEdges, dry bool) (*Job, error) {
 	c := r.cfg.Cap
 	if c == 0 && r.cfg.Policy == "ros" {
 		c = 1 // Theorem 4.1's capacities
 	}
-	b := &builder{r: r, ctx: ctx, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: c, dry: dry}
-	if err := b.pipeline(pl); err != nil {
-		b.job.Close()
-		return nil, err
+	b := &builder{r: r, ctx: ctx, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: c, dry: dry,
+		se: se, edges: map[string]*edgeEnds{}}
+	for _, pl := range pls {
+		if err := b.pipeline(pl); err != nil {
+			b.job.Close()
+			return nil, err
+		}
 	}
+	b.connectEdges()
 	b.job.Graph = b.g
 	b.job.Options = sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: r.cfg.RecordSize, Trace: r.cfg.Trace,
+		TempDir: r.cfg.TempDir,
 	}
 	plan, err := sched.MakePlan(b.g, b.job.Options)
 	if err != nil {
@@ -87,9 +107,10 @@ func (b *builder) keep(c io.Closer) { b.job.closers = append(b.job.closers, c) }
 
 // redirs holds a command's redirects after the last of each kind won.
 type redirs struct {
-	in, out, err *os.File
-	outName      string
-	failed       string // the message of a redirect that could not be opened
+	in, out, err    *os.File
+	outName         string
+	inEdge, outEdge string // '< @a' and '> @a'
+	failed          string // the message of a redirect that could not be opened
 }
 
 func (b *builder) openRedirs(c *shell.Cmd) redirs {
@@ -100,6 +121,16 @@ func (b *builder) openRedirs(c *shell.Cmd) redirs {
 			err error
 		)
 		name := x.Target.Value
+		if isEdgeWord(x.Target) {
+			// collectEdges allowed only '<', '>' and '>>'; the last of
+			// each kind wins, as for files.
+			if x.Op == shell.RedirIn {
+				rd.in, rd.inEdge = nil, name
+			} else {
+				rd.out, rd.outName, rd.outEdge = nil, "", name
+			}
+			continue
+		}
 		switch x.Op {
 		case shell.RedirIn:
 			f, err = os.Open(b.path(name))
@@ -123,9 +154,9 @@ func (b *builder) openRedirs(c *shell.Cmd) redirs {
 		b.keep(f)
 		switch x.Op {
 		case shell.RedirIn:
-			rd.in = f
+			rd.in, rd.inEdge = f, ""
 		case shell.RedirOut, shell.RedirAppend:
-			rd.out, rd.outName = f, name
+			rd.out, rd.outName, rd.outEdge = f, name, ""
 		default:
 			rd.err = f
 		}
@@ -153,6 +184,7 @@ type input struct {
 	from  int
 	stdin bool
 	file  *os.File
+	edge  string // a named edge ('< @a')
 }
 
 func (b *builder) pipeline(pl *shell.Pipeline) error {
@@ -163,6 +195,8 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 		switch {
 		case rd.in != nil:
 			in = input{from: -1, file: rd.in}
+		case rd.inEdge != "":
+			in = input{from: -1, edge: rd.inEdge}
 		case i == 0:
 			in = input{from: -1, stdin: true}
 		}
@@ -189,6 +223,9 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 		switch {
 		case out < 0:
 			prev = -1 // the command wrote straight to a file or stdout
+		case rd.outEdge != "":
+			b.writeEdge(rd.outEdge, out, 0)
+			prev = -1
 		case rd.out != nil:
 			b.sink(out, ">"+rd.outName, rd.out)
 			prev = -1
@@ -213,6 +250,9 @@ func (b *builder) feed(in input, t int) {
 	switch {
 	case in.from >= 0:
 		b.g.Connect(in.from, 0, t, 0, b.cap)
+		return
+	case in.edge != "":
+		b.readEdge(in.edge, t, 0)
 		return
 	case in.file != nil:
 		src = b.g.Add(b.unique("<"+filepath.Base(in.file.Name())), 0, 1, task.ReadFrom(in.file, record.Lines))
@@ -266,7 +306,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		argv[i] = w.Value
 	}
 	name := argv[0]
-	if _, ok := builtin.Lookup(name); ok {
+	if isBuiltin(c) {
 		env := &builtin.Env{
 			Stderr:     stderr,
 			SortMemory: b.r.cfg.SortMemory,
@@ -283,15 +323,29 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		if err != nil {
 			return 0, err
 		}
-		if !cmd.ReadsInput {
-			b.drop(in)
-			return b.g.Add(b.unique(name), 0, 1, cmd.Fn), nil
+		// Only unquoted words are edges; a builtin finds a quoted '@a'
+		// without a port and opens it as a file.
+		reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)
+		nin, base := len(reads), 0
+		if cmd.ReadsInput {
+			nin, base = nin+1, 1
 		}
-		t := b.g.Add(b.unique(name), 1, 1, cmd.Fn)
-		if cmd.Rec != nil {
+		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
+		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
+		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
 		}
-		b.feed(in, t)
+		if cmd.ReadsInput {
+			b.feed(in, t)
+		} else {
+			b.drop(in)
+		}
+		for k, e := range reads {
+			b.readEdge(e, t, base+k)
+		}
+		for k, e := range writes {
+			b.writeEdge(e, t, 1+k)
+		}
 		return t, nil
 	}
 	path, err := ext.LookPath(name)
@@ -322,10 +376,14 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		}
 	}
 	direct := rd.out
-	if direct == nil && last {
+	if direct == nil && last && rd.outEdge == "" {
 		direct, _ = b.r.cfg.Stdout.(*os.File)
 	}
 	o.Stdout = direct
+	fds, err := b.extEdges(c, &o, name)
+	if err != nil {
+		return 0, err
+	}
 	x := ext.New(o)
 	nout := 1
 	if direct != nil {
@@ -342,6 +400,9 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		b.feed(in, t)
 	} else {
 		b.drop(in)
+	}
+	for _, fd := range fds {
+		fd.add(b, b.g.Tasks[out].Name)
 	}
 	if direct != nil {
 		return -1, nil

@@ -44,17 +44,14 @@ func Explain(w io.Writer, j *Job) {
 	for _, e := range g.Edges {
 		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, e.Cap)
 	}
-	shape := "a chain: no deadlock at B >= the bound (Theorem 3.2, reserve-first writes)"
-	if pl.Policy == "ros" {
-		shape = "Record Oriented Scheduling needs one buffer for a chain (Theorem 4.1)"
-	}
-	if !g.IsChain() {
-		shape = "not a chain: the bound is a starting point; stalls are detected and reported"
-	}
 	what := "sum of queue capacities"
-	if pl.Policy == "ros" {
-		what = "one"
+	switch {
+	case pl.Policy == "ros":
+		what = "one, plus what tasks on their own goroutines may keep"
+	case pl.Resolve && !pl.Safe:
+		what = "the larger of the sum of queue capacities and one more than the queues"
 	}
+	shape := pl.Shape
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, what, shape)
 	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory %s\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
 	if pl.Warning != "" {
@@ -99,10 +96,14 @@ func WriteStats(w io.Writer, st *sched.Stats) {
 	if st.Disk != nil {
 		fmt.Fprintf(w, "disk: %d bytes written, %d bytes read\n", st.Disk.Written, st.Disk.Read)
 	}
+	if st.Growths+st.Spills > 0 {
+		fmt.Fprintf(w, "stalls resolved: %d queue growths, %d spills, %d bytes spilled (%d compressed on disk)\n",
+			st.Growths, st.Spills, st.SpilledBytes, st.SpillDiskBytes)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "queue\tfrom\tto\tcap\trecords\tbytes\thigh-water\tread wait\twrite wait\t\n")
+	fmt.Fprintf(tw, "queue\tfrom\tto\tcap\trecords\tbytes\thigh-water\tread wait\twrite wait\tgrowths\tspilled\t\n")
 	for _, e := range st.Edges {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", e.Name, e.From, e.To, e.Cap, e.Records, e.Bytes, e.HighWater, round(e.ReadWait), round(e.WriteWait))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t\n", e.Name, e.From, e.To, e.Cap, e.Records, e.Bytes, e.HighWater, round(e.ReadWait), round(e.WriteWait), e.Growths, e.Spilled)
 	}
 	tw.Flush()
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -39,6 +39,7 @@ type Config struct {
 	Getenv         func(string) string // expands $NAME; nil: os.Getenv
 	Environ        []string            // for external commands; nil: os.Environ()
 	Trace          io.Writer           // task switches under ros (sched.Options.Trace)
+	TempDir        string              // where stalled graphs spill queues; "" os.TempDir()
 }
 
 // Runner runs scripts with one Config. Its Stats field collects the
@@ -122,49 +123,109 @@ func (r *Runner) Parse(src string) (*shell.Script, error) {
 	return shell.Parse(src, shell.Options{Getenv: r.cfg.Getenv})
 }
 
-// RunScript parses src and runs its pipelines one after another; it returns
-// the exit status of the last one (or 2 for a syntax error, reported on
-// Stderr with a caret). Ctrl-C (ctx cancelled) stops the script with 130.
+// RunScript parses src and runs its pipelines one after another, except
+// that pipelines linked by named edges (@name) run together as one graph;
+// it returns the exit status of the last graph (or 2 for a syntax error or
+// a broken edge rule, reported on Stderr with a caret). Ctrl-C (ctx
+// cancelled) stops the script with 130.
 func (r *Runner) RunScript(ctx context.Context, src string) int {
-	s, err := r.Parse(src)
+	s, groups, err := r.parseGroups(src)
 	if err != nil {
 		r.reportParse(src, err)
 		return StatusUsage
 	}
 	status := 0
-	for _, pl := range s.Pipelines {
+	for _, g := range groups {
 		if ctx.Err() != nil {
 			return StatusInterrupted
 		}
-		status = r.RunPipeline(ctx, pl)
+		status = r.runJob(ctx, func() (*Job, error) { return r.build(ctx, g, s, false) })
 	}
 	return status
 }
 
-// Explain prints the plan of every pipeline of src (see Explain) without
+// parseGroups parses src and splits its pipelines into the graphs that run
+// as one (see collectEdges).
+func (r *Runner) parseGroups(src string) (*scriptEdges, [][]*shell.Pipeline, error) {
+	s, err := r.Parse(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	se, err := collectEdges(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	var groups [][]*shell.Pipeline
+	for _, idx := range se.groups(len(s.Pipelines)) {
+		var g []*shell.Pipeline
+		for _, i := range idx {
+			g = append(g, s.Pipelines[i])
+		}
+		groups = append(groups, g)
+	}
+	return se, groups, nil
+}
+
+// Explain prints the plan of every graph of src (see Explain) without
 // running anything or touching output files; it returns an exit status.
 func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
-	s, err := r.Parse(src)
+	return r.eachPlan(ctx, src, w, Explain)
+}
+
+// Dot prints every graph of src in Graphviz's DOT language (see graph.Dot)
+// without running anything; it returns an exit status.
+func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
+	return r.eachPlan(ctx, src, w, func(w io.Writer, j *Job) {
+		graph.Dot(w, j.Graph, graph.DotOptions{Title: j.title, Policy: j.Plan.Runs, Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize})
+	})
+}
+
+func (r *Runner) eachPlan(ctx context.Context, src string, w io.Writer, show func(io.Writer, *Job)) int {
+	s, groups, err := r.parseGroups(src)
 	if err != nil {
 		r.reportParse(src, err)
 		return StatusUsage
 	}
-	for i, pl := range s.Pipelines {
-		job, err := r.build(ctx, pl, true)
+	for i, g := range groups {
+		job, err := r.build(ctx, g, s, true)
 		if err != nil {
 			return r.report(err)
 		}
-		if len(s.Pipelines) > 1 {
-			fmt.Fprintf(w, "pipeline %d (line %d):\n", i+1, pl.Pos.Line)
+		if len(groups) > 1 {
+			job.title = fmt.Sprintf("graph %d (%s)", i+1, lines(g))
+			fmt.Fprintf(w, "%s:\n", job.title)
 		}
-		Explain(w, job)
+		show(w, job)
 		job.Close()
 	}
 	return 0
 }
 
+// lines says where a group of pipelines is: "line 3" or "lines 1, 2, 4".
+func lines(g []*shell.Pipeline) string {
+	var ls []string
+	for _, pl := range g {
+		ls = append(ls, fmt.Sprint(pl.Pos.Line))
+	}
+	if len(ls) == 1 {
+		return "line " + ls[0]
+	}
+	return "lines " + strings.Join(ls, ", ")
+}
+
 func (r *Runner) reportParse(src string, err error) {
-	var pe *shell.ParseError
+	var (
+		pe *shell.ParseError
+		ee *EdgeError
+	)
+	if errors.As(err, &ee) {
+		caret := (&shell.ParseError{Pos: ee.Pos}).Caret(src)
+		if !strings.HasSuffix(caret, "\n") {
+			caret += "\n"
+		}
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n%s", ee.Pos, ee.Msg, caret)
+		return
+	}
 	if errors.As(err, &pe) {
 		caret := pe.Caret(src)
 		if !strings.HasSuffix(caret, "\n") {
@@ -180,8 +241,18 @@ func (r *Runner) reportParse(src string, err error) {
 // (bash's pipefail: the rightmost non-zero status). Errors are reported on
 // Stderr, one line each.
 func (r *Runner) RunPipeline(ctx context.Context, pl *shell.Pipeline) int {
-	job, err := r.Build(ctx, pl)
+	return r.runJob(ctx, func() (*Job, error) { return r.Build(ctx, pl) })
+}
+
+// runJob builds a job, runs it and returns its exit status.
+func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
+	job, err := build()
 	if err != nil {
+		var ee *EdgeError
+		if errors.As(err, &ee) {
+			fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", ee)
+			return StatusUsage
+		}
 		return r.report(err)
 	}
 	defer job.Close()
@@ -242,6 +313,7 @@ type Job struct {
 	Options sched.Options
 	Plan    sched.Plan
 	Warning string // B below the bound
+	title   string // "graph 2 (lines 3, 4)" when a script has several
 	closers []io.Closer
 	closed  bool
 }

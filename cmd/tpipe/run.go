@@ -41,6 +41,7 @@ type options struct {
 	stats      bool
 	statsJSON  string
 	explain    bool
+	dot        bool
 	file       string
 	trace      string
 }
@@ -79,6 +80,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	fs.BoolVar(&o.stats, "stats", false, "print per-queue and per-task statistics on stderr")
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
 	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
+	fs.BoolVar(&o.dot, "dot", false, "print the graph in Graphviz DOT (tasks as transitions, queues as places) and exit")
 	fs.StringVar(&o.file, "f", "", "run the script in `FILE`")
 	fs.StringVar(&o.trace, "trace", "", "under --policy ros, write each task switch to `FILE`")
 	help := func(w io.Writer) {
@@ -118,6 +120,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		return bad("--cap %d: need a capacity of at least 1", o.cap)
 	case !known(o.policy):
 		return bad("--policy %s: unknown policy (known: %s)", o.policy, strings.Join(sched.Policies, ", "))
+	case o.explain && o.dot:
+		return bad("give --explain or --dot, not both")
 	case o.file != "" && fs.NArg() > 0:
 		return bad("give a pipeline or -f FILE, not both")
 	case fs.NArg() > 1:
@@ -195,6 +199,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer r.Close()
 	if o.explain {
 		return r.Explain(ctx, src, stdout)
+	}
+	if o.dot {
+		return r.Dot(ctx, src, stdout)
 	}
 	r.BeforeRun = func(j *runner.Job) { limitMemory(j.Plan.Memory(), o.sortMemory) }
 	var runs []*sched.Stats
