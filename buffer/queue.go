@@ -145,6 +145,20 @@ func (q *Queue) GrowLocked(n int) {
 	q.roomLocked()
 }
 
+// Grow raises the capacity of q by n (a controller sizing queues at run
+// time); capacities never shrink.
+func (q *Queue) Grow(n int) {
+	q.pool.mu.Lock()
+	defer q.pool.mu.Unlock()
+	if n > 0 {
+		q.cap += n
+		if len(q.ring) < q.cap {
+			q.resizeLocked(q.cap)
+		}
+		q.roomLocked()
+	}
+}
+
 // QueueStats are the counters of one queue.
 type QueueStats struct {
 	Name      string

@@ -75,7 +75,7 @@ func (r *Runner) build(ctx context.Context, pls []*shell.Pipeline, se *scriptEdg
 	b.job.Graph = b.g
 	b.job.Options = sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: r.cfg.RecordSize, Trace: r.cfg.Trace,
-		TempDir: r.cfg.TempDir,
+		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto,
 	}
 	plan, err := sched.MakePlan(b.g, b.job.Options)
 	if err != nil {

@@ -50,6 +50,8 @@ func Explain(w io.Writer, j *Job) {
 		what = "one, plus what tasks on their own goroutines may keep"
 	case pl.Resolve && !pl.Safe:
 		what = "the larger of the sum of queue capacities and one more than the queues"
+	case j.Options.CapAuto:
+		what = "every queue at 1 plus the largest window --cap auto may ask for"
 	}
 	shape := pl.Shape
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, what, shape)
@@ -95,6 +97,9 @@ func WriteStats(w io.Writer, st *sched.Stats) {
 		st.Policy, st.Buffers, size(int64(st.RecordSize)), st.BuffersHighWater, round(st.Wall))
 	if st.Disk != nil {
 		fmt.Fprintf(w, "disk: %d bytes written, %d bytes read\n", st.Disk.Written, st.Disk.Read)
+	}
+	if ca := st.CapAuto; ca != nil {
+		fmt.Fprintf(w, "cap auto: bottleneck %s, window %d, capacities sum to %d buffers\n", ca.Bottleneck, ca.Window, ca.Buffers)
 	}
 	if st.Growths+st.Spills > 0 {
 		fmt.Fprintf(w, "stalls resolved: %d queue growths, %d spills, %d bytes spilled (%d compressed on disk)\n",

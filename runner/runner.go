@@ -30,6 +30,7 @@ type Config struct {
 	Policy     string // "" means the default policy
 	Buffers    int    // B; 0 means the bound of each graph
 	Cap        int    // queue capacity; 0 means the policy's default (ros: 1, else graph.DefaultCap)
+	CapAuto    bool   // size capacities at run time (sched.Options.CapAuto); Cap is then ignored
 	RecordSize int    // S; 0 means sched.DefaultRecordSize
 	SortMemory int    // sort's memory before it spills; 0: builtin default
 

@@ -51,6 +51,11 @@ type Options struct {
 	// Trace, if set, receives one line per task switch under the ros
 	// policy: which task ran and why it stopped.
 	Trace io.Writer
+	// CapAuto sizes queue capacities at run time instead of using the
+	// graph's: every queue starts at 1 and the bottleneck's inputs grow as
+	// the sliding-window rule asks (see capauto.go). B defaults to the most
+	// the rule can ask for; capacities never exceed B in total.
+	CapAuto bool
 	// TempDir is where queues spill when a graph's stall is resolved by
 	// moving buffers to disk; "" means os.TempDir().
 	TempDir string
@@ -115,6 +120,8 @@ type Stats struct {
 	Spills         int   `json:"spills"`
 	SpilledBytes   int64 `json:"spilled_bytes"`
 	SpillDiskBytes int64 `json:"spill_disk_bytes"`
+	// CapAuto says where capacities sized at run time landed.
+	CapAuto *CapAutoStats `json:"cap_auto,omitempty"`
 }
 
 // Plan is what Run would do with a graph and options, without running it.
@@ -146,6 +153,10 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 	}
 	pl := Plan{Policy: o.Policy, Buffers: o.Buffers, RecordSize: o.RecordSize, Resolve: !g.IsChain()}
 	pl.Bound, pl.Safe, pl.Shape = g.Shape()
+	if o.CapAuto && g.IsChain() {
+		pl.Bound = capAutoBound(g)
+		pl.Shape = "a chain with capacities sized at run time (--cap auto): every queue starts at 1 and the bottleneck's input grows to the sliding window of PipeFlow; B covers the largest window, so Theorem 3.2 holds throughout"
+	}
 	if pl.Policy == "" {
 		pl.Policy = DefaultPolicy
 	}
@@ -273,6 +284,7 @@ type runState struct {
 	st     *Stats
 	start  time.Time
 
+	auto   *capAuto // the capacity sampler of CapAuto, if on
 	mu     sync.Mutex
 	first  *TaskError // the first hard failure
 	status *TaskError // the rightmost non-zero exit status
@@ -303,7 +315,11 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState,
 		outs[i] = make([]*buffer.Queue, t.Out)
 	}
 	for k, e := range g.Edges {
-		q, err := pool.NewQueue(e.Name, e.Cap)
+		c := e.Cap
+		if o.CapAuto && pl.Runs != "ros" {
+			c = 1
+		}
+		q, err := pool.NewQueue(e.Name, c)
 		if err != nil {
 			return nil, err
 		}
@@ -322,6 +338,9 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState,
 	r.st = &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks))}
 	r.start = time.Now()
+	if o.CapAuto && pl.Runs != "ros" && pl.Runs != "serial" {
+		r.auto = startCapAuto(r)
+	}
 	return r, nil
 }
 
@@ -376,6 +395,9 @@ func (r *runState) finish() (*Stats, error) {
 	r.stop()
 	r.cancel(nil)
 	st := r.st
+	if r.auto != nil {
+		st.CapAuto = r.auto.finish()
+	}
 	st.Wall = time.Since(r.start)
 	st.BuffersHighWater = r.pool.HighWater()
 	for k, e := range r.g.Edges {

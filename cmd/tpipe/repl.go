@@ -218,11 +218,15 @@ func set(args []string, r *runner.Runner, stats *bool, stdout, stderr io.Writer)
 		}
 		c.Buffers = n
 	case "cap":
+		if v == "auto" {
+			c.Cap, c.CapAuto = 0, true
+			break
+		}
 		var n int
 		if _, err := fmt.Sscan(v, &n); err != nil || n < 1 {
-			return bad("cap %s: want a positive number", v)
+			return bad("cap %s: want a positive number or auto", v)
 		}
-		c.Cap = n
+		c.Cap, c.CapAuto = n, false
 	case "record-size":
 		n, err := record.ParseSize(v)
 		if err != nil {

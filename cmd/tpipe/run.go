@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -36,6 +37,7 @@ type options struct {
 	policy     string
 	buffers    int
 	cap        int
+	capAuto    bool
 	recordSize int
 	sortMemory int
 	stats      bool
@@ -44,6 +46,35 @@ type options struct {
 	dot        bool
 	file       string
 	trace      string
+}
+
+// capFlag parses --cap: a capacity, or auto.
+type capFlag struct {
+	n    *int
+	auto *bool
+}
+
+func (c capFlag) String() string {
+	if c.auto != nil && *c.auto {
+		return "auto"
+	}
+	if c.n == nil {
+		return ""
+	}
+	return fmt.Sprint(*c.n)
+}
+
+func (c capFlag) Set(v string) error {
+	if v == "auto" {
+		*c.n, *c.auto = 0, true
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return errors.New("want a capacity of at least 1, or auto")
+	}
+	*c.n, *c.auto = n, false
+	return nil
 }
 
 // sizeFlag parses sizes such as 64K and 4M.
@@ -73,7 +104,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.policy, "policy", sched.DefaultPolicy, "scheduling policy `NAME`: "+strings.Join(sched.Policies, ", ")+"; default "+sched.DefaultPolicy)
 	fs.IntVar(&o.buffers, "buffers", 0, "number of record buffers `B`; default: the bound, the sum of queue capacities")
-	fs.IntVar(&o.cap, "cap", 0, fmt.Sprintf("capacity of every queue, in buffers `N`; default %d (1 under ros)", graph.DefaultCap))
+	fs.Var(capFlag{&o.cap, &o.capAuto}, "cap", fmt.Sprintf("capacity of every queue, in buffers `N`, or auto: sized at run time to keep the slowest stage busy; default %d (1 under ros)", graph.DefaultCap))
 	o.recordSize = sched.DefaultRecordSize
 	fs.Var(sizeFlag{&o.recordSize}, "record-size", "bytes per buffer `S`, the longest record (64K, 4M, ...); default 256K")
 	fs.Var(sizeFlag{&o.sortMemory}, "sort-memory", "bytes `S` sort keeps in memory before it spills to disk; default 4M")
@@ -116,8 +147,6 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	switch {
 	case set["buffers"] && o.buffers < 1:
 		return bad("--buffers %d: need at least 1 buffer", o.buffers)
-	case set["cap"] && o.cap < 1:
-		return bad("--cap %d: need a capacity of at least 1", o.cap)
 	case !known(o.policy):
 		return bad("--policy %s: unknown policy (known: %s)", o.policy, strings.Join(sched.Policies, ", "))
 	case o.explain && o.dot:
@@ -157,7 +186,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	cfg := runner.Config{
-		Policy: o.policy, Buffers: o.buffers, Cap: o.cap, RecordSize: o.recordSize, SortMemory: o.sortMemory,
+		Policy: o.policy, Buffers: o.buffers, Cap: o.cap, CapAuto: o.capAuto, RecordSize: o.recordSize, SortMemory: o.sortMemory,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 	}
 	if o.trace != "" {

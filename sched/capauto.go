@@ -1,0 +1,209 @@
+package sched
+
+import (
+	"math"
+	"time"
+
+	"github.com/tpipe/tpipe/graph"
+)
+
+// Capacities sized at run time (Options.CapAuto), after the sliding-window
+// rule of Li and Lin's "PipeFlow Engine": keep the slowest stage (the
+// bottleneck) busy with the fewest buffered segments. There, a segment
+// takes the sum of the upstream jobs' durations to reach the bottleneck,
+// so the number pending at and before it must exceed that sum divided by
+// the bottleneck's own duration.
+//
+// Here every queue starts with capacity 1. A sampler measures each task's
+// busy time per record, smoothed as an EWMA, finds the bottleneck b and
+// sets the capacity of b's inputs to 1 + W, W = ceil(sum of T over b's
+// ancestors / T(b)), at most the number of ancestors (PipeFlow's upper
+// bound before anything is measured: no upstream stage is slower than b).
+// Capacities only grow, and never past B in total, so Theorem 3.2 holds
+// at every moment.
+
+// capAutoPeriod is how often the sampler looks; capAutoAlpha the weight of
+// the newest sample in the EWMA.
+const (
+	capAutoPeriod = 5 * time.Millisecond
+	capAutoAlpha  = 0.5
+)
+
+// CapAutoStats say where --cap auto landed.
+type CapAutoStats struct {
+	Bottleneck string `json:"bottleneck"` // the slowest task at the end
+	Window     int    `json:"window"`     // W of the sliding-window rule
+	Buffers    int    `json:"buffers"`    // the sum of the final capacities
+	// NsPerRecord is each task's EWMA of busy time per record, in task
+	// order (0 for a task that handled no record).
+	NsPerRecord []float64 `json:"ns_per_record"`
+}
+
+// capAutoBound is B for a CapAuto run: every queue at 1, plus room for the
+// largest window the rule can ask for, on the inputs of whichever task
+// turns out to be the bottleneck.
+func capAutoBound(g *graph.Graph) int {
+	extra := 0
+	for _, t := range g.Tasks {
+		extra = max(extra, t.In*ancestors(g, t.Index).count)
+	}
+	return max(len(g.Edges)+extra, 1)
+}
+
+type ancestorSet struct {
+	of    []bool // by task position
+	count int
+}
+
+// ancestors returns the tasks with a path to the task of index idx.
+func ancestors(g *graph.Graph, idx int) ancestorSet {
+	pos := -1
+	for i, t := range g.Tasks {
+		if t.Index == idx {
+			pos = i
+		}
+	}
+	a := ancestorSet{of: make([]bool, len(g.Tasks))}
+	stack := []int{pos}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range g.Edges {
+			if e.To.Task == t && !a.of[e.From.Task] {
+				a.of[e.From.Task] = true
+				a.count++
+				stack = append(stack, e.From.Task)
+			}
+		}
+	}
+	return a
+}
+
+// capAuto is the sampler of one run.
+type capAuto struct {
+	r        *runState
+	ewma     []float64 // ns per record
+	busy     []time.Duration
+	recs     []int64
+	window   int
+	neck     int // task position of the bottleneck, -1 before any
+	ancestry []ancestorSet
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+func startCapAuto(r *runState) *capAuto {
+	n := len(r.g.Tasks)
+	c := &capAuto{r: r, ewma: make([]float64, n), busy: make([]time.Duration, n), recs: make([]int64, n),
+		neck: -1, stop: make(chan struct{}), done: make(chan struct{}), ancestry: make([]ancestorSet, n)}
+	for i, t := range r.g.Tasks {
+		c.ancestry[i] = ancestors(r.g, t.Index)
+	}
+	go c.loop()
+	return c
+}
+
+func (c *capAuto) loop() {
+	defer close(c.done)
+	tick := time.NewTicker(capAutoPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-tick.C:
+			c.sample()
+		}
+	}
+}
+
+// records returns how many records task i has taken in (or, for a
+// source, put out) so far.
+func (c *capAuto) records(i int) int64 {
+	g := c.r.g
+	var n int64
+	in := false
+	for k, e := range g.Edges {
+		if e.To.Task == i {
+			n += c.r.queues[k].Stats().Records
+			in = true
+		}
+	}
+	if in {
+		return n
+	}
+	for k, e := range g.Edges {
+		if e.From.Task == i {
+			n += c.r.queues[k].Stats().Records
+		}
+	}
+	return n
+}
+
+// sample updates the EWMAs and the capacities.
+func (c *capAuto) sample() {
+	r := c.r
+	elapsed := time.Since(r.start)
+	for i, p := range r.procs {
+		busy := elapsed - p.Blocked()
+		recs := c.records(i)
+		db, dr := busy-c.busy[i], recs-c.recs[i]
+		if dr <= 0 {
+			continue // nothing moved: keep the last estimate
+		}
+		c.busy[i], c.recs[i] = busy, recs
+		x := float64(db.Nanoseconds()) / float64(dr)
+		if c.ewma[i] == 0 {
+			c.ewma[i] = x
+		} else {
+			c.ewma[i] = capAutoAlpha*x + (1-capAutoAlpha)*c.ewma[i]
+		}
+	}
+	neck := -1
+	for i, t := range c.ewma {
+		if t > 0 && (neck < 0 || t > c.ewma[neck]) {
+			neck = i
+		}
+	}
+	if neck < 0 {
+		return
+	}
+	c.neck = neck
+	sum := 0.0
+	for u, is := range c.ancestry[neck].of {
+		if is {
+			sum += c.ewma[u]
+		}
+	}
+	w := int(math.Ceil(sum / c.ewma[neck]))
+	w = max(1, min(w, c.ancestry[neck].count))
+	c.window = max(c.window, w)
+	used := 0
+	for _, q := range r.queues {
+		used += q.Cap()
+	}
+	for k, e := range r.g.Edges {
+		if e.To.Task != neck {
+			continue
+		}
+		q := r.queues[k]
+		if grow := min(1+w-q.Cap(), r.pl.Buffers-used); grow > 0 {
+			q.Grow(grow)
+			used += grow
+		}
+	}
+}
+
+// finish stops the sampler and returns where it landed.
+func (c *capAuto) finish() *CapAutoStats {
+	close(c.stop)
+	<-c.done
+	st := &CapAutoStats{Window: c.window, NsPerRecord: c.ewma}
+	if c.neck >= 0 {
+		st.Bottleneck = c.r.g.Tasks[c.neck].Name
+	}
+	for _, q := range c.r.queues {
+		st.Buffers += q.Cap()
+	}
+	return st
+}
