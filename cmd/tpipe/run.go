@@ -70,7 +70,7 @@ func (c capFlag) Set(v string) error {
 		return nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
+	if err != nil {
 		return errors.New("want a capacity of at least 1, or auto")
 	}
 	*c.n, *c.auto = n, false
@@ -147,6 +147,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	switch {
 	case set["buffers"] && o.buffers < 1:
 		return bad("--buffers %d: need at least 1 buffer", o.buffers)
+	case set["cap"] && !o.capAuto && o.cap < 1:
+		return bad("--cap %d: need a capacity of at least 1, or auto", o.cap)
 	case !known(o.policy):
 		return bad("--policy %s: unknown policy (known: %s)", o.policy, strings.Join(sched.Policies, ", "))
 	case o.explain && o.dot:
