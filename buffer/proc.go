@@ -29,6 +29,7 @@ type Proc struct {
 	rr     int // the input Ready looks at first (round robin)
 
 	blockedTime time.Duration
+	parkedAt    time.Time // when the current wait began
 }
 
 type waitKind uint8
@@ -164,11 +165,16 @@ func (t *Proc) CopyReads() {
 // RecordSize returns S, the largest record a port can carry.
 func (t *Proc) RecordSize() int { return t.pool.size }
 
-// Blocked returns the time the task spent waiting in this package.
+// Blocked returns the time the task spent waiting in this package,
+// including the wait it is in now, if any.
 func (t *Proc) Blocked() time.Duration {
 	t.pool.mu.Lock()
 	defer t.pool.mu.Unlock()
-	return t.blockedTime
+	d := t.blockedTime
+	if t.wait.kind != waitNone && !t.parkedAt.IsZero() {
+		d += now().Sub(t.parkedAt)
+	}
+	return d
 }
 
 // Flush hands over every partially filled output buffer. It never blocks.
@@ -724,6 +730,7 @@ func (t *Proc) parkLocked(w waiting) error {
 	p.blocked++
 	p.checkStallLocked()
 	start := now()
+	t.parkedAt = start
 	p.mu.Unlock()
 	if t.park != nil {
 		t.park.Park(t)

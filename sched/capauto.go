@@ -85,8 +85,9 @@ type capAuto struct {
 	ewma     []float64 // ns per record
 	busy     []time.Duration
 	recs     []int64
-	window   int
-	neck     int // task position of the bottleneck, -1 before any
+	windows  []int // the largest window asked for, by bottleneck task
+	neck     int   // task position of the bottleneck, -1 before any
+	seen     int   // consecutive samples that found the same bottleneck
 	ancestry []ancestorSet
 	stop     chan struct{}
 	done     chan struct{}
@@ -94,7 +95,7 @@ type capAuto struct {
 
 func startCapAuto(r *runState) *capAuto {
 	n := len(r.g.Tasks)
-	c := &capAuto{r: r, ewma: make([]float64, n), busy: make([]time.Duration, n), recs: make([]int64, n),
+	c := &capAuto{r: r, ewma: make([]float64, n), busy: make([]time.Duration, n), recs: make([]int64, n), windows: make([]int, n),
 		neck: -1, stop: make(chan struct{}), done: make(chan struct{}), ancestry: make([]ancestorSet, n)}
 	for i, t := range r.g.Tasks {
 		c.ancestry[i] = ancestors(r.g, t.Index)
@@ -168,7 +169,16 @@ func (c *capAuto) sample() {
 	if neck < 0 {
 		return
 	}
-	c.neck = neck
+	// A task must look slowest twice running before its queues grow: the
+	// first samples of a run (goroutines starting, caches cold) mislead.
+	if neck == c.neck {
+		c.seen++
+	} else {
+		c.neck, c.seen = neck, 1
+	}
+	if c.seen < 2 {
+		return
+	}
 	sum := 0.0
 	for u, is := range c.ancestry[neck].of {
 		if is {
@@ -177,7 +187,7 @@ func (c *capAuto) sample() {
 	}
 	w := int(math.Ceil(sum / c.ewma[neck]))
 	w = max(1, min(w, c.ancestry[neck].count))
-	c.window = max(c.window, w)
+	c.windows[neck] = max(c.windows[neck], w)
 	used := 0
 	for _, q := range r.queues {
 		used += q.Cap()
@@ -198,9 +208,10 @@ func (c *capAuto) sample() {
 func (c *capAuto) finish() *CapAutoStats {
 	close(c.stop)
 	<-c.done
-	st := &CapAutoStats{Window: c.window, NsPerRecord: c.ewma}
+	st := &CapAutoStats{NsPerRecord: c.ewma}
 	if c.neck >= 0 {
 		st.Bottleneck = c.r.g.Tasks[c.neck].Name
+		st.Window = c.windows[c.neck]
 	}
 	for _, q := range c.r.queues {
 		st.Buffers += q.Cap()
