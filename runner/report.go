@@ -51,7 +51,7 @@ func Explain(w io.Writer, j *Job) {
 	case pl.Resolve && !pl.Safe:
 		what = "the larger of the sum of queue capacities and one more than the queues"
 	case j.Options.CapAuto:
-		what = "every queue at 1 plus the largest window --cap auto may ask for"
+		what = "every queue at 2 plus the largest window --cap auto may ask for"
 	}
 	shape := pl.Shape
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, what, shape)

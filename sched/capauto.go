@@ -14,11 +14,15 @@ import (
 // so the number pending at and before it must exceed that sum divided by
 // the bottleneck's own duration.
 //
-// Here every queue starts with capacity 1. A sampler measures each task's
-// busy time per record, smoothed as an EWMA, finds the bottleneck b and
-// sets the capacity of b's inputs to 1 + W, W = ceil(sum of T over b's
-// ancestors / T(b)), at most the number of ancestors (PipeFlow's upper
-// bound before anything is measured: no upstream stage is slower than b).
+// Here every queue starts with capacity 2: a queue's capacity counts the
+// buffer its reader holds, so 2 is the least that lets a writer fill one
+// buffer while the reader reads the other (at 1 they take turns, and a
+// chain of copies ran at half speed). A sampler measures each task's busy
+// time per record, smoothed as an EWMA, finds the bottleneck b and sets
+// the capacity of b's inputs to 1 + W: the buffer b reads and W pending,
+// W = ceil(sum of T over b's ancestors / T(b)), at most the number of
+// ancestors (PipeFlow's upper bound before anything is measured: no
+// upstream stage is slower than b).
 // Capacities only grow, and never past B in total, so Theorem 3.2 holds
 // at every moment.
 
@@ -39,15 +43,18 @@ type CapAutoStats struct {
 	NsPerRecord []float64 `json:"ns_per_record"`
 }
 
-// capAutoBound is B for a CapAuto run: every queue at 1, plus room for the
-// largest window the rule can ask for, on the inputs of whichever task
-// turns out to be the bottleneck.
+// capAutoStart is the capacity every queue starts with under CapAuto.
+const capAutoStart = 2
+
+// capAutoBound is B for a CapAuto run: every queue at its start, plus room
+// for the largest window the rule can ask for, on the inputs of whichever
+// task turns out to be the bottleneck.
 func capAutoBound(g *graph.Graph) int {
 	extra := 0
 	for _, t := range g.Tasks {
-		extra = max(extra, t.In*ancestors(g, t.Index).count)
+		extra = max(extra, t.In*(1+ancestors(g, t.Index).count-capAutoStart))
 	}
-	return max(len(g.Edges)+extra, 1)
+	return max(capAutoStart*len(g.Edges)+extra, 1)
 }
 
 type ancestorSet struct {
@@ -144,11 +151,11 @@ func (c *capAuto) records(i int) int64 {
 // sample updates the EWMAs and the capacities.
 func (c *capAuto) sample() {
 	r := c.r
-	elapsed := time.Since(r.start)
 	for i, p := range r.procs {
-		busy := elapsed - p.Blocked()
+		blocked := p.Blocked()
+		busy := time.Since(r.start) - blocked
 		recs := c.records(i)
-		db, dr := busy-c.busy[i], recs-c.recs[i]
+		db, dr := max(0, busy-c.busy[i]), recs-c.recs[i]
 		if dr <= 0 {
 			continue // nothing moved: keep the last estimate
 		}

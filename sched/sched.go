@@ -52,7 +52,7 @@ type Options struct {
 	// policy: which task ran and why it stopped.
 	Trace io.Writer
 	// CapAuto sizes queue capacities at run time instead of using the
-	// graph's: every queue starts at 1 and the bottleneck's inputs grow as
+	// graph's: every queue starts at 2 and the bottleneck's inputs grow as
 	// the sliding-window rule asks (see capauto.go). B defaults to the most
 	// the rule can ask for; capacities never exceed B in total.
 	CapAuto bool
@@ -155,7 +155,7 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 	pl.Bound, pl.Safe, pl.Shape = g.Shape()
 	if o.CapAuto && g.IsChain() {
 		pl.Bound = capAutoBound(g)
-		pl.Shape = "a chain with capacities sized at run time (--cap auto): every queue starts at 1 and the bottleneck's input grows to the sliding window of PipeFlow; B covers the largest window, so Theorem 3.2 holds throughout"
+		pl.Shape = "a chain with capacities sized at run time (--cap auto): every queue starts at 2 and the bottleneck's input grows to the sliding window of PipeFlow; B covers the largest window, so Theorem 3.2 holds throughout"
 	}
 	if pl.Policy == "" {
 		pl.Policy = DefaultPolicy
@@ -326,7 +326,7 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState,
 	for k, e := range g.Edges {
 		c := e.Cap
 		if o.CapAuto && pl.Runs != "ros" {
-			c = 1
+			c = capAutoStart
 		}
 		q, err := pool.NewQueue(e.Name, c)
 		if err != nil {
