@@ -24,6 +24,8 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
        tpipe [flags] -f SCRIPT
        tpipe [flags] < SCRIPT      (a script on stdin that is not a terminal)
        tpipe [flags]               (an interactive shell, on a terminal)
+       tpipe bench [-quick] [-out DIR] [-runs N]
+                                   (the benchmark suite: see bench/README.md)
 
 Runs pipelines such as 'cat app.log | grep -i error | sort | uniq -c' inside
 one process. Every record (a line) travels in one of B buffers of S bytes
@@ -183,6 +185,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			status = 70 // EX_SOFTWARE
 		}
 	}()
+	if len(args) > 0 && args[0] == "bench" {
+		return benchCommand(ctx, args[1:], stdout, stderr)
+	}
 	o, rest, code, ok := parseFlags(args, stdout, stderr)
 	if !ok {
 		return code

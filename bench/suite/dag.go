@@ -1,9 +1,10 @@
-package main
+package suite
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
@@ -115,4 +116,113 @@ func runDAG(ctx context.Context, spec dagSpec) (*sched.Stats, error) {
 		return st, fmt.Errorf("%s: sink saw %d bytes, want %d", spec.shape, *total, want)
 	}
 	return st, nil
+}
+
+// channelsHasShape says whether runChannelsDAG has a plain Go version of
+// shape.
+func channelsHasShape(shape string) bool { return shape != "split-cat" }
+
+// runChannelsDAG runs shape as a plain Go program would be written, as
+// runChannels does the chain: a goroutine per task, a buffered channel per
+// edge holding as many records as a tpipe queue of queueCap buffers,
+// record buffers recycled through a free list. The tee copies each record
+// once into a second buffer, as tpipe's tee does (one Write, one Forward);
+// the join is a select over the two branches, as merge reads whichever
+// has data. It checks that every byte reached the sink.
+//
+// split-cat has no such program: cat reads the fast branch to its end
+// before the slow one, so the slow branch must hold every record until
+// then. With bounded channels that deadlocks; with an unbounded slice it
+// holds the whole input in memory, which is not a fair comparison either.
+func runChannelsDAG(shape string, n int, rec []byte, rounds int) error {
+	want := int64(n) * int64(len(rec))
+	var ra, rb int // the branches' rounds
+	switch shape {
+	case "chain":
+		if got := runChannels(n, rec, []int{rounds, rounds}); got != want {
+			return fmt.Errorf("%s: sink saw %d bytes, want %d", shape, got, want)
+		}
+		return nil
+	case "diamond":
+		ra, rb = rounds, rounds
+	case "split-merge":
+		ra, rb = 0, 2*rounds
+	default:
+		return fmt.Errorf("channels: no plain Go version of %s", shape)
+	}
+	perBuf := max(1, min(recordSize(len(rec))/max(len(rec), 1), buffer.MaxRecords))
+	depth := queueCap * perBuf
+	// Six channels and six goroutines (the tee holds two buffers): with a
+	// buffer more than they can hold at once, the free list never runs dry
+	// while the sink waits.
+	free := make(chan []byte, 6*depth+8)
+	for range cap(free) {
+		free <- make([]byte, len(rec))
+	}
+	var wg sync.WaitGroup
+	src := make(chan []byte, depth)
+	wg.Go(func() {
+		for range n {
+			buf := <-free
+			copy(buf, rec)
+			src <- buf
+		}
+		close(src)
+	})
+	ta, tb := make(chan []byte, depth), make(chan []byte, depth)
+	wg.Go(func() {
+		for r := range src {
+			c := <-free
+			copy(c, r)
+			ta <- c
+			tb <- r
+		}
+		close(ta)
+		close(tb)
+	})
+	stage := func(in <-chan []byte, rounds int) <-chan []byte {
+		out, k := make(chan []byte, depth), keep(rounds)
+		wg.Go(func() {
+			for r := range in {
+				if k(r) {
+					out <- r
+				} else {
+					free <- r
+				}
+			}
+			close(out)
+		})
+		return out
+	}
+	a, b := stage(ta, ra), stage(tb, rb)
+	joined := make(chan []byte, depth)
+	wg.Go(func() {
+		for a != nil || b != nil {
+			select {
+			case r, ok := <-a:
+				if !ok {
+					a = nil
+					continue
+				}
+				joined <- r
+			case r, ok := <-b:
+				if !ok {
+					b = nil
+					continue
+				}
+				joined <- r
+			}
+		}
+		close(joined)
+	})
+	var total int64
+	for r := range joined {
+		total += int64(len(r))
+		free <- r
+	}
+	wg.Wait()
+	if total != 2*want {
+		return fmt.Errorf("%s: sink saw %d bytes, want %d", shape, total, 2*want)
+	}
+	return nil
 }

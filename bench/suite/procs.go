@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"bufio"
@@ -13,8 +13,10 @@ import (
 
 // samplePeak watches the process tree under pid every 20 ms until stop is
 // closed and returns the sum, over its processes, of the largest VmHWM
-// (peak resident set, reset at exec) seen for each, in bytes.
-func samplePeak(pid int, stop <-chan struct{}) int64 {
+// (peak resident set, reset at exec) seen for each, in bytes, and how
+// many processes it saw. A process that lives less than a period may be
+// missed: the sum is then a lower bound.
+func samplePeak(pid int, stop <-chan struct{}) (sum int64, seen int) {
 	peaks := map[int]int64{}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -26,11 +28,10 @@ func samplePeak(pid int, stop <-chan struct{}) int64 {
 		}
 		select {
 		case <-stop:
-			var sum int64
 			for _, v := range peaks {
 				sum += v
 			}
-			return sum
+			return sum, len(peaks)
 		case <-tick.C:
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"fmt"
@@ -21,13 +21,20 @@ type series struct {
 	name   string
 	pts    []point
 	dashed bool // a reference drawn across the whole x range
+	// diamond draws the points as outlined diamonds and no line: a point
+	// that stands apart from the curves, as cap auto's does.
+	diamond bool
 }
 
-type point struct{ x, y float64 }
+// A point of a series; low marks a lower bound, drawn hollow.
+type point struct {
+	x, y float64
+	low  bool
+}
 
 var palette = map[string]string{
 	"concurrent": "#1f77b4", "ros": "#ff7f0e", "fused": "#2ca02c", "serial": "#d62728",
-	"auto": "#9467bd", policyChannels: "#8c564b", policyBash: "#7f7f7f",
+	"auto": "#9467bd", policyChannels: "#8c564b", policyBash: "#7f7f7f", policyCapAuto: "#e377c2",
 }
 
 func color(name string) string {
@@ -39,7 +46,7 @@ func color(name string) string {
 
 // svg writes c. Points that a log axis cannot show (<= 0) are skipped.
 func (c chart) svg(w io.Writer) error {
-	const W, H, left, right, top, bottom = 720.0, 420.0, 80.0, 160.0, 40.0, 50.0
+	const W, H, left, right, top, bottom = 760.0, 420.0, 80.0, 200.0, 40.0, 50.0
 	tx := func(v float64, lg bool) float64 {
 		if lg {
 			return math.Log10(v)
@@ -98,34 +105,57 @@ func (c chart) svg(w io.Writer) error {
 	fmt.Fprintf(&b, `<text transform="translate(16 %g) rotate(-90)" text-anchor="middle">%s</text>`+"\n", (top+H-bottom)/2, html.EscapeString(c.yLabel))
 	for i, s := range c.series {
 		col := color(s.name)
-		var pts []string
+		var pts []point // in pixels
 		for _, p := range s.pts {
 			if ok(p) {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(tx(p.x, c.logX)), py(tx(p.y, c.logY))))
+				pts = append(pts, point{px(tx(p.x, c.logX)), py(tx(p.y, c.logY)), p.low})
 			}
 		}
-		if s.dashed {
+		switch {
+		case s.dashed:
 			if len(s.pts) == 0 || !okY(s.pts[0]) {
 				continue
 			}
 			y := py(tx(s.pts[0].y, c.logY))
 			fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="%s" stroke-dasharray="6 4"/>`+"\n", left, y, W-right, y, col)
-		} else {
+		case s.diamond:
+			for _, p := range pts {
+				diamond(&b, p.x, p.y, col)
+			}
+		default:
 			if len(pts) > 1 {
-				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", col, strings.Join(pts, " "))
+				var xy []string
+				for _, p := range pts {
+					xy = append(xy, fmt.Sprintf("%.1f,%.1f", p.x, p.y))
+				}
+				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", col, strings.Join(xy, " "))
 			}
 			for _, p := range pts {
-				xy := strings.Split(p, ",")
-				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3.5" fill="%s"/>`+"\n", xy[0], xy[1], col)
+				if p.low {
+					fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="white" stroke="%s" stroke-width="1.5"/>`+"\n", p.x, p.y, col)
+				} else {
+					fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"/>`+"\n", p.x, p.y, col)
+				}
 			}
 		}
 		ly := top + 10 + float64(i)*18
-		fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"/>`+"\n", W-right+12, ly, W-right+32, ly, col)
+		if s.diamond {
+			diamond(&b, W-right+22, ly, col)
+		} else {
+			fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"/>`+"\n", W-right+12, ly, W-right+32, ly, col)
+		}
 		fmt.Fprintf(&b, `<text x="%g" y="%g">%s</text>`+"\n", W-right+38, ly+4, html.EscapeString(s.name))
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// diamond draws a marker centred on (x, y), outlined in black.
+func diamond(b *strings.Builder, x, y float64, col string) {
+	const r = 7.0
+	fmt.Fprintf(b, `<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s" stroke="black" stroke-width="1.5"/>`+"\n",
+		x, y-r, x+r, y, x, y+r, x-r, y, col)
 }
 
 func tick(v float64, lg bool) string {
@@ -141,19 +171,27 @@ type plotFile struct {
 }
 
 // plots draws, from the results: throughput against B per workload at the
-// most stages; peak memory against record size; ns/record/stage against
-// stages per record size, both for balanced chains.
+// most stages, with cap auto as a point at the buffers it asked for; peak
+// memory against record size; ns/record/stage against stages per record
+// size, both for balanced chains; peak memory against input size.
 func plots(cfg config, res []result) []plotFile {
 	ok := func(r result) bool { return r.err == "" && r.runs > 0 }
-	maxStages := slices.Max(cfg.stages)
+	maxStages := cfg.maxStages()
 	var out []plotFile
-	for _, g := range groups(res) {
+	for _, g := range groups(cfg, res) {
 		if g.stages != maxStages {
 			continue
 		}
 		c := chart{title: fmt.Sprintf("%s, %d stages: throughput against B", g.w.name(), g.stages),
-			xLabel: "B (buffers)", yLabel: "records/s (median)", logX: true}
+			xLabel: "B (buffers; cap auto: the sum of its final capacities)", yLabel: "records/s (median)", logX: true}
 		for _, p := range cfg.policies {
+			if p == policyCapAuto {
+				if r, ok := g.capAuto(); ok {
+					c.series = append(c.series, series{name: fmt.Sprintf("%s (%.0f buffers)", p, r.capBuffers.med),
+						pts: []point{{x: r.capBuffers.med, y: r.recPerS.med}}, diamond: true})
+				}
+				continue
+			}
 			s := series{name: p}
 			for _, r := range g.rs {
 				if r.policy != p || !ok(r) {
@@ -162,7 +200,7 @@ func plots(cfg config, res []result) []plotFile {
 				if r.buffers == 0 { // channels, bash: no B
 					s.dashed = true
 				}
-				s.pts = append(s.pts, point{float64(r.buffers), r.recPerS.med})
+				s.pts = append(s.pts, point{x: float64(r.buffers), y: r.recPerS.med})
 			}
 			if len(s.pts) > 0 {
 				if s.dashed {
@@ -179,8 +217,8 @@ func plots(cfg config, res []result) []plotFile {
 	for _, p := range cfg.policies {
 		s := series{name: p}
 		for _, r := range res {
-			if r.policy == p && ok(r) && r.w.kind == kindBalanced && r.stages == maxStages && isDefaultB(r) {
-				s.pts = append(s.pts, point{float64(r.w.rec), float64(r.mem) / (1 << 20)})
+			if r.policy == p && ok(r) && cfg.inMatrix(r.cell) && r.w.kind == kindBalanced && r.stages == maxStages && isDefaultB(r) {
+				s.pts = append(s.pts, point{float64(r.w.rec), float64(r.mem) / (1 << 20), r.memLow})
 			}
 		}
 		if len(s.pts) > 0 {
@@ -195,8 +233,8 @@ func plots(cfg config, res []result) []plotFile {
 		for _, p := range cfg.policies {
 			s := series{name: p}
 			for _, r := range res {
-				if r.policy == p && ok(r) && r.w.kind == kindBalanced && r.w.size == size && isDefaultB(r) {
-					s.pts = append(s.pts, point{float64(r.stages), r.nsPerRS.med})
+				if r.policy == p && ok(r) && cfg.inMatrix(r.cell) && r.w.kind == kindBalanced && r.w.size == size && isDefaultB(r) {
+					s.pts = append(s.pts, point{x: float64(r.stages), y: r.nsPerRS.med})
 				}
 			}
 			if len(s.pts) > 0 {
@@ -205,7 +243,31 @@ func plots(cfg config, res []result) []plotFile {
 		}
 		out = append(out, plotFile{fmt.Sprintf("ns-per-stage_%s.svg", size), c})
 	}
+	if c, ok := memoryVsInputChart(cfg, res); ok {
+		out = append(out, plotFile{"memory-vs-input.svg", c})
+	}
 	return out
+}
+
+// memoryVsInputChart plots memoryVsInput: peak memory against input
+// bytes, both axes logarithmic.
+func memoryVsInputChart(cfg config, res []result) (chart, bool) {
+	rows := memoryVsInput(cfg, res)
+	c := chart{title: fmt.Sprintf("64 B lines, balanced, %d stages: peak memory against input size", cfg.maxStages()),
+		xLabel: "input MiB", yLabel: "peak MiB (heap; bash: RSS)", logX: true, logY: true}
+	for _, row := range rows {
+		s := series{name: row.policy}
+		for i, m := range row.mem {
+			if m >= 0 {
+				s.pts = append(s.pts, point{float64(cfg.inputSizes[i]) / (1 << 20), float64(m) / (1 << 20), row.low[i]})
+			}
+			if row.low[i] {
+				s.name = row.policy + " (hollow: ≥)"
+			}
+		}
+		c.series = append(c.series, s)
+	}
+	return c, len(rows) > 0
 }
 
 // isDefaultB: the cell ran at the policy's default B (the bound), so one

@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"bytes"
@@ -53,14 +53,16 @@ func TestAggregate(t *testing.T) {
 	}
 }
 
+var tinyWorkload = workload{"64B", 64, 640, kindBalanced}
+
 func tinyResults() []result {
-	w := workload{"64B", 64, 640, kindBalanced}
+	w := tinyWorkload
 	return []result{
-		{cell: cell{w, 3, "concurrent", 8}, records: 10, runs: 5, recPerS: stat{2e6, 1e6, 3e6},
+		{cell: cell{w: w, stages: 3, policy: "concurrent", buffers: 8}, records: 10, runs: 5, recPerS: stat{2e6, 1e6, 3e6},
 			nsPerRS: stat{med: 166.7}, mem: 1 << 20, bufHW: 3, switches: -1, runsAs: "concurrent", buffers: 8},
-		{cell: cell{w, 3, "ros", 0}, records: 10, runs: 5, recPerS: stat{1e6, 9e5, 1.1e6},
+		{cell: cell{w: w, stages: 3, policy: "ros"}, records: 10, runs: 5, recPerS: stat{1e6, 9e5, 1.1e6},
 			nsPerRS: stat{med: 333.3}, mem: 1 << 19, bufHW: 1, switches: 42, runsAs: "ros", buffers: 1},
-		{cell: cell{w, 3, policyBash, 0}, records: 10, err: "bash: exit status 1", switches: -1},
+		{cell: cell{w: w, stages: 3, policy: policyBash}, records: 10, err: "bash: exit status 1", switches: -1},
 	}
 }
 
@@ -77,7 +79,7 @@ func TestWriteCSV(t *testing.T) {
 		t.Fatalf("got %d rows of %d columns:\n%s", len(rows), len(rows[0]), b.String())
 	}
 	want := []string{"64B", "64", "balanced", "3", "ros", "ros", "1", "10", "5", "1000000.0", "900000.0",
-		"1100000.0", "333.3", "524288", "heap", "1", "42", "0", ""}
+		"1100000.0", "333.3", "524288", "heap", "1", "42", "0", "640", "", "", "", "", "0", "0", ""}
 	if got := strings.Join(rows[2], ","); got != strings.Join(want, ",") {
 		t.Errorf("ros row\n got %s\nwant %s", got, strings.Join(want, ","))
 	}
@@ -88,7 +90,7 @@ func TestWriteCSV(t *testing.T) {
 
 func TestWriteMarkdown(t *testing.T) {
 	var b bytes.Buffer
-	cfg := config{policies: []string{"concurrent", "ros", policyBash}, runs: 5}
+	cfg := config{workloads: []workload{tinyWorkload}, stages: []int{3}, policies: []string{"concurrent", "ros", policyBash}, runs: 5}
 	if err := writeMarkdown(&b, cfg, tinyResults()); err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +99,10 @@ func TestWriteMarkdown(t *testing.T) {
 		"- **concurrent**: fastest in 1/1 (64B/balanced×3); least memory in 0 (none)",
 		"- **ros**: fastest in 0/1 (none); least memory in 1 (64B/balanced×3)",
 		"## 64B/balanced, 3 stages (10 records of 64 B)",
-		"| concurrent B=8 | concurrent | 8 | 2.00M [1.00M–3.00M] | 166.7 | 1.00 heap | 3 | n/a | – |",
-		"| ros | ros | 1 | 1.00M [900.0k–1.10M] | 333.3 | 0.50 heap | 1 | 42 | – |",
+		"| concurrent B=8 | concurrent | 8 | 2.00M [1.00M–3.00M] | 166.7 | 1.00 heap | 3 | n/a | – | – |",
+		"| ros | ros | 1 | 1.00M [900.0k–1.10M] | 333.3 | 0.50 heap | 1 | 42 | – | – |",
 		"| bash | | | failed: bash: exit status 1 |",
+		"- 64B/balanced×3: knee B=8 (2.00M records/s; best 2.00M at B=8)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
@@ -109,9 +112,9 @@ func TestWriteMarkdown(t *testing.T) {
 
 func TestChartSVG(t *testing.T) {
 	c := chart{title: "t <&>", xLabel: "B", yLabel: "records/s", logX: true, series: []series{
-		{name: "concurrent", pts: []point{{1, 10}, {8, 30}, {16, 20}}},
-		{name: "channels (no B)", pts: []point{{0, 25}}, dashed: true},
-		{name: "ros", pts: []point{{0, 5}}}, // not on a log axis: skipped
+		{name: "concurrent", pts: []point{{x: 1, y: 10}, {x: 8, y: 30}, {x: 16, y: 20}}},
+		{name: "channels (no B)", pts: []point{{x: 0, y: 25}}, dashed: true},
+		{name: "ros", pts: []point{{x: 0, y: 5}}}, // not on a log axis: skipped
 	}}
 	var b bytes.Buffer
 	if err := c.svg(&b); err != nil {
@@ -162,10 +165,22 @@ func TestMatrixSmoke(t *testing.T) {
 	}
 }
 
-func TestRunRejectsFewRuns(t *testing.T) {
-	var out, errb bytes.Buffer
-	err := run(context.Background(), []string{"-runs", "3"}, &out, &errb)
-	if err == nil || !strings.Contains(err.Error(), "at least 5") {
-		t.Fatalf("run -runs 3: %v", err)
+func TestMainUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+		err  string // in stderr
+		out  string // in stdout
+	}{
+		{args: []string{"-runs", "3"}, code: 2, err: "-runs 3: at least 5 runs per cell"},
+		{args: []string{"-nope"}, code: 2, err: "flag provided but not defined: -nope"},
+		{args: []string{"extra"}, code: 2, err: `unexpected argument "extra"`},
+		{args: []string{"-h"}, code: 0, out: "usage: bench [-quick] [-out DIR] [-runs N]"},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), tt.args, &out, &errb)
+		if code != tt.code || !strings.Contains(errb.String(), tt.err) || !strings.Contains(out.String(), tt.out) {
+			t.Errorf("Main(%q) = %d, stdout %q, stderr %q; want %d, %q, %q", tt.args, code, out.String(), errb.String(), tt.code, tt.out, tt.err)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"bytes"
@@ -33,6 +33,7 @@ type chainSpec struct {
 	s       int // S; 0 means recordSize(len(rec))
 	buffers int // B; 0 means the bound
 	trace   io.Writer
+	capAuto bool // sched.Options.CapAuto: capacities sized at run time
 }
 
 // work is the CPU a stage spends on a record: rounds passes of FNV-1a over
@@ -104,7 +105,7 @@ func runChain(ctx context.Context, spec chainSpec) (*sched.Stats, error) {
 	if s == 0 {
 		s = recordSize(len(spec.rec))
 	}
-	st, err := sched.Run(ctx, g, sched.Options{Policy: spec.policy, Buffers: spec.buffers, RecordSize: s, Trace: spec.trace})
+	st, err := sched.Run(ctx, g, sched.Options{Policy: spec.policy, Buffers: spec.buffers, RecordSize: s, Trace: spec.trace, CapAuto: spec.capAuto})
 	if err != nil {
 		return st, err
 	}

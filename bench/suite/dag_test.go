@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"context"
@@ -42,6 +42,17 @@ func TestDAGShapesComplete(t *testing.T) {
 			if _, err := runDAG(context.Background(), dagSpec{shape: shape, policy: policy, n: 5000, rounds: 1, rec: rec, tempDir: t.TempDir()}); err != nil {
 				t.Errorf("%s/%s: %v", shape, policy, err)
 			}
+		}
+	}
+}
+
+// The channels versions deliver every byte; split-cat has none.
+func TestChannelsDAG(t *testing.T) {
+	rec := make([]byte, 100)
+	for _, shape := range dagShapes {
+		err := runChannelsDAG(shape, 5000, rec, 1)
+		if channelsHasShape(shape) != (err == nil) {
+			t.Errorf("%s: %v", shape, err)
 		}
 	}
 }

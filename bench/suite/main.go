@@ -1,0 +1,72 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Main is the whole benchmark command, shared by `go run ./bench` and
+// `tpipe bench`: it parses args, runs the matrix, writes the report and
+// prints the paths of the files it wrote on stdout. The status is 0 on
+// success, 2 on a usage error (said on stderr with the flags) and 1 when
+// the run fails. -h prints the flags on stdout.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	quick := fs.Bool("quick", false, "small inputs and fewer B points (under a minute on 2 cores)")
+	out := fs.String("out", "bench/out", "directory for report.md, results.csv and the plots")
+	runs := fs.Int("runs", 5, "runs per cell (at least 5); the median is reported with min and max")
+	usage := func(w io.Writer) {
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		usage(stderr)
+		return 2
+	}
+	switch {
+	case *runs < 5:
+		fmt.Fprintf(stderr, "bench: -runs %d: at least 5 runs per cell\n", *runs)
+		return 2
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
+		usage(stderr)
+		return 2
+	}
+	cfg := fullConfig()
+	if *quick {
+		cfg = quickConfig()
+	}
+	cfg.runs = *runs
+	cfg.progress = stderr
+	if err := run(ctx, cfg, *out, stdout); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// run runs the matrix of cfg and writes the report into dir.
+func run(ctx context.Context, cfg config, dir string, stdout io.Writer) error {
+	res, err := runMatrix(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	files, err := writeReport(dir, cfg, res)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintln(stdout, f)
+	}
+	return nil
+}

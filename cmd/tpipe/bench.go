@@ -1,0 +1,19 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/tpipe/tpipe/bench/suite"
+)
+
+// benchCommand is `tpipe bench [-quick] [-out DIR] [-runs N]`: the
+// benchmark suite, the same code as `go run ./bench` (see
+// bench/README.md). Ctrl-C stops it between runs.
+func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	return suite.Main(ctx, args, stdout, stderr)
+}
