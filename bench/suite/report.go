@@ -330,7 +330,7 @@ func writeKnees(w io.Writer, gs []group) {
 		return
 	}
 	fmt.Fprintf(w, "\n## The knee of concurrent, and where cap auto lands\n\n")
-	fmt.Fprintf(w, "The knee of a workload is the smallest B measured whose median records/s under concurrent is within %.0f%% of the best concurrent median at any B: past it, more buffers buy (almost) nothing. Concurrent varies B at a fixed queue capacity of %d; cap auto (concurrent with sched.Options.CapAuto, --cap auto) starts every queue at 1 and grows the bottleneck's input by PipeFlow's sliding-window rule, at its own default B. Its buffers are the sum of its final capacities (Stats.CapAuto.Buffers), the most it can hold queued.\n\n", 100*kneeTolerance, queueCap)
+	fmt.Fprintf(w, "The knee of a workload is the smallest B measured whose median records/s under concurrent is within %.0f%% of the best concurrent median at any B: past it, more buffers buy (almost) nothing. Concurrent varies B at a fixed queue capacity of %d; cap auto (concurrent with sched.Options.CapAuto, --cap auto) starts every queue at 2 and grows the bottleneck's input by PipeFlow's sliding-window rule, at its own default B. Its buffers are the sum of its final capacities (Stats.CapAuto.Buffers), the most it can hold queued.\n\n", 100*kneeTolerance, queueCap)
 	for _, l := range lines {
 		fmt.Fprintf(w, "- %s\n", l)
 	}
