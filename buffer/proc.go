@@ -29,7 +29,8 @@ type Proc struct {
 	rr     int // the input Ready looks at first (round robin)
 
 	blockedTime time.Duration
-	parkedAt    time.Time // when the current wait began
+	parkedAt    time.Time     // when the current wait began; zero when not waiting
+	lastWait    time.Duration // how long the last wait lasted, set at wake-up
 }
 
 type waitKind uint8
@@ -165,13 +166,20 @@ func (t *Proc) CopyReads() {
 // RecordSize returns S, the largest record a port can carry.
 func (t *Proc) RecordSize() int { return t.pool.size }
 
+// Finished reports whether the task has ended (Finish was called).
+func (t *Proc) Finished() bool {
+	t.pool.mu.Lock()
+	defer t.pool.mu.Unlock()
+	return t.done
+}
+
 // Blocked returns the time the task spent waiting in this package,
 // including the wait it is in now, if any.
 func (t *Proc) Blocked() time.Duration {
 	t.pool.mu.Lock()
 	defer t.pool.mu.Unlock()
 	d := t.blockedTime
-	if t.wait.kind != waitNone && !t.parkedAt.IsZero() {
+	if !t.parkedAt.IsZero() {
 		d += now().Sub(t.parkedAt)
 	}
 	return d
@@ -738,8 +746,7 @@ func (t *Proc) parkLocked(w waiting) error {
 		<-t.wake
 	}
 	p.mu.Lock()
-	d := now().Sub(start)
-	t.blockedTime += d
+	d := t.lastWait // counted into blockedTime by wakeLocked
 	switch w.kind {
 	case waitRead:
 		w.q.readWait += d
@@ -786,6 +793,13 @@ func (p *Pool) wakeLocked(t *Proc) {
 	t.wait = waiting{}
 	t.parked.Store(false)
 	p.blocked--
+	// The wait ends here, not when the task next takes the lock: a
+	// sampler reading Blocked in between must not count it as busy.
+	if !t.parkedAt.IsZero() {
+		t.lastWait = now().Sub(t.parkedAt)
+		t.blockedTime += t.lastWait
+		t.parkedAt = time.Time{}
+	}
 	if t.park != nil {
 		t.park.Unpark(t)
 		return

@@ -152,6 +152,10 @@ func (c *capAuto) records(i int) int64 {
 func (c *capAuto) sample() {
 	r := c.r
 	for i, p := range r.procs {
+		if p.Finished() {
+			// Its clock stopped: time since is not busy time.
+			continue
+		}
 		blocked := p.Blocked()
 		busy := time.Since(r.start) - blocked
 		recs := c.records(i)
