@@ -347,11 +347,7 @@ func (in *Input) fillFor(copyOut bool) error {
 			return io.EOF
 		}
 		t.flushLocked()
-		q.rwait = t
-		if w := q.wwait; w != nil && w.wait.kind == waitDrain {
-			q.wwait = nil
-			p.wakeLocked(w) // the reader asks for more
-		}
+		q.readerWaitsLocked(t)
 		if err := t.parkLocked(waiting{waitRead, q}); err != nil {
 			return err
 		}
@@ -721,11 +717,7 @@ func (t *Proc) parkLocked(w waiting) error {
 		case waitRead:
 			w.q.rwait = nil
 		case waitAny:
-			for _, in := range t.ins {
-				if in.q.rwait == t {
-					in.q.rwait = nil
-				}
-			}
+			t.dropAnyWaitLocked()
 		case waitRoom, waitDrain:
 			w.q.wwait = nil
 		case waitFree:
@@ -780,11 +772,7 @@ func (p *Pool) wakeLocked(t *Proc) {
 			t.wait.q.rwait = nil
 		}
 	case waitAny:
-		for _, in := range t.ins {
-			if in.q.rwait == t {
-				in.q.rwait = nil
-			}
-		}
+		t.dropAnyWaitLocked()
 	case waitRoom, waitDrain:
 		if t.wait.q.wwait == t {
 			t.wait.q.wwait = nil
@@ -805,6 +793,26 @@ func (p *Pool) wakeLocked(t *Proc) {
 		return
 	}
 	t.wake <- struct{}{}
+}
+
+// readerWaitsLocked records that t, q's reader, waits for a buffer, and
+// wakes q's writer if it waits for the reader to ask for more (Drain).
+func (q *Queue) readerWaitsLocked(t *Proc) {
+	q.rwait = t
+	if w := q.wwait; w != nil && w.wait.kind == waitDrain {
+		q.wwait = nil
+		q.pool.wakeLocked(w)
+	}
+}
+
+// dropAnyWaitLocked forgets t as the waiting reader of each of its inputs
+// (a wait in Ready is on all of them).
+func (t *Proc) dropAnyWaitLocked() {
+	for _, in := range t.ins {
+		if in.q.rwait == t {
+			in.q.rwait = nil
+		}
+	}
 }
 
 func (p *Pool) dropFreeWaiterLocked(t *Proc) {
@@ -863,14 +871,8 @@ func (t *Proc) Ready() (int, error) {
 		}
 		t.flushLocked()
 		for _, in := range t.ins {
-			if in.eof {
-				continue
-			}
-			q := in.q
-			q.rwait = t
-			if w := q.wwait; w != nil && w.wait.kind == waitDrain {
-				q.wwait = nil
-				p.wakeLocked(w)
+			if !in.eof {
+				in.q.readerWaitsLocked(t)
 			}
 		}
 		if err := t.parkLocked(waiting{kind: waitAny}); err != nil {

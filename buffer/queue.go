@@ -137,11 +137,17 @@ func (q *Queue) GrowLocked(n int) {
 	if n < 1 {
 		return
 	}
+	q.growLocked(n)
+	q.growths++
+}
+
+// growLocked raises the capacity by n >= 1 and wakes a writer waiting for
+// room.
+func (q *Queue) growLocked(n int) {
 	q.cap += n
 	if len(q.ring) < q.cap {
 		q.resizeLocked(q.cap)
 	}
-	q.growths++
 	q.roomLocked()
 }
 
@@ -151,11 +157,7 @@ func (q *Queue) Grow(n int) {
 	q.pool.mu.Lock()
 	defer q.pool.mu.Unlock()
 	if n > 0 {
-		q.cap += n
-		if len(q.ring) < q.cap {
-			q.resizeLocked(q.cap)
-		}
-		q.roomLocked()
+		q.growLocked(n)
 	}
 }
 

@@ -3,6 +3,7 @@ package buffer
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -133,14 +134,6 @@ func (p *Pool) SetSpill(dir string) {
 // resolveLocked tries to make one of the stuck tasks runnable. It returns
 // an error only when spilling failed (the disk is full).
 func (p *Pool) resolveLocked(stuck []*Proc) (bool, error) {
-	in := func(t *Proc) bool {
-		for _, s := range stuck {
-			if s == t {
-				return true
-			}
-		}
-		return false
-	}
 	// Full queues whose writer is stuck waiting for room; their reader is
 	// stuck too (or the writer could be woken).
 	var full []*Queue
@@ -184,7 +177,7 @@ func (p *Pool) resolveLocked(stuck []*Proc) (bool, error) {
 	}
 	if victim == nil {
 		for _, q := range p.queues {
-			if q.n > 0 && q.reader != nil && in(q.reader) && (victim == nil || q.n > victim.n) {
+			if q.n > 0 && q.reader != nil && slices.Contains(stuck, q.reader) && (victim == nil || q.n > victim.n) {
 				victim = q
 			}
 		}
@@ -196,7 +189,7 @@ func (p *Pool) resolveLocked(stuck []*Proc) (bool, error) {
 	return n > 0, err
 }
 
-// describeStuck is the error for stuck tasks no resolver could help: the
+// deadlockOf is the error for stuck tasks no resolver could help: the
 // wait of each, in the order of the wait-for cycle where there is one.
 func (p *Pool) deadlockOf(stuck []*Proc) *DeadlockError {
 	d := &DeadlockError{}
@@ -211,7 +204,7 @@ func (p *Pool) deadlockOf(stuck []*Proc) *DeadlockError {
 	return d
 }
 
-// queueNames lists the inputs a task reading whichever comes first waits
+// anyNames lists the inputs a task reading whichever comes first waits
 // on.
 func (t *Proc) anyNames() string {
 	var names []string

@@ -301,10 +301,7 @@ func (b *builder) failing(name string, in input, msg string, code int, stderr io
 // port 0 carries its output, or -1 when it writes straight to a file or
 // stdout.
 func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
-	argv := make([]string, len(c.Args))
-	for i, w := range c.Args {
-		argv[i] = w.Value
-	}
+	argv := words(c)
 	name := argv[0]
 	if isBuiltin(c) {
 		env := &builtin.Env{

@@ -51,8 +51,8 @@ const capAutoStart = 2
 // task turns out to be the bottleneck.
 func capAutoBound(g *graph.Graph) int {
 	extra := 0
-	for _, t := range g.Tasks {
-		extra = max(extra, t.In*(1+ancestors(g, t.Index).count-capAutoStart))
+	for i, t := range g.Tasks {
+		extra = max(extra, t.In*(1+ancestors(g, i).count-capAutoStart))
 	}
 	return max(capAutoStart*len(g.Edges)+extra, 1)
 }
@@ -62,14 +62,8 @@ type ancestorSet struct {
 	count int
 }
 
-// ancestors returns the tasks with a path to the task of index idx.
-func ancestors(g *graph.Graph, idx int) ancestorSet {
-	pos := -1
-	for i, t := range g.Tasks {
-		if t.Index == idx {
-			pos = i
-		}
-	}
+// ancestors returns the tasks with a path to the task at position pos.
+func ancestors(g *graph.Graph, pos int) ancestorSet {
 	a := ancestorSet{of: make([]bool, len(g.Tasks))}
 	stack := []int{pos}
 	for len(stack) > 0 {
@@ -104,8 +98,8 @@ func startCapAuto(r *runState) *capAuto {
 	n := len(r.g.Tasks)
 	c := &capAuto{r: r, ewma: make([]float64, n), busy: make([]time.Duration, n), recs: make([]int64, n), windows: make([]int, n),
 		neck: -1, stop: make(chan struct{}), done: make(chan struct{}), ancestry: make([]ancestorSet, n)}
-	for i, t := range r.g.Tasks {
-		c.ancestry[i] = ancestors(r.g, t.Index)
+	for i := range r.g.Tasks {
+		c.ancestry[i] = ancestors(r.g, i)
 	}
 	go c.loop()
 	return c
