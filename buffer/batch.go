@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"sort"
+
+	"github.com/tpipe/tpipe/record"
 )
 
 // This file holds the batch forms of reading and writing: whole buffers at
@@ -43,7 +45,7 @@ func (in *Input) ReadBatch() ([]byte, int, error) {
 // Bytes after the last delim at r's end are kept as an unterminated line:
 // the next ScanFrom (the next file of `cat a b`) continues it, and
 // otherwise it becomes a record of its own when the buffer is handed over.
-// A line longer than the record size is a *TooLargeError. The incomplete
+// A line longer than the record size is a *record.TooLargeError. The incomplete
 // line, when one straddles buffers, is kept in a slice the Output reuses
 // (at most one record-size, outside the pool).
 func (o *Output) ScanFrom(r io.Reader, delim byte) error {
@@ -67,7 +69,7 @@ func (o *Output) ScanFrom(r io.Reader, delim byte) error {
 			if err := o.Drain(); err != nil {
 				return err
 			}
-			return &TooLargeError{Size: size + 1, Max: size, AtLeast: true}
+			return &record.TooLargeError{Size: size + 1, Max: size, AtLeast: true}
 		}
 		if b == nil || len(b.data) == cap(b.data) || len(b.ends) >= cap(b.ends)-1 {
 			if err := o.nextScanBuffer(delim); err != nil {
@@ -95,7 +97,7 @@ func (o *Output) ScanFrom(r io.Reader, delim byte) error {
 			return err
 		}
 		if n < cap(b.data)-start && b.end() == len(b.data) {
-			o.t.Flush()
+			(*Ports)(o.t).Flush()
 		}
 	}
 }
@@ -143,18 +145,39 @@ func (o *Output) nextScanBuffer(delim byte) error {
 	return nil
 }
 
-// PassSeek is Pass with a search that skips records in bulk: seek(data)
-// returns the offset in data of the first byte of interest, or -1. Records
-// that end at or before that offset are kept if keeps is true and dropped
-// otherwise, without calling keep; the record holding the byte is decided
-// by keep. For `grep -v LIT`, seek finds LIT in the whole buffer and keeps
-// is true, so a buffer without LIT passes with one search and no per-record
-// call. seek must never skip a record keep would decide otherwise.
-func (o *Output) PassSeek(in *Input, keep func(rec []byte) bool, seek func(data []byte) int, keeps bool) error {
-	return o.pass(in, keep, seek, keeps)
+// Pass is the batch form of a filter: it takes the records of in not yet
+// read in its current buffer (the next buffer, if the current one is used
+// up), keeps those for which keep returns true, and hands them to o without
+// copying them: the kept records are packed in place and the buffer itself
+// moves to o's queue. rec is valid only during the call to keep. Pass
+// returns io.EOF at the end of in; other errors are those of Read and
+// Write. Records read from in before Pass must not be used after it.
+func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
+	return o.pass(in, keep, nil)
 }
 
-func (o *Output) pass(in *Input, keep func(rec []byte) bool, seek func([]byte) int, keeps bool) error {
+// A Sieve decides which records of a batch pass a filter (Output.Sift).
+// Keep decides one record; rec is valid only during the call. Skip, if
+// set, decides many at once: given the unread records of a buffer back to
+// back, it returns a length n and a verdict, meaning that every record
+// ending at or before offset n shares that verdict (kept if keep is true,
+// dropped otherwise) with no call to Keep; the record holding byte n, if
+// any, is then decided by Keep. Skip must never put a record under a
+// verdict Keep would not give it. For `grep LIT`, Skip finds LIT in the
+// whole buffer and answers (its offset, false): the lines before the
+// first match are dropped with one search and no call per line.
+type Sieve struct {
+	Keep func(rec []byte) bool
+	Skip func(data []byte) (n int, keep bool)
+}
+
+// Sift is Pass with a Sieve: records decided in bulk by Skip, the others
+// by Keep. Errors are those of Pass.
+func (o *Output) Sift(in *Input, s Sieve) error {
+	return o.pass(in, s.Keep, s.Skip)
+}
+
+func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (int, bool)) error {
 	if b := in.cur; b == nil || in.i >= len(b.ends) {
 		if err := in.fill(); err != nil {
 			return err
@@ -188,13 +211,11 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, seek func([]byte) i
 		w++
 	}
 	for i := in.i; i < len(b.ends); {
-		if seek != nil {
-			// Records before the one holding the sought byte share a fate.
-			j := len(b.ends)
-			if at := seek(b.data[in.off:b.end()]); at >= 0 {
-				abs := int32(in.off + at)
-				j = i + sort.Search(len(b.ends)-i, func(k int) bool { return b.ends[i+k] > abs })
-			}
+		if skip != nil {
+			// Records before the one holding byte n share a fate.
+			n, keeps := skip(b.data[in.off:b.end()])
+			abs := int32(in.off + n)
+			j := i + sort.Search(len(b.ends)-i, func(k int) bool { return b.ends[i+k] > abs })
 			for ; i < j; i++ {
 				end := int(b.ends[i])
 				if keeps {

@@ -9,13 +9,14 @@ import (
 	"testing/iotest"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record"
 	"pgregory.net/rapid"
 )
 
 // runPair runs a writer and a reader task on one queue, each on its own
 // goroutine, and returns their errors.
-func runPair(t *rapid.T, b, s, c int, write func(*buffer.Proc) error, read func(*buffer.Proc) error) (error, error) {
-	pool, err := buffer.NewPool(b, s)
+func runPair(t *rapid.T, b, s, c int, write func(*buffer.Ports) error, read func(*buffer.Ports) error) (error, error) {
+	pool, err := buffer.NewPool(buffer.Options{Buffers: b, RecordSize: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +26,8 @@ func runPair(t *rapid.T, b, s, c int, write func(*buffer.Proc) error, read func(
 	var wg sync.WaitGroup
 	var werr, rerr error
 	wg.Add(2)
-	go func() { defer wg.Done(); werr = write(w); w.Finish(werr != nil) }()
-	go func() { defer wg.Done(); rerr = read(r); r.Finish(rerr != nil) }()
+	go func() { defer wg.Done(); werr = write(w.Ports()); w.Finish(werr != nil) }()
+	go func() { defer wg.Done(); rerr = read(r.Ports()); r.Finish(rerr != nil) }()
 	wg.Wait()
 	if err := pool.Check(); err != nil {
 		t.Fatal(err)
@@ -52,8 +53,8 @@ func lines(s []byte) [][]byte {
 	return out
 }
 
-func collect(out *[][]byte) func(*buffer.Proc) error {
-	return func(p *buffer.Proc) error {
+func collect(out *[][]byte) func(*buffer.Ports) error {
+	return func(p *buffer.Ports) error {
 		for {
 			rec, err := p.In(0).Read()
 			if err == io.EOF {
@@ -84,7 +85,7 @@ func TestScanFromMatchesLines(t *testing.T) {
 		}
 		var got [][]byte
 		werr, rerr := runPair(t, rapid.IntRange(1, 4).Draw(t, "B"), s, rapid.IntRange(1, 3).Draw(t, "cap"),
-			func(p *buffer.Proc) error {
+			func(p *buffer.Ports) error {
 				if err := p.Out(0).ScanFrom(reader(stream[:cut]), '\n'); err != nil {
 					return err
 				}
@@ -95,7 +96,7 @@ func TestScanFromMatchesLines(t *testing.T) {
 		for _, l := range want {
 			tooLong = tooLong || len(l) > s
 		}
-		var tl *buffer.TooLargeError
+		var tl *record.TooLargeError
 		if tooLong {
 			if !errors.As(werr, &tl) {
 				t.Fatalf("a line is longer than S=%d, err = %v", s, werr)
@@ -116,16 +117,21 @@ func TestScanFromMatchesLines(t *testing.T) {
 	})
 }
 
-// PassSeek keeps exactly the records Pass keeps with the same keep.
-func TestPassSeekAgreesWithKeep(t *testing.T) {
+// Sift with a Skip keeps exactly the records Pass keeps with the same keep.
+func TestSiftAgreesWithKeep(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.IntRange(2, 64).Draw(t, "S")
 		recs := rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom([]byte("az")), 0, s), 0, 80).Draw(t, "recs")
 		invert := rapid.Bool().Draw(t, "invert") // grep -v zz, or grep zz
 		lit := []byte("zz")
 		keep := func(r []byte) bool { return bytes.Contains(r, lit) != invert }
-		seek := func(d []byte) int { return bytes.Index(d, lit) }
-		pool, _ := buffer.NewPool(rapid.IntRange(2, 6).Draw(t, "B"), s)
+		skip := func(d []byte) (int, bool) {
+			if at := bytes.Index(d, lit); at >= 0 {
+				return at, invert
+			}
+			return len(d), invert
+		}
+		pool, _ := buffer.NewPool(buffer.Options{Buffers: rapid.IntRange(2, 6).Draw(t, "B"), RecordSize: s})
 		q1, _ := pool.NewQueue("q1", 1)
 		q2, _ := pool.NewQueue("q2", 1)
 		src, _ := pool.NewProc("src", 0, nil, []*buffer.Queue{q1})
@@ -140,7 +146,7 @@ func TestPassSeekAgreesWithKeep(t *testing.T) {
 		}
 		run(0, src, func() error {
 			for _, r := range recs {
-				if err := src.Out(0).Write(r); err != nil {
+				if err := src.Ports().Out(0).Write(r); err != nil {
 					return err
 				}
 			}
@@ -148,7 +154,7 @@ func TestPassSeekAgreesWithKeep(t *testing.T) {
 		})
 		run(1, flt, func() error {
 			for {
-				err := flt.Out(0).PassSeek(flt.In(0), keep, seek, invert)
+				err := flt.Ports().Out(0).Sift(flt.Ports().In(0), buffer.Sieve{Keep: keep, Skip: skip})
 				if err == io.EOF {
 					return nil
 				}
@@ -157,7 +163,7 @@ func TestPassSeekAgreesWithKeep(t *testing.T) {
 				}
 			}
 		})
-		run(2, dst, func() error { return collect(&got)(dst) })
+		run(2, dst, func() error { return collect(&got)(dst.Ports()) })
 		wg.Wait()
 		for _, err := range errs {
 			if err != nil {
@@ -190,8 +196,10 @@ func TestScanFromTooLargeOnlyIfRead(t *testing.T) {
 		rapid.Check(t, func(rt *rapid.T) {
 			var got [][]byte
 			werr, rerr := runPair(rt, 2, 8, 1,
-				func(p *buffer.Proc) error { return p.Out(0).ScanFrom(iotest.HalfReader(bytes.NewReader(stream)), '\n') },
-				func(p *buffer.Proc) error {
+				func(p *buffer.Ports) error {
+					return p.Out(0).ScanFrom(iotest.HalfReader(bytes.NewReader(stream)), '\n')
+				},
+				func(p *buffer.Ports) error {
 					for len(got) < want {
 						rec, err := p.In(0).Read()
 						if err != nil {
@@ -201,7 +209,7 @@ func TestScanFromTooLargeOnlyIfRead(t *testing.T) {
 					}
 					return nil
 				})
-			var tl *buffer.TooLargeError
+			var tl *record.TooLargeError
 			switch {
 			case want == 2 && (!errors.Is(werr, buffer.ErrReaderGone) || rerr != nil || len(got) != 2):
 				rt.Fatalf("reader stops after 2: writer %v, reader %v, %q", werr, rerr, got)

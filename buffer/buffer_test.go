@@ -9,11 +9,11 @@ import (
 )
 
 func TestOutputDoneClosesWhenReaderStops(t *testing.T) {
-	pool, _ := buffer.NewPool(1, 8)
+	pool, _ := buffer.NewPool(buffer.Options{Buffers: 1, RecordSize: 8})
 	q, _ := pool.NewQueue("q", 1)
 	w, _ := pool.NewProc("w", 0, nil, []*buffer.Queue{q})
 	r, _ := pool.NewProc("r", 1, []*buffer.Queue{q}, nil)
-	done := w.Out(0).Done()
+	done := w.Ports().Out(0).Done()
 	select {
 	case <-done:
 		t.Fatal("done before the reader stopped")
@@ -21,7 +21,7 @@ func TestOutputDoneClosesWhenReaderStops(t *testing.T) {
 	}
 	r.Finish(false)
 	<-done
-	if err := w.Out(0).Write([]byte("x")); !errors.Is(err, buffer.ErrReaderGone) {
+	if err := w.Ports().Out(0).Write([]byte("x")); !errors.Is(err, buffer.ErrReaderGone) {
 		t.Fatalf("write after reader stopped: %v", err)
 	}
 	w.Finish(false)
@@ -30,7 +30,7 @@ func TestOutputDoneClosesWhenReaderStops(t *testing.T) {
 // Two tasks that each wait to read the other's queue are a real deadlock
 // (no memory would help); the pool reports it as such, naming both.
 func TestRealDeadlockIsReported(t *testing.T) {
-	pool, _ := buffer.NewPool(2, 8)
+	pool, _ := buffer.NewPool(buffer.Options{Buffers: 2, RecordSize: 8})
 	ab, _ := pool.NewQueue("ab", 1)
 	ba, _ := pool.NewQueue("ba", 1)
 	a, _ := pool.NewProc("a", 0, []*buffer.Queue{ba}, []*buffer.Queue{ab})
@@ -41,7 +41,7 @@ func TestRealDeadlockIsReported(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = p.In(0).Read()
+			_, errs[i] = p.Ports().In(0).Read()
 			p.Finish(true)
 		}()
 	}

@@ -15,7 +15,7 @@ type Wait struct {
 	On    string
 	Queue string // the queue, for "read" and "room"; several, for Any
 	// Any is set when the task reads whichever of its inputs has a record
-	// first (Proc.Ready) and all of them are empty.
+	// first (Ports.Ready) and all of them are empty.
 	Any   bool
 	Len   int // buffers in the queue (queued, reserved and being read)
 	Cap   int
@@ -47,9 +47,12 @@ func (w Wait) String() string {
 type DeadlockError struct {
 	Waits      []Wait
 	Artificial bool
-	// Hint, when set by a scheduler, says what to do (for example the B
-	// that Theorem 3.2 gives for the graph).
-	Hint string
+	// Need, when a scheduler knows it, is the B at which this run would
+	// not have stalled, or could have resolved the stall (for a chain, the
+	// bound of Theorem 3.2); NeedIs says what that number is. Zero when
+	// more buffers would not help.
+	Need   int
+	NeedIs string
 	// Local is set when only some tasks were stuck and others could still
 	// run (or were outside tpipe, in a system call).
 	Local bool
@@ -72,9 +75,8 @@ func (e *DeadlockError) Error() string {
 		}
 		sb.WriteString(w.String())
 	}
-	if e.Hint != "" {
-		sb.WriteString("; ")
-		sb.WriteString(e.Hint)
+	if e.Need > 0 {
+		fmt.Fprintf(&sb, "; it needs %d buffers (%s)", e.Need, e.NeedIs)
 	}
 	return sb.String()
 }
@@ -94,8 +96,11 @@ func (p *Pool) checkStallLocked() {
 		// stuck parts at once. A resolver that wakes no one is not asked
 		// forever.
 		if tries <= len(p.procs) {
-			if p.resolve != nil && p.resolve(d) {
-				continue
+			if r := p.o.Resolver; r != nil {
+				if q := r(d); q != nil && q.pool == p {
+					q.resolveLocked()
+					continue
+				}
 			}
 			if p.spill != nil {
 				ok, err := p.resolveLocked(stuck)
@@ -114,7 +119,7 @@ func (p *Pool) checkStallLocked() {
 }
 
 // describeLocked says what the waiting task t waits on.
-func (p *Pool) describeLocked(t *Proc) Wait {
+func (p *Pool) describeLocked(t *proc) Wait {
 	w := Wait{Task: t.name, Index: t.index, Free: len(p.free), Total: len(p.bufs)}
 	switch t.wait.kind {
 	case waitRead:

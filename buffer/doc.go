@@ -4,6 +4,14 @@
 // that link tasks, and the ports through which a task reads and writes
 // records.
 //
+// # Two handles on a task
+//
+// A task sees its Ports: read, write, forward a buffer without a copy,
+// write eof, stop reading. Its scheduler holds its Proc: how it parks,
+// what it waits on, finishing it. Both are views of one record; the pool
+// keeps the rest (the queues, FREE, deadlock detection). Pool settings are
+// one Options value, fixed at NewPool.
+//
 // # Memory
 //
 // NewPool allocates all B buffers at once; nothing allocates a record buffer
@@ -37,20 +45,20 @@
 // gets small. A task hands over its partially filled output buffers before
 // it blocks on anything in this package, so batching never holds a buffer
 // hostage; a task about to block elsewhere (on a slow file or pipe) calls
-// Proc.Flush itself.
+// Ports.Flush itself.
 //
 // # Blocking and deadlock
 //
 // Input.Read blocks while its queue is empty; Output.Write blocks while its
 // queue is full or FREE is empty. When every unfinished task of a pool is
 // blocked in this package, the pool is stalled: it asks its resolver (see
-// Pool.SetResolver) and, failing that, fails the run with a *DeadlockError
+// Options.Resolver and Options.Spill) and, failing that, fails the run with a *DeadlockError
 // that says what every task waits on. A stall is detected by the last task
 // to block, so there is no polling and no timer.
 //
 // # Concurrency
 //
-// A Pool and its Queues are safe for concurrent use. A Proc, and the Inputs
-// and Outputs it owns, belong to one task and must be used by one goroutine
-// at a time.
+// A Pool, its Queues and Procs are safe for concurrent use. Ports, and the
+// Inputs and Outputs it owns, belong to one task and must be used by one
+// goroutine at a time.
 package buffer

@@ -1,9 +1,4 @@
 package buffer
 
-// In test mode a pool returns ErrWouldBlock where it would park a task, so
-// a model-based test can drive every port from one goroutine.
-var ErrWouldBlock = errWouldBlock
-
-func (p *Pool) SetNoBlock() { p.noBlock = true }
-
+// MaxRecordsPerBuf is the most records one buffer of p can carry.
 func (p *Pool) MaxRecordsPerBuf() int { return cap(p.bufs[0].ends) }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record"
 	"pgregory.net/rapid"
 )
 
@@ -87,7 +88,7 @@ func size(b mbuf) int {
 // write predicts Output.Write of task on queue q.
 func (m *model) write(task int, q *mqueue, rec []byte) error {
 	if len(rec) > m.s {
-		return &buffer.TooLargeError{}
+		return &record.TooLargeError{}
 	}
 	if q.eof {
 		return buffer.ErrClosed
@@ -102,11 +103,11 @@ func (m *model) write(task int, q *mqueue, rec []byte) error {
 	}
 	if q.occ() >= q.cap {
 		m.flush(task)
-		return buffer.ErrWouldBlock
+		return errWouldBlock
 	}
 	if m.free == 0 {
 		m.flush(task)
-		return buffer.ErrWouldBlock
+		return errWouldBlock
 	}
 	m.free--
 	q.pend, q.hasPend = mbuf{rec}, true
@@ -139,7 +140,7 @@ func (m *model) read(task int, q *mqueue) ([]byte, error) {
 		return nil, io.EOF
 	}
 	m.flush(task)
-	return nil, buffer.ErrWouldBlock
+	return nil, errWouldBlock
 }
 
 // forward predicts mid's Output.Forward from q0 to q1.
@@ -159,7 +160,7 @@ func (m *model) forward() error {
 	}
 	if out.occ() >= out.cap {
 		m.flush(1)
-		return buffer.ErrWouldBlock
+		return errWouldBlock
 	}
 	in.hasCur, in.cur, in.lastOK = false, nil, false
 	out.bufs = append(out.bufs, mbuf{in.last})
@@ -187,7 +188,7 @@ func (m *model) pass(keep func([]byte) bool) error {
 			return io.EOF
 		default:
 			m.flush(1)
-			return buffer.ErrWouldBlock
+			return errWouldBlock
 		}
 	}
 	var kept mbuf
@@ -209,7 +210,7 @@ func (m *model) pass(keep func([]byte) bool) error {
 	}
 	if out.occ() >= out.cap {
 		m.flush(1)
-		return buffer.ErrWouldBlock
+		return errWouldBlock
 	}
 	in.hasCur = false
 	out.bufs = append(out.bufs, kept)
@@ -245,14 +246,25 @@ func (m *model) counts() (free, queued, held int) {
 
 var errNoRecord = errors.New("no record")
 
+// errWouldBlock is what an operation returns in the model test instead of
+// blocking: every task parks with refuse, which abandons the wait, so one
+// goroutine can drive every port and see exactly when the pool would
+// block.
+var errWouldBlock = errors.New("would block")
+
+type refuse struct{}
+
+func (refuse) Park(*buffer.Proc) error { return errWouldBlock }
+func (refuse) Unpark(*buffer.Proc)     {}
+
 func sameErr(got, want error) bool {
 	switch {
 	case want == nil || got == nil:
 		return want == got
 	case want == errNoRecord:
-		return got != nil && !errors.Is(got, buffer.ErrWouldBlock) && !errors.Is(got, io.EOF)
+		return got != nil && !errors.Is(got, errWouldBlock) && !errors.Is(got, io.EOF)
 	}
-	var tl *buffer.TooLargeError
+	var tl *record.TooLargeError
 	if errors.As(want, &tl) {
 		return errors.As(got, &tl)
 	}
@@ -268,16 +280,19 @@ func TestPoolModel(t *testing.T) {
 		s := rapid.IntRange(1, 40).Draw(t, "S")
 		c0 := rapid.IntRange(1, 3).Draw(t, "cap0")
 		c1 := rapid.IntRange(1, 3).Draw(t, "cap1")
-		pool, err := buffer.NewPool(b, s)
+		pool, err := buffer.NewPool(buffer.Options{Buffers: b, RecordSize: s})
 		if err != nil {
 			t.Fatal(err)
 		}
-		pool.SetNoBlock()
 		q0, _ := pool.NewQueue("q0", c0)
 		q1, _ := pool.NewQueue("q1", c1)
-		src, _ := pool.NewProc("src", 0, nil, []*buffer.Queue{q0})
-		mid, _ := pool.NewProc("mid", 1, []*buffer.Queue{q0}, []*buffer.Queue{q1})
-		dst, _ := pool.NewProc("dst", 2, []*buffer.Queue{q1}, nil)
+		srcProc, _ := pool.NewProc("src", 0, nil, []*buffer.Queue{q0})
+		midProc, _ := pool.NewProc("mid", 1, []*buffer.Queue{q0}, []*buffer.Queue{q1})
+		dstProc, _ := pool.NewProc("dst", 2, []*buffer.Queue{q1}, nil)
+		for _, p := range []*buffer.Proc{srcProc, midProc, dstProc} {
+			p.SetParker(refuse{})
+		}
+		src, mid, dst := srcProc.Ports(), midProc.Ports(), dstProc.Ports()
 		m := &model{b: b, s: s, maxRecs: pool.MaxRecordsPerBuf(), free: b,
 			q: [2]*mqueue{{cap: c0}, {cap: c1}}}
 		dstStopped := false
@@ -388,7 +403,7 @@ func TestPoolModel(t *testing.T) {
 				}
 				dstStopped = true
 				m.stop(m.q[1])
-				dst.Finish(false)
+				dstProc.Finish(false)
 			},
 			"": func(t *rapid.T) {
 				if err := pool.Check(); err != nil {

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sync"
 	"time"
-
-	"github.com/tpipe/tpipe/record"
 )
 
 // ErrReaderGone is returned by Output.Write and Output.Forward when the task
@@ -18,30 +17,6 @@ var ErrReaderGone = errors.New("buffer: reader has stopped")
 
 // ErrClosed is returned by Output.Write after the output was closed.
 var ErrClosed = errors.New("buffer: write after close")
-
-// errWouldBlock is returned instead of blocking when a pool is in test mode
-// (see export_test.go): a model-based test drives every port from one
-// goroutine and checks that the pool blocks exactly when the model says so.
-var errWouldBlock = errors.New("buffer: would block")
-
-// TooLargeError is returned by Output.Write for a record larger than the
-// record size S of the pool.
-type TooLargeError struct {
-	Size, Max int
-	AtLeast   bool // Size is a lower bound: the record was cut off
-}
-
-// Is makes errors.Is(err, record.ErrTooLarge) true, so one sentinel
-// covers a record too large for a buffer and one too large for a scanner.
-func (e *TooLargeError) Is(target error) bool { return target == record.ErrTooLarge }
-
-func (e *TooLargeError) Error() string {
-	least := ""
-	if e.AtLeast {
-		least = "at least "
-	}
-	return fmt.Sprintf("record of %s%d bytes exceeds the record size of %d bytes (raise it with --record-size)", least, e.Size, e.Max)
-}
 
 // MaxRecords is the most records one buffer can carry. A buffer of S bytes
 // carries at most max(2, min(S/16, MaxRecords)) records, so the index of
@@ -86,6 +61,46 @@ func (b *Buf) bytes() int {
 	return len(b.data) - start
 }
 
+// Options are the settings of a pool, fixed when it is made. The zero
+// Options are not usable: Buffers and RecordSize must be set.
+type Options struct {
+	// Buffers is B, the number of record buffers (at least 1).
+	Buffers int
+	// RecordSize is S, the bytes of one buffer (at least 1).
+	RecordSize int
+	// Hook, if set, sees every task before each operation that may block
+	// (see Hook); tests use it to force a schedule.
+	Hook Hook
+	// Resolver, if set, is asked what to do before a stall is reported as
+	// a deadlock (see Resolver).
+	Resolver Resolver
+	// Local makes the pool look for stuck parts of the graph whenever a
+	// task blocks, not only when every task is blocked (see waitfor.go).
+	// It costs a pass over the tasks each time one blocks, which a chain of
+	// in-process tasks does not need: there, a stuck part stops the whole
+	// chain. A pool whose tasks may wait outside tpipe (in a system call)
+	// needs it, since such a task hides a stall from the global check.
+	Local bool
+	// Spill makes the pool resolve local deadlocks itself, by growing
+	// queues while FREE has buffers and then spilling them to temp files
+	// in SpillDir ("" means os.TempDir()). It implies Local.
+	Spill    bool
+	SpillDir string
+	// Compete switches off the handoff of a buffer given back to FREE to
+	// the first task waiting for one: the buffer goes to FREE and every
+	// waiter is woken to compete for it. Under Record Oriented Scheduling
+	// the scheduler, not the order of waiting, must decide who takes it (a
+	// handoff to a task of lower index breaks Theorem 4.1).
+	Compete bool
+}
+
+// A Resolver is asked, with the pool locked, how to resolve a stall before
+// it is reported: it returns the queue whose capacity should grow by one
+// (it need not hold a buffer: growing costs a buffer only when the writer
+// then takes one), or nil to leave the stall to the pool's own resolution
+// (Options.Spill) or to the report. It must not block or call the pool.
+type Resolver func(d *DeadlockError) *Queue
+
 // Pool is the FREE pool of one run: B buffers of S bytes allocated once,
 // and the queues and tasks (Procs) that use them. All state changes happen
 // under one mutex; the hot paths (a record read from, or written to, a
@@ -96,45 +111,22 @@ func (b *Buf) bytes() int {
 // NewPool.
 type Pool struct {
 	mu       sync.Mutex
+	o        Options
 	size     int // S
 	nrec     int // records one buffer can index
 	bufs     []Buf
 	free     []*Buf  // FREE; a stack, so recently used (cache-warm) buffers go out first
-	freeWait []*Proc // tasks waiting for FREE, first come first served
+	freeWait []*proc // tasks waiting for FREE, first come first served
 	queues   []*Queue
-	procs    []*Proc
+	procs    []*proc
 	live     int   // procs started and not finished
 	blocked  int   // procs parked in this package
 	err      error // sticky: set once by Abort, returned by every later call
 	high     int   // most buffers outside FREE at once
-	resolve  func(*DeadlockError) bool
-	hook     Hook
-	noBlock  bool // test mode: return errWouldBlock instead of parking
-	// compete, when set, makes a buffer given back to FREE go to FREE and
-	// wake every task waiting for one, instead of going straight to the
-	// first of them: under Record Oriented Scheduling the scheduler, not
-	// the order of waiting, decides who takes it (a handoff to a task of
-	// lower index breaks Theorem 4.1).
-	compete bool
-	// spill, when set (SetSpill), makes the pool resolve local deadlocks
-	// itself by growing queues and spilling them to disk.
+	// spill, with Options.Spill, is the state of spilling queues to disk.
 	spill  *spiller
 	mayAct []bool // scratch of stuckLocked
-	// local makes the pool look for stuck parts of the graph whenever a
-	// task blocks, not only when every task is blocked (SetLocal).
-	local bool
 }
-
-// SetLocal makes the pool detect a deadlock in part of the graph while
-// other tasks still run or wait outside tpipe (see waitfor.go). It costs a
-// pass over the tasks each time one blocks, which a chain of in-process
-// tasks does not need: there, a stuck part stops the whole chain. Call it
-// before any task starts; SetSpill implies it.
-func (p *Pool) SetLocal() { p.local = true }
-
-// SetCompete switches the FREE handoff off (see Pool.compete); call it
-// before any task starts.
-func (p *Pool) SetCompete() { p.compete = true }
 
 // Op names a point where a task may block; a Hook sees it before the task
 // tries the operation.
@@ -164,8 +156,9 @@ type Hook interface {
 	Before(task int, op Op)
 }
 
-// NewPool allocates B buffers of S bytes (b >= 1, s >= 1).
-func NewPool(b, s int) (*Pool, error) {
+// NewPool allocates the B buffers of S bytes that o asks for.
+func NewPool(o Options) (*Pool, error) {
+	b, s := o.Buffers, o.RecordSize
 	if b < 1 {
 		return nil, fmt.Errorf("buffer: %d buffers: need at least 1", b)
 	}
@@ -175,10 +168,20 @@ func NewPool(b, s int) (*Pool, error) {
 	if uint64(b)*uint64(s) > math.MaxInt {
 		return nil, fmt.Errorf("buffer: %d buffers of %d bytes overflow memory", b, s)
 	}
+	if o.Spill {
+		o.Local = true
+	}
 	// At least two, so that ScanFrom can keep one free for a final
 	// unterminated line.
 	nrec := max(2, min(s/16, MaxRecords))
-	p := &Pool{size: s, nrec: nrec, bufs: make([]Buf, b), free: make([]*Buf, b)}
+	p := &Pool{o: o, size: s, nrec: nrec, bufs: make([]Buf, b), free: make([]*Buf, b)}
+	if o.Spill {
+		dir := o.SpillDir
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		p.spill = &spiller{dir: dir}
+	}
 	data := make([]byte, b*s)
 	ends := make([]int32, b*nrec)
 	for i := range p.bufs {
@@ -191,6 +194,47 @@ func NewPool(b, s int) (*Pool, error) {
 		p.free[b-1-i] = &p.bufs[i]
 	}
 	return p, nil
+}
+
+// NewQueue makes a queue of capacity c >= 1 named name (for statistics and
+// error messages). Create queues before any task starts.
+func (p *Pool) NewQueue(name string, c int) (*Queue, error) {
+	if c < 1 {
+		return nil, fmt.Errorf("buffer: queue %s: capacity %d: need at least 1", name, c)
+	}
+	q := &Queue{pool: p, name: name, cap: c, ring: make([]*Buf, c)}
+	p.mu.Lock()
+	p.queues = append(p.queues, q)
+	p.mu.Unlock()
+	return q, nil
+}
+
+// NewProc registers a task named name with the given index (its position
+// in topological order; a Hook sees it) and its input and output queues,
+// and returns the scheduler's handle on it; the task itself gets
+// Proc.Ports. A queue may be an input of one task and an output of one
+// task. Register every task before any starts.
+func (p *Pool) NewProc(name string, index int, ins, outs []*Queue) (*Proc, error) {
+	t := &proc{pool: p, name: name, index: index, wake: make(chan struct{}, 1)}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, q := range ins {
+		if q.reader != nil {
+			return nil, fmt.Errorf("buffer: queue %s read by both %s and %s", q.name, q.reader.name, name)
+		}
+		q.reader = t
+		t.ins = append(t.ins, &Input{t: t, q: q})
+	}
+	for _, q := range outs {
+		if q.writer != nil {
+			return nil, fmt.Errorf("buffer: queue %s written by both %s and %s", q.name, q.writer.name, name)
+		}
+		q.writer = t
+		t.outs = append(t.outs, &Output{t: t, q: q})
+	}
+	p.procs = append(p.procs, t)
+	p.live++
+	return (*Proc)(t), nil
 }
 
 // Buffers returns B.
@@ -212,15 +256,6 @@ func (p *Pool) HighWater() int {
 	defer p.mu.Unlock()
 	return p.high
 }
-
-// SetHook installs h; call it before any task starts.
-func (p *Pool) SetHook(h Hook) { p.hook = h }
-
-// SetResolver installs the function a stalled pool calls before it reports
-// a deadlock. It is called with the pool locked and must not block or call
-// methods that lock the pool; it may call Queue.GrowLocked. It returns true
-// when it has made some task runnable again. Call it before any task starts.
-func (p *Pool) SetResolver(f func(*DeadlockError) bool) { p.resolve = f }
 
 // Err returns the error the pool was aborted with, or nil.
 func (p *Pool) Err() error {
@@ -273,7 +308,7 @@ func (p *Pool) takeFreeLocked() *Buf {
 // for FREE (a handoff, so no waiter can lose the buffer to a late comer).
 func (p *Pool) releaseLocked(b *Buf) {
 	b.reset()
-	if p.compete {
+	if p.o.Compete {
 		p.free = append(p.free, b)
 		for _, t := range p.freeWait {
 			p.wakeLocked(t)

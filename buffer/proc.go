@@ -1,16 +1,24 @@
 package buffer
 
 import (
-	"fmt"
-	"io"
 	"sync/atomic"
 	"time"
 )
 
-// Proc is one task's handle on a pool: its numbered input and output ports
-// and its place in deadlock detection. A Proc is used by one goroutine at a
-// time (the task's); it is not safe for concurrent use.
-type Proc struct {
+// A task of a pool is seen through two handles over one record (proc):
+//
+//   - Ports, the task's own: its input and output ports and what it may do
+//     with them (read, write, forward without a copy, write eof, stop
+//     reading). A task function gets *Ports and nothing else of the pool.
+//   - Proc, the scheduler's: how the task parks and resumes, whether it
+//     waits and on what, its time blocked, and finishing it. The deadlock
+//     detector works on the same record from inside the pool.
+//
+// The two are conversions of one pointer, so handing a task its Ports
+// costs nothing.
+
+// proc is one task's state in its pool.
+type proc struct {
 	pool    *Pool
 	name    string
 	index   int
@@ -49,50 +57,23 @@ type waiting struct {
 	q    *Queue
 }
 
-// NewProc registers a task named name with the given index (its position
-// in topological order; a Hook sees it) and its input and output queues.
-// A queue may be an input of one Proc and an output of one Proc. Register
-// every Proc before any task starts.
-func (p *Pool) NewProc(name string, index int, ins, outs []*Queue) (*Proc, error) {
-	t := &Proc{pool: p, name: name, index: index, wake: make(chan struct{}, 1)}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, q := range ins {
-		if q.reader != nil {
-			return nil, fmt.Errorf("buffer: queue %s read by both %s and %s", q.name, q.reader.name, name)
-		}
-		q.reader = t
-		t.ins = append(t.ins, &Input{t: t, q: q})
-	}
-	for _, q := range outs {
-		if q.writer != nil {
-			return nil, fmt.Errorf("buffer: queue %s written by both %s and %s", q.name, q.writer.name, name)
-		}
-		q.writer = t
-		t.outs = append(t.outs, &Output{t: t, q: q})
-	}
-	p.procs = append(p.procs, t)
-	p.live++
-	return t, nil
-}
+// Proc is a scheduler's handle on one task of a pool (see Pool.NewProc):
+// it sets how the task parks, learns whether and on what it waits, and
+// finishes it. The task's own handle is Ports. A Proc's methods are safe
+// for concurrent use, except SetParker and CopyReads, which must be called
+// before the task starts.
+type Proc proc
+
+func (c *Proc) t() *proc { return (*proc)(c) }
+
+// Ports returns the task's handle on its ports, to pass to the task.
+func (c *Proc) Ports() *Ports { return (*Ports)(c) }
 
 // Name returns the task's name.
-func (t *Proc) Name() string { return t.name }
+func (c *Proc) Name() string { return c.name }
 
 // Index returns the task's index.
-func (t *Proc) Index() int { return t.index }
-
-// In returns input port i. It panics if there is no such port.
-func (t *Proc) In(i int) *Input { return t.ins[i] }
-
-// Out returns output port i. It panics if there is no such port.
-func (t *Proc) Out(i int) *Output { return t.outs[i] }
-
-// NumIn returns the number of input ports.
-func (t *Proc) NumIn() int { return len(t.ins) }
-
-// NumOut returns the number of output ports.
-func (t *Proc) NumOut() int { return len(t.outs) }
+func (c *Proc) Index() int { return c.index }
 
 // Parker blocks and resumes a task for a scheduler that does not give
 // every task its own goroutine (Record Oriented Scheduling runs tasks as
@@ -100,8 +81,10 @@ func (t *Proc) NumOut() int { return len(t.outs) }
 // channel.
 type Parker interface {
 	// Park is called by t's own task, without the pool's lock, when it
-	// must wait; it returns once t may run again.
-	Park(t *Proc)
+	// must wait; it returns once t may run again. A non-nil error abandons
+	// the wait: the operation that was waiting fails with that error (a
+	// scheduler that stopped the task says so this way).
+	Park(t *Proc) error
 	// Unpark is called with the pool's lock held when t may run again; it
 	// must not block. It may be called from another goroutine.
 	Unpark(t *Proc)
@@ -117,35 +100,9 @@ type Preempter interface {
 }
 
 // SetParker makes the task park with pk; call it before the task starts.
-func (t *Proc) SetParker(pk Parker) {
-	t.park = pk
-	t.preempt, _ = pk.(Preempter)
-}
-
-// yieldPoint is where a task may be preempted: the start of an operation
-// that may block, outside the lock.
-func (t *Proc) yieldPoint(op Op) {
-	if t.pool.hook != nil {
-		t.pool.hook.Before(t.index, op)
-	}
-	if t.preempt != nil {
-		t.preempt.Preempt(t)
-	}
-}
-
-// Waiting reports whether the task is parked waiting for a queue or FREE
-// (and not yet woken). A coroutine scheduler runs only tasks that are not.
-func (t *Proc) Waiting() bool { return t.parked.Load() }
-
-// Wait describes what the task waits on, if it is waiting.
-func (t *Proc) Wait() (Wait, bool) {
-	p := t.pool
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if t.wait.kind == waitNone {
-		return Wait{}, false
-	}
-	return p.describeLocked(t), true
+func (c *Proc) SetParker(pk Parker) {
+	c.park = pk
+	c.preempt, _ = pk.(Preempter)
 }
 
 // CopyReads makes Read and ReadBatch on this task's inputs copy each batch
@@ -157,49 +114,46 @@ func (t *Proc) Wait() (Wait, bool) {
 // outputs need it, and tasks that may block outside tpipe while reading
 // (they must not keep a buffer through a wait on a pipe); call it before
 // the task starts.
-func (t *Proc) CopyReads() {
+func (c *Proc) CopyReads() {
+	t := c.t()
 	for _, in := range t.ins {
 		in.priv = &Buf{data: make([]byte, 0, t.pool.size), ends: make([]int32, 0, t.pool.nrec), id: -1}
 	}
 }
 
-// RecordSize returns S, the largest record a port can carry.
-func (t *Proc) RecordSize() int { return t.pool.size }
+// Waiting reports whether the task is parked waiting for a queue or FREE
+// (and not yet woken). A coroutine scheduler runs only tasks that are not.
+func (c *Proc) Waiting() bool { return c.parked.Load() }
+
+// Wait describes what the task waits on, if it is waiting.
+func (c *Proc) Wait() (Wait, bool) {
+	t := c.t()
+	p := t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.wait.kind == waitNone {
+		return Wait{}, false
+	}
+	return p.describeLocked(t), true
+}
 
 // Finished reports whether the task has ended (Finish was called).
-func (t *Proc) Finished() bool {
-	t.pool.mu.Lock()
-	defer t.pool.mu.Unlock()
-	return t.done
+func (c *Proc) Finished() bool {
+	c.pool.mu.Lock()
+	defer c.pool.mu.Unlock()
+	return c.done
 }
 
 // Blocked returns the time the task spent waiting in this package,
 // including the wait it is in now, if any.
-func (t *Proc) Blocked() time.Duration {
-	t.pool.mu.Lock()
-	defer t.pool.mu.Unlock()
-	d := t.blockedTime
-	if !t.parkedAt.IsZero() {
-		d += now().Sub(t.parkedAt)
+func (c *Proc) Blocked() time.Duration {
+	c.pool.mu.Lock()
+	defer c.pool.mu.Unlock()
+	d := c.blockedTime
+	if !c.parkedAt.IsZero() {
+		d += now().Sub(c.parkedAt)
 	}
 	return d
-}
-
-// Flush hands over every partially filled output buffer. It never blocks.
-// A task calls it before it may block outside this package (a read from a
-// slow pipe, a sleep), so that records already written keep flowing.
-func (t *Proc) Flush() {
-	t.pool.mu.Lock()
-	t.flushLocked()
-	t.pool.mu.Unlock()
-}
-
-func (t *Proc) flushLocked() {
-	for _, o := range t.outs {
-		if o.pend != nil {
-			o.commitLocked()
-		}
-	}
 }
 
 // Finish ends the task: it writes eof to every output (after handing over
@@ -208,7 +162,8 @@ func (t *Proc) flushLocked() {
 // failure (failed true) outputs are closed without handing over pending
 // records. Finish is idempotent; the scheduler calls it when the task
 // function returns.
-func (t *Proc) Finish(failed bool) {
+func (c *Proc) Finish(failed bool) {
+	t := c.t()
 	p := t.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -230,12 +185,7 @@ func (t *Proc) Finish(failed bool) {
 				o.commitLocked()
 			}
 		}
-		o.closed = true
-		o.q.eof = true
-		if r := o.q.rwait; r != nil {
-			o.q.rwait = nil
-			p.wakeLocked(r)
-		}
+		o.closeLocked()
 	}
 	for _, in := range t.ins {
 		in.stopLocked()
@@ -244,486 +194,32 @@ func (t *Proc) Finish(failed bool) {
 	p.checkStallLocked()
 }
 
-// Input is a task's input port: the reading end of one queue.
-type Input struct {
-	t   *Proc
-	q   *Queue
-	cur *Buf // the buffer being read, charged to q.held
-	i   int  // index of the next record in cur
-	off int  // start offset of record i
-	eof bool
-	// priv, with CopyReads, is the task's own buffer that Read serves
-	// from; it is never in the pool (id -1).
-	priv *Buf
+// yieldPoint is where a task may be preempted: the start of an operation
+// that may block, outside the lock.
+func (t *proc) yieldPoint(op Op) {
+	if h := t.pool.o.Hook; h != nil {
+		h.Before(t.index, op)
+	}
+	if t.preempt != nil {
+		t.preempt.Preempt((*Proc)(t))
+	}
 }
 
-// Read returns the next record. The record is valid until the next call to
-// Read on this port (or a Forward of it); the task must not retain it or
-// write into it. Read returns io.EOF, and nil data, once the writer has
-// finished and every record was read; it keeps returning io.EOF after that
-// (rule B1 of the paper: a task reads nothing after eof). Read blocks while
-// the queue is empty; before it blocks it hands over the task's partially
-// filled output buffers. Any other error means the run was aborted (an
-// error elsewhere, cancellation, or a *DeadlockError).
-func (in *Input) Read() ([]byte, error) {
-	if b := in.cur; b != nil && in.i < len(b.ends) {
-		end := int(b.ends[in.i])
-		rec := b.data[in.off:end:end]
-		in.i++
-		in.off = end
-		return rec, nil
-	}
-	return in.next()
-}
-
-// Buffered returns how many records Read can return without taking the
-// next buffer (so without blocking). A sink uses it to flush its own output
-// before it may wait, so records reach a terminal a line at a time.
-func (in *Input) Buffered() int {
-	if in.cur == nil {
-		return 0
-	}
-	return len(in.cur.ends) - in.i
-}
-
-func (in *Input) next() ([]byte, error) {
-	if err := in.fillFor(true); err != nil {
-		return nil, err
-	}
-	b := in.cur
-	end := int(b.ends[in.i])
-	rec := b.data[in.off:end:end]
-	in.i++
-	in.off = end
-	return rec, nil
-}
-
-// fill gives back the buffer being read and takes the next one, blocking
-// while the queue is empty; io.EOF at the end.
-func (in *Input) fill() error { return in.fillFor(false) }
-
-// fillFor is fill; with copy set and a private buffer (CopyReads), the
-// batch is copied into it and the pool's buffer goes back to FREE at once.
-func (in *Input) fillFor(copyOut bool) error {
-	if in.eof {
-		return io.EOF
-	}
-	t := in.t
-	p := t.pool
-	t.yieldPoint(OpRead)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	q := in.q
-	if in.cur != nil {
-		in.giveBackLocked()
-	}
-	for {
-		if p.err != nil {
-			return p.err
+func (t *proc) flushLocked() {
+	for _, o := range t.outs {
+		if o.pend != nil {
+			o.commitLocked()
 		}
-		if q.backlog() > 0 {
-			if err := in.readBackLocked(); err != nil {
-				return err
-			}
-			if copyOut && in.priv != nil {
-				in.copyOutLocked()
-			}
-			return nil
-		}
-		if q.n > 0 {
-			b := q.popLocked()
-			q.held++
-			in.cur, in.i, in.off = b, b.lo, 0
-			if b.lo > 0 {
-				in.off = int(b.ends[b.lo-1])
-			}
-			if copyOut && in.priv != nil {
-				in.copyOutLocked()
-			}
-			return nil
-		}
-		if q.eof {
-			in.eof = true
-			return io.EOF
-		}
-		t.flushLocked()
-		q.readerWaitsLocked(t)
-		if err := t.parkLocked(waiting{waitRead, q}); err != nil {
-			return err
-		}
-	}
-}
-
-// readBackLocked takes a buffer from FREE (waiting for one if need be) and
-// reads the oldest buffer of the queue's backlog into it.
-func (in *Input) readBackLocked() error {
-	t, q := in.t, in.q
-	p := t.pool
-	b, err := t.takeFreeWaitLocked(q)
-	if err != nil {
-		return err
-	}
-	if q.occupancy() >= q.cap {
-		// The ring filled up while the backlog was on disk; the buffer
-		// read back needs a slot of its own.
-		q.GrowLocked(1)
-	}
-	if err := q.disk.readFrame(p.spill, b); err != nil {
-		p.releaseLocked(b)
-		err = fmt.Errorf("reading back spilled queue %s: %w", q.name, err)
-		p.abortLocked(err)
-		return err
-	}
-	q.held++
-	in.cur, in.i, in.off = b, 0, 0
-	return nil
-}
-
-// copyOutLocked copies the unread records of the buffer being read into
-// the private buffer and gives the pool's buffer back.
-func (in *Input) copyOutLocked() {
-	b, pv := in.cur, in.priv
-	base := in.off
-	pv.data = append(pv.data[:0], b.data[base:b.end()]...)
-	pv.ends = pv.ends[:0]
-	for _, e := range b.ends[in.i:] {
-		pv.ends = append(pv.ends, e-int32(base))
-	}
-	pv.lo = 0
-	in.giveBackLocked()
-	in.cur, in.i, in.off = pv, 0, 0
-}
-
-// giveBackLocked returns the buffer being read to FREE (a private buffer
-// just stays with its task).
-func (in *Input) giveBackLocked() {
-	b := in.cur
-	in.cur = nil
-	if b == in.priv {
-		return
-	}
-	in.q.held--
-	in.t.pool.releaseLocked(b)
-	in.q.roomLocked()
-}
-
-// stopLocked ends reading: the buffer being read and every queued buffer go
-// back to FREE, and the writer learns the reader is gone.
-func (in *Input) stopLocked() {
-	q := in.q
-	p := in.t.pool
-	if in.cur != nil {
-		in.giveBackLocked()
-	}
-	for q.n > 0 {
-		p.releaseLocked(q.popLocked())
-	}
-	q.discardLocked()
-	if q.rwait == in.t {
-		q.rwait = nil
-	}
-	if !q.eof {
-		q.gone = true
-		q.doneLocked()
-	}
-	q.roomLocked()
-}
-
-// Output is a task's output port: the writing end of one queue.
-type Output struct {
-	t      *Proc
-	q      *Queue
-	pend   *Buf // the buffer being filled, charged to q.reserved
-	closed bool
-	carry  []byte // ScanFrom's incomplete line between two buffers
-}
-
-// Write appends a copy of rec to the output; the caller may reuse rec as
-// soon as Write returns. Records are batched into the current output buffer;
-// when it is full, Write hands it over, reserves room in the queue (blocking
-// while the queue is full) and then takes a buffer from FREE (blocking while
-// FREE is empty). It never blocks while holding a buffer from FREE other
-// than the one being read on an input, which is charged to that input's
-// queue. Write returns ErrReaderGone once the reader has stopped, a
-// *TooLargeError for a record over the record size, and the pool's error if
-// the run was aborted.
-func (o *Output) Write(rec []byte) error {
-	if b := o.pend; b != nil && len(b.data)+len(rec) <= cap(b.data) && len(b.ends) < cap(b.ends) {
-		b.data = append(b.data, rec...)
-		b.ends = append(b.ends, int32(len(b.data)))
-		return nil
-	}
-	return o.writeSlow(rec)
-}
-
-func (o *Output) writeSlow(rec []byte) error {
-	t := o.t
-	p := t.pool
-	if len(rec) > p.size {
-		return &TooLargeError{Size: len(rec), Max: p.size}
-	}
-	if o.closed {
-		return ErrClosed
-	}
-	defer o.lockFor(OpWrite)()
-	b, err := o.newBufferLocked()
-	if err != nil {
-		return err
-	}
-	b.data = append(b.data, rec...)
-	b.ends = append(b.ends, int32(len(b.data)))
-	o.pend = b
-	return nil
-}
-
-// reserveLocked waits for room in the queue and takes one slot.
-func (o *Output) reserveLocked() error {
-	q := o.q
-	t := o.t
-	p := t.pool
-	for {
-		if p.err != nil {
-			return p.err
-		}
-		if q.gone {
-			return ErrReaderGone
-		}
-		if q.occupancy() < q.cap {
-			q.reserved++
-			return nil
-		}
-		t.flushLocked()
-		q.wwait = t
-		if err := t.parkLocked(waiting{waitRoom, q}); err != nil {
-			return err
-		}
-	}
-}
-
-// lockFor starts an operation on o that may block: a preemption point
-// (and the test hook), then the pool's lock with o's partial buffer handed
-// over. It returns the unlock function.
-func (o *Output) lockFor(op Op) func() {
-	t := o.t
-	t.yieldPoint(op)
-	t.pool.mu.Lock()
-	if o.pend != nil {
-		o.commitLocked()
-	}
-	return t.pool.mu.Unlock
-}
-
-// newBufferLocked reserves room in o's queue and then takes a buffer from
-// FREE for it: the reserve-first write of the package doc.
-func (o *Output) newBufferLocked() (*Buf, error) {
-	if err := o.reserveLocked(); err != nil {
-		return nil, err
-	}
-	return o.acquireLocked()
-}
-
-// acquireLocked takes a buffer from FREE for a slot already reserved in
-// o.q, waiting while FREE is empty. On failure the reservation is undone.
-func (o *Output) acquireLocked() (*Buf, error) {
-	b, err := o.t.takeFreeWaitLocked(nil)
-	if err != nil {
-		o.q.reserved--
-	}
-	return b, err
-}
-
-// takeFreeWaitLocked takes a buffer from FREE, waiting while FREE is empty
-// (q, if not nil, is the queue it is for, for the deadlock report).
-func (t *Proc) takeFreeWaitLocked(q *Queue) (*Buf, error) {
-	p := t.pool
-	for {
-		if b := p.takeFreeLocked(); b != nil {
-			return b, nil
-		}
-		t.flushLocked()
-		if b := p.takeFreeLocked(); b != nil {
-			return b, nil // flushing gave an empty buffer back
-		}
-		p.freeWait = append(p.freeWait, t)
-		err := t.parkLocked(waiting{waitFree, q})
-		if b := t.got; b != nil {
-			// Handed over while we waited.
-			t.got = nil
-			if err == nil {
-				return b, nil
-			}
-			p.releaseLocked(b)
-		}
-		if err != nil {
-			p.dropFreeWaiterLocked(t)
-			return nil, err
-		}
-		// Woken to compete for FREE (Pool.SetCompete): try again.
-	}
-}
-
-// commitLocked hands the pending buffer over to the queue (it never blocks:
-// its slot is reserved). An empty pending buffer goes back to FREE.
-func (o *Output) commitLocked() {
-	b := o.pend
-	o.pend = nil
-	q := o.q
-	q.reserved--
-	p := o.t.pool
-	// Bytes after the last record end are an unterminated line left by
-	// ScanFrom (ScanFrom keeps room in ends for it); they are a record too.
-	if last := b.end(); last < len(b.data) {
-		b.ends = append(b.ends, int32(len(b.data)))
-	}
-	if b.records() == 0 || q.gone {
-		p.releaseLocked(b)
-		q.roomLocked()
-		return
-	}
-	q.pushLocked(b)
-}
-
-// Forward writes the record last returned by in.Read to o. When that record
-// is the last one in its buffer and o has no partial buffer, the buffer
-// itself moves to o's queue with no copy (how a megabyte frame passes a
-// stage); otherwise the record is copied as by Write. After Forward the
-// record must not be used. Errors are those of Write.
-func (o *Output) Forward(in *Input) error {
-	b := in.cur
-	if b == nil || in.i == 0 || in.i <= b.lo {
-		return fmt.Errorf("buffer: forward on %s: no record was read", in.q.name)
-	}
-	if o.pend != nil || in.i != len(b.ends) || b == in.priv {
-		start := 0
-		if in.i > 1 {
-			start = int(b.ends[in.i-2])
-		}
-		return o.Write(b.data[start:b.ends[in.i-1]])
-	}
-	return o.move(in, in.i-1)
-}
-
-// Pass is the batch form of a filter: it takes the records of in not yet
-// read in its current buffer (the next buffer, if the current one is used
-// up), keeps those for which keep returns true, and hands them to o without
-// copying them: the kept records are packed in place and the buffer itself
-// moves to o's queue. rec is valid only during the call to keep. Pass
-// returns io.EOF at the end of in; other errors are those of Read and
-// Write. Records read from in before Pass must not be used after it.
-func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
-	return o.pass(in, keep, nil, false)
-}
-
-// move hands the buffer being read on in over to o's queue, its records
-// from index lo on, with no copy: it commits o's partial buffer first (to
-// keep the order), reserves room in o's queue (blocking while it is full,
-// the buffer meanwhile still charged to in's queue), then moves it.
-func (o *Output) move(in *Input, lo int) error {
-	if o.closed {
-		return ErrClosed
-	}
-	p := o.t.pool
-	defer o.lockFor(OpWrite)()
-	if err := o.reserveLocked(); err != nil {
-		return err
-	}
-	b := in.cur
-	in.cur = nil
-	in.q.held--
-	in.q.roomLocked()
-	b.lo = lo
-	o.q.reserved--
-	if o.q.gone {
-		p.releaseLocked(b)
-		return nil
-	}
-	o.q.pushLocked(b)
-	return nil
-}
-
-// Done returns a channel that is closed when the reader of this output has
-// stopped reading or the run was aborted. A source that waits outside
-// tpipe (on a terminal, a socket) selects on it to learn, without writing,
-// that nobody wants its records any more.
-func (o *Output) Done() <-chan struct{} {
-	p := o.t.pool
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if o.q.done == nil {
-		if o.q.gone || p.err != nil {
-			o.q.done = closedChan
-		} else {
-			o.q.done = make(chan struct{})
-		}
-	}
-	return o.q.done
-}
-
-// Drain hands over what was written and waits until the reader has taken
-// every record and asks for more; it returns ErrReaderGone if the reader
-// stopped first. A source that meets bad input (a record too large) drains
-// before it reports it: if nobody reads that far (`head -n 3`), the bad
-// record does not matter, as in a shell.
-func (o *Output) Drain() error {
-	t := o.t
-	p := t.pool
-	defer o.lockFor(OpWrite)()
-	q := o.q
-	for {
-		switch {
-		case p.err != nil:
-			return p.err
-		case q.gone:
-			return ErrReaderGone
-		case q.n == 0 && q.held == 0 && q.rwait == q.reader && q.reader != nil:
-			return nil
-		}
-		q.wwait = t
-		if err := t.parkLocked(waiting{waitDrain, q}); err != nil {
-			return err
-		}
-	}
-}
-
-// Close writes eof to this output after handing over what was written.
-// Writes after Close return ErrClosed. Closing is also done by Proc.Finish.
-func (o *Output) Close() {
-	p := o.t.pool
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if o.closed {
-		return
-	}
-	if o.pend != nil {
-		o.commitLocked()
-	}
-	o.closed = true
-	o.q.eof = true
-	if r := o.q.rwait; r != nil {
-		o.q.rwait = nil
-		p.wakeLocked(r)
 	}
 }
 
 // parkLocked blocks the task until another task wakes it. It returns the
-// pool's error if the run was aborted meanwhile (or the test-mode error).
-func (t *Proc) parkLocked(w waiting) error {
+// pool's error if the run was aborted meanwhile, or the Parker's if it
+// abandoned the wait (the wait is then undone).
+func (t *proc) parkLocked(w waiting) error {
 	p := t.pool
 	if p.err != nil {
 		return p.err
-	}
-	if p.noBlock {
-		switch w.kind {
-		case waitRead:
-			w.q.rwait = nil
-		case waitAny:
-			t.dropAnyWaitLocked()
-		case waitRoom, waitDrain:
-			w.q.wwait = nil
-		case waitFree:
-			p.dropFreeWaiterLocked(t)
-		}
-		return errWouldBlock
 	}
 	t.wait = w
 	t.parked.Store(true)
@@ -732,12 +228,26 @@ func (t *Proc) parkLocked(w waiting) error {
 	start := now()
 	t.parkedAt = start
 	p.mu.Unlock()
+	var perr error
 	if t.park != nil {
-		t.park.Park(t)
+		perr = t.park.Park((*Proc)(t))
 	} else {
 		<-t.wake
 	}
 	p.mu.Lock()
+	if perr != nil {
+		if t.wait.kind != waitNone {
+			// Not woken: take the task off every list it waits on.
+			t.unwaitLocked()
+			if w.kind == waitFree {
+				p.dropFreeWaiterLocked(t)
+			}
+		}
+		if p.err != nil {
+			return p.err
+		}
+		return perr
+	}
 	d := t.lastWait // counted into blockedTime by wakeLocked
 	switch w.kind {
 	case waitRead:
@@ -761,11 +271,10 @@ func (t *Proc) parkLocked(w waiting) error {
 	return p.err
 }
 
-// wakeLocked makes a parked task runnable.
-func (p *Pool) wakeLocked(t *Proc) {
-	if t.wait.kind == waitNone {
-		return
-	}
+// unwaitLocked ends t's wait: it is taken off the queue it waits on, no
+// longer counts as blocked, and its time blocked is counted.
+func (t *proc) unwaitLocked() {
+	p := t.pool
 	switch t.wait.kind {
 	case waitRead:
 		if t.wait.q.rwait == t {
@@ -788,8 +297,16 @@ func (p *Pool) wakeLocked(t *Proc) {
 		t.blockedTime += t.lastWait
 		t.parkedAt = time.Time{}
 	}
+}
+
+// wakeLocked makes a parked task runnable.
+func (p *Pool) wakeLocked(t *proc) {
+	if t.wait.kind == waitNone {
+		return
+	}
+	t.unwaitLocked()
 	if t.park != nil {
-		t.park.Unpark(t)
+		t.park.Unpark((*Proc)(t))
 		return
 	}
 	t.wake <- struct{}{}
@@ -797,7 +314,7 @@ func (p *Pool) wakeLocked(t *Proc) {
 
 // readerWaitsLocked records that t, q's reader, waits for a buffer, and
 // wakes q's writer if it waits for the reader to ask for more (Drain).
-func (q *Queue) readerWaitsLocked(t *Proc) {
+func (q *Queue) readerWaitsLocked(t *proc) {
 	q.rwait = t
 	if w := q.wwait; w != nil && w.wait.kind == waitDrain {
 		q.wwait = nil
@@ -807,7 +324,7 @@ func (q *Queue) readerWaitsLocked(t *Proc) {
 
 // dropAnyWaitLocked forgets t as the waiting reader of each of its inputs
 // (a wait in Ready is on all of them).
-func (t *Proc) dropAnyWaitLocked() {
+func (t *proc) dropAnyWaitLocked() {
 	for _, in := range t.ins {
 		if in.q.rwait == t {
 			in.q.rwait = nil
@@ -815,7 +332,7 @@ func (t *Proc) dropAnyWaitLocked() {
 	}
 }
 
-func (p *Pool) dropFreeWaiterLocked(t *Proc) {
+func (p *Pool) dropFreeWaiterLocked(t *proc) {
 	for i, w := range p.freeWait {
 		if w == t {
 			p.freeWait = append(p.freeWait[:i], p.freeWait[i+1:]...)
@@ -824,65 +341,32 @@ func (p *Pool) dropFreeWaiterLocked(t *Proc) {
 	}
 }
 
-// Ready waits until some input port can be read without blocking and
-// returns its number: a port with records left in its current buffer, with
-// buffers queued, or at its end (its Read then returns io.EOF, once).
-// Ready returns io.EOF when every input has returned io.EOF. It is how a
-// task reads its inputs in the order records arrive (merge, join), which
-// no fork can starve; ports are tried round robin, so none is starved
-// either. Before it blocks it gives back used-up input buffers and hands
-// over partial output buffers, as Read does.
-func (t *Proc) Ready() (int, error) {
-	n := len(t.ins)
-	for k := 0; k < n; k++ {
-		i := (t.rr + k) % n
-		if in := t.ins[i]; !in.eof && in.cur != nil && in.i < len(in.cur.ends) {
-			t.rr = (i + 1) % n
-			return i, nil
-		}
-	}
+// takeFreeWaitLocked takes a buffer from FREE, waiting while FREE is empty
+// (q, if not nil, is the queue it is for, for the deadlock report).
+func (t *proc) takeFreeWaitLocked(q *Queue) (*Buf, error) {
 	p := t.pool
-	t.yieldPoint(OpRead)
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for {
-		if p.err != nil {
-			return -1, p.err
-		}
-		open := 0
-		for k := 0; k < n; k++ {
-			i := (t.rr + k) % n
-			in := t.ins[i]
-			if in.eof {
-				continue
-			}
-			open++
-			q := in.q
-			if (in.cur != nil && in.i < len(in.cur.ends)) || q.n > 0 || q.backlog() > 0 || q.eof {
-				t.rr = (i + 1) % n
-				return i, nil
-			}
-			if in.cur != nil {
-				in.giveBackLocked()
-			}
-		}
-		if open == 0 {
-			return -1, io.EOF
+		if b := p.takeFreeLocked(); b != nil {
+			return b, nil
 		}
 		t.flushLocked()
-		for _, in := range t.ins {
-			if !in.eof {
-				in.q.readerWaitsLocked(t)
+		if b := p.takeFreeLocked(); b != nil {
+			return b, nil // flushing gave an empty buffer back
+		}
+		p.freeWait = append(p.freeWait, t)
+		err := t.parkLocked(waiting{waitFree, q})
+		if b := t.got; b != nil {
+			// Handed over while we waited.
+			t.got = nil
+			if err == nil {
+				return b, nil
 			}
+			p.releaseLocked(b)
 		}
-		if err := t.parkLocked(waiting{kind: waitAny}); err != nil {
-			return -1, err
+		if err != nil {
+			p.dropFreeWaiterLocked(t)
+			return nil, err
 		}
+		// Woken to compete for FREE (Options.Compete): try again.
 	}
 }
-
-// Name returns the name of the port's queue (the graph's edge name).
-func (in *Input) Name() string { return in.q.name }
-
-// Name returns the name of the port's queue (the graph's edge name).
-func (o *Output) Name() string { return o.q.name }

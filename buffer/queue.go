@@ -1,7 +1,6 @@
 package buffer
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -23,14 +22,14 @@ type Queue struct {
 	eof      bool
 	gone     bool          // the reader stopped; writes fail with ErrReaderGone
 	done     chan struct{} // closed when gone or aborted; made on demand
-	rwait    *Proc         // the reader, when it waits for a buffer or eof
-	wwait    *Proc         // the writer, when it waits for room
+	rwait    *proc         // the reader, when it waits for a buffer or eof
+	wwait    *proc         // the writer, when it waits for room
 
 	records, bytes      int64
 	high                int
 	readWait, writeWait time.Duration
 	growths             int
-	writer, reader      *Proc
+	writer, reader      *proc
 	// disk is the backlog of a spilled queue (see spill.go): its oldest
 	// buffers, read before the ring.
 	disk         *spillFile
@@ -44,19 +43,6 @@ func (q *Queue) backlog() int {
 		return 0
 	}
 	return q.disk.frames
-}
-
-// NewQueue makes a queue of capacity c >= 1 named name (for statistics and
-// error messages). Create queues before any task starts.
-func (p *Pool) NewQueue(name string, c int) (*Queue, error) {
-	if c < 1 {
-		return nil, fmt.Errorf("buffer: queue %s: capacity %d: need at least 1", name, c)
-	}
-	q := &Queue{pool: p, name: name, cap: c, ring: make([]*Buf, c)}
-	p.mu.Lock()
-	p.queues = append(p.queues, q)
-	p.mu.Unlock()
-	return q, nil
 }
 
 // Name returns the queue's name.
@@ -74,7 +60,7 @@ func (q *Queue) occupancy() int { return q.n + q.reserved + q.held }
 
 func (q *Queue) pushLocked(b *Buf) {
 	if q.n == len(q.ring) {
-		// Only after GrowLocked raised cap with a writer already reserved;
+		// Only after a resolution raised cap with a writer already reserved;
 		// the ring follows the capacity.
 		q.resizeLocked(max(q.cap, q.n+1))
 	}
@@ -130,14 +116,11 @@ func (q *Queue) roomLocked() {
 	}
 }
 
-// GrowLocked raises the capacity of q by n. It is for a pool's resolver
-// (Pool.SetResolver), which runs with the pool locked; it allocates only the
-// queue's slot index, never a record buffer.
-func (q *Queue) GrowLocked(n int) {
-	if n < 1 {
-		return
-	}
-	q.growLocked(n)
+// resolveLocked raises the capacity by one to resolve a stall, and counts
+// it as a growth; it allocates only the queue's slot index, never a record
+// buffer.
+func (q *Queue) resolveLocked() {
+	q.growLocked(1)
 	q.growths++
 }
 

@@ -15,14 +15,14 @@ import (
 
 // runProcs runs one function per proc, each on its own goroutine, finishes
 // each proc after its function and returns their errors.
-func runProcs(procs []*buffer.Proc, fns []func(*buffer.Proc) error) []error {
+func runProcs(procs []*buffer.Proc, fns []func(*buffer.Ports) error) []error {
 	errs := make([]error, len(procs))
 	var wg sync.WaitGroup
 	for i, p := range procs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = fns[i](p)
+			errs[i] = fns[i](p.Ports())
 			p.Finish(errs[i] != nil)
 		}()
 	}
@@ -34,8 +34,7 @@ func runProcs(procs []*buffer.Proc, fns []func(*buffer.Proc) error) []error {
 // pool (as in a system call): the pool reports the cycle at once, as a
 // local deadlock, without waiting for the third task.
 func TestLocalDeadlockWhileAnotherTaskRuns(t *testing.T) {
-	pool, _ := buffer.NewPool(2, 8)
-	pool.SetLocal()
+	pool, _ := buffer.NewPool(buffer.Options{Buffers: 2, RecordSize: 8, Local: true})
 	ab, _ := pool.NewQueue("ab", 1)
 	ba, _ := pool.NewQueue("ba", 1)
 	a, _ := pool.NewProc("a", 0, []*buffer.Queue{ba}, []*buffer.Queue{ab})
@@ -43,10 +42,10 @@ func TestLocalDeadlockWhileAnotherTaskRuns(t *testing.T) {
 	c, _ := pool.NewProc("c", 2, nil, nil)
 	release := make(chan struct{})
 	sawErr := make(chan error, 1)
-	read := func(p *buffer.Proc) error { _, err := p.In(0).Read(); return err }
-	errs := runProcs([]*buffer.Proc{a, b, c}, []func(*buffer.Proc) error{
+	read := func(p *buffer.Ports) error { _, err := p.In(0).Read(); return err }
+	errs := runProcs([]*buffer.Proc{a, b, c}, []func(*buffer.Ports) error{
 		read, read,
-		func(*buffer.Proc) error {
+		func(*buffer.Ports) error {
 			// Wait "in a system call" until the pool has failed.
 			for pool.Err() == nil {
 				select {
@@ -97,15 +96,16 @@ type teeCat struct {
 }
 
 func newTeeCat(t testing.TB, b, s, capX, capY int, spill bool) *teeCat {
-	pool, err := buffer.NewPool(b, s)
+	o := buffer.Options{Buffers: b, RecordSize: s, Hook: &checkHook{}}
+	if spill {
+		o.Spill, o.SpillDir = true, t.TempDir()
+	}
+	pool, err := buffer.NewPool(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spill {
-		pool.SetSpill(t.TempDir())
-	}
-	tc := &teeCat{pool: pool, hook: &checkHook{pool: pool}}
-	pool.SetHook(tc.hook)
+	tc := &teeCat{pool: pool, hook: o.Hook.(*checkHook)}
+	tc.hook.pool = pool
 	src, _ := pool.NewQueue("src", 1)
 	x, _ := pool.NewQueue("x", capX)
 	y, _ := pool.NewQueue("y", capY)
@@ -117,8 +117,8 @@ func newTeeCat(t testing.TB, b, s, capX, capY int, spill bool) *teeCat {
 }
 
 func (tc *teeCat) run(n, size int) []error {
-	return runProcs(tc.procs, []func(*buffer.Proc) error{
-		func(p *buffer.Proc) error {
+	return runProcs(tc.procs, []func(*buffer.Ports) error{
+		func(p *buffer.Ports) error {
 			for i := range n {
 				rec := fmt.Appendf(nil, "%0*d\n", size-1, i)
 				if err := p.Out(0).Write(rec); err != nil {
@@ -127,7 +127,7 @@ func (tc *teeCat) run(n, size int) []error {
 			}
 			return nil
 		},
-		func(p *buffer.Proc) error {
+		func(p *buffer.Ports) error {
 			for {
 				rec, err := p.In(0).Read()
 				if err == io.EOF {
@@ -143,7 +143,7 @@ func (tc *teeCat) run(n, size int) []error {
 				}
 			}
 		},
-		func(p *buffer.Proc) error {
+		func(p *buffer.Ports) error {
 			for i := range p.NumIn() {
 				for {
 					rec, err := p.In(i).Read()
@@ -251,15 +251,15 @@ func TestTeeCatResolutionProperty(t *testing.T) {
 // Ready lets a merge take records from whichever input has them, so a
 // fork feeding it never waits on an input that is not read.
 func TestReadyMergesAsRecordsArrive(t *testing.T) {
-	pool, _ := buffer.NewPool(2, 16)
+	pool, _ := buffer.NewPool(buffer.Options{Buffers: 2, RecordSize: 16})
 	x, _ := pool.NewQueue("x", 1)
 	y, _ := pool.NewQueue("y", 1)
 	wx, _ := pool.NewProc("wx", 0, nil, []*buffer.Queue{x})
 	wy, _ := pool.NewProc("wy", 1, nil, []*buffer.Queue{y})
 	m, _ := pool.NewProc("merge", 2, []*buffer.Queue{x, y}, nil)
 	got := map[string]int{}
-	write := func(tag string) func(*buffer.Proc) error {
-		return func(p *buffer.Proc) error {
+	write := func(tag string) func(*buffer.Ports) error {
+		return func(p *buffer.Ports) error {
 			for i := range 500 {
 				if err := p.Out(0).Write(fmt.Appendf(nil, "%s%03d\n", tag, i)); err != nil {
 					return err
@@ -268,9 +268,9 @@ func TestReadyMergesAsRecordsArrive(t *testing.T) {
 			return nil
 		}
 	}
-	errs := runProcs([]*buffer.Proc{wx, wy, m}, []func(*buffer.Proc) error{
+	errs := runProcs([]*buffer.Proc{wx, wy, m}, []func(*buffer.Ports) error{
 		write("x"), write("y"),
-		func(p *buffer.Proc) error {
+		func(p *buffer.Ports) error {
 			last := map[byte]string{}
 			for {
 				i, err := p.Ready()

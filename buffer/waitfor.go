@@ -2,7 +2,6 @@ package buffer
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -32,8 +31,8 @@ import (
 
 // stuckLocked returns the blocked tasks that no task that may act can ever
 // wake, in registration order; nil if there are none.
-func (p *Pool) stuckLocked() []*Proc {
-	if p.blocked == 0 || (!p.local && p.blocked < p.live) {
+func (p *Pool) stuckLocked() []*proc {
+	if p.blocked == 0 || (!p.o.Local && p.blocked < p.live) {
 		return nil
 	}
 	may := p.mayAct
@@ -82,7 +81,7 @@ func (p *Pool) stuckLocked() []*Proc {
 			}
 		}
 	}
-	var stuck []*Proc
+	var stuck []*proc
 	for i, t := range p.procs {
 		if !may[i] && !t.done {
 			stuck = append(stuck, t)
@@ -94,7 +93,7 @@ func (p *Pool) stuckLocked() []*Proc {
 // holdsOrFeedsLocked reports whether t could give a buffer back to FREE
 // without anyone else moving first: it holds one, or it reads a queue that
 // has buffers queued or on disk.
-func (t *Proc) holdsOrFeedsLocked() bool {
+func (t *proc) holdsOrFeedsLocked() bool {
 	if t.got != nil {
 		return true
 	}
@@ -111,7 +110,7 @@ func (t *Proc) holdsOrFeedsLocked() bool {
 	return false
 }
 
-// Resolution. SetSpill turns on the pool's own resolver for graphs whose
+// Resolution. Options.Spill turns on the pool's own resolver for graphs whose
 // shape no fixed B makes safe (a tee whose branches are read unevenly, a
 // join that reads one input first). It follows Parks' rule for bounded
 // Kahn networks: of the full queues whose writers are stuck, grow the
@@ -120,20 +119,9 @@ func (t *Proc) holdsOrFeedsLocked() bool {
 // queued in a stuck queue go to a temp file instead (see spill.go), so
 // record memory never exceeds B x S.
 
-// SetSpill enables resolution of local deadlocks by growing queues and
-// spilling them to temp files in dir ("" means os.TempDir()). Call it
-// before any task starts.
-func (p *Pool) SetSpill(dir string) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	p.spill = &spiller{dir: dir}
-	p.local = true
-}
-
 // resolveLocked tries to make one of the stuck tasks runnable. It returns
 // an error only when spilling failed (the disk is full).
-func (p *Pool) resolveLocked(stuck []*Proc) (bool, error) {
+func (p *Pool) resolveLocked(stuck []*proc) (bool, error) {
 	// Full queues whose writer is stuck waiting for room; their reader is
 	// stuck too (or the writer could be woken).
 	var full []*Queue
@@ -159,7 +147,7 @@ func (p *Pool) resolveLocked(stuck []*Proc) (bool, error) {
 		return full[i].cap < full[j].cap
 	})
 	if len(full) > 0 && len(p.free) > 0 {
-		full[0].GrowLocked(1)
+		full[0].resolveLocked()
 		return true, nil
 	}
 	if len(full) == 0 && !freeWait {
@@ -191,7 +179,7 @@ func (p *Pool) resolveLocked(stuck []*Proc) (bool, error) {
 
 // deadlockOf is the error for stuck tasks no resolver could help: the
 // wait of each, in the order of the wait-for cycle where there is one.
-func (p *Pool) deadlockOf(stuck []*Proc) *DeadlockError {
+func (p *Pool) deadlockOf(stuck []*proc) *DeadlockError {
 	d := &DeadlockError{}
 	for _, t := range stuck {
 		w := p.describeLocked(t)
@@ -206,7 +194,7 @@ func (p *Pool) deadlockOf(stuck []*Proc) *DeadlockError {
 
 // anyNames lists the inputs a task reading whichever comes first waits
 // on.
-func (t *Proc) anyNames() string {
+func (t *proc) anyNames() string {
 	var names []string
 	for _, in := range t.ins {
 		if !in.eof {

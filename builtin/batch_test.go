@@ -221,7 +221,7 @@ func runCatRecords(t *testing.T, dir string, argv []string, r io.Reader, size in
 	}
 	var out bytes.Buffer
 	var cut error
-	sink := g.Add("check", 1, 0, func(ctx context.Context, p *buffer.Proc) error {
+	sink := g.Add("check", 1, 0, func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		for {
 			rec, err := in.Read()
@@ -264,11 +264,11 @@ func TestCatLineTooLarge(t *testing.T) {
 		out, err string
 	}{
 		{[]string{"cat", "a", "big", "a"}, "x\ny\nok\nx\ny\n",
-			"cat: big: record of 5001 bytes exceeds the record size of 4096 bytes (raise it with --record-size)\n"},
+			"cat: big: record of 5001 bytes exceeds the record size of 4096 bytes\n"},
 		{[]string{"cat", "big", "-", "a"}, "ok\nin\nx\ny\n",
-			"cat: big: record of 5001 bytes exceeds the record size of 4096 bytes (raise it with --record-size)\n"},
+			"cat: big: record of 5001 bytes exceeds the record size of 4096 bytes\n"},
 		{[]string{"cat", "bignonl", "a"}, "x\ny\n",
-			"cat: bignonl: record of 5000 bytes exceeds the record size of 4096 bytes (raise it with --record-size)\n"},
+			"cat: bignonl: record of 5000 bytes exceeds the record size of 4096 bytes\n"},
 	} {
 		got := runSized(t, dir, tc.argv, strings.NewReader("in\n"), 1<<12)
 		if got.out != tc.out || got.err != tc.err || got.code != 1 {

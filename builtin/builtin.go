@@ -93,7 +93,7 @@ type Cmd struct {
 	// route RE @yes @no): output ports after port 0, named the same way.
 	Reads, Writes []string
 	// ReadsAny is set for a command that reads its inputs in the order
-	// records arrive (merge, join; see buffer.Proc.Ready).
+	// records arrive (merge, join; see buffer.Ports.Ready).
 	ReadsAny bool
 }
 

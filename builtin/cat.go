@@ -41,7 +41,7 @@ func catNew(env *Env, args []string) (*Cmd, error) {
 }
 
 func catFiles(env *Env, names []string) task.Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		c := &catRun{out: newJoiner(p), hold: slices.ContainsFunc(names, catIsPort)}
 		failed := false
 		for _, name := range names {
@@ -238,7 +238,7 @@ func (h *catHold) note(err error) {
 // buffer, so the rest of the line is read here, up to a bound (beyond which
 // the size stays "at least").
 func catExactSize(err error, r *catReader) error {
-	var tl *buffer.TooLargeError
+	var tl *record.TooLargeError
 	if !errors.As(err, &tl) || !tl.AtLeast {
 		return err
 	}

@@ -114,7 +114,7 @@ func newCut(env *Env, args []string) (*Cmd, error) {
 		cmd.Rec = c.perRecord()
 		return cmd, nil
 	}
-	cmd.Fn = func(ctx context.Context, p *buffer.Proc) error {
+	cmd.Fn = func(ctx context.Context, p *buffer.Ports) error {
 		rec := c.perRecord()
 		emit := task.Emit(p.Out(0).Write)
 		failed := false

@@ -189,7 +189,7 @@ func edgeOperands(cmd string, names []string) ([]string, error) {
 
 // edgeIn returns the input port connected to the named edge name, or nil
 // if there is none.
-func edgeIn(p *buffer.Proc, name string) *buffer.Input {
+func edgeIn(p *buffer.Ports, name string) *buffer.Input {
 	for i := range p.NumIn() {
 		if in := p.In(i); in.Name() == name {
 			return in
@@ -200,7 +200,7 @@ func edgeIn(p *buffer.Proc, name string) *buffer.Input {
 
 // edgeOut returns the output port connected to the named edge name, or
 // nil if there is none.
-func edgeOut(p *buffer.Proc, name string) *buffer.Output {
+func edgeOut(p *buffer.Ports, name string) *buffer.Output {
 	for i := range p.NumOut() {
 		if o := p.Out(i); o.Name() == name {
 			return o
@@ -227,7 +227,7 @@ type operand struct {
 
 // openOperand opens operand name. Its error is the one Env.Open returned,
 // for the caller to word as its tool does; errText gives GNU's text.
-func openOperand(env *Env, p *buffer.Proc, name string) (*operand, error) {
+func openOperand(env *Env, p *buffer.Ports, name string) (*operand, error) {
 	if name == "-" {
 		return &operand{name: name, in: p.In(0)}, nil
 	}
@@ -312,7 +312,7 @@ func (s *operand) regularSize() (size int64, ok bool) {
 // rather than the file's fault: it comes back wrapped with the name and
 // ends the run, as an error of the input port does. An error from fn stops
 // the loop and is returned as it is.
-func eachRecord(ctx context.Context, env *Env, p *buffer.Proc, name string, fn func(rec []byte) error) error {
+func eachRecord(ctx context.Context, env *Env, p *buffer.Ports, name string, fn func(rec []byte) error) error {
 	src, err := openOperand(env, p, name)
 	if err != nil {
 		return &fileError{name: name, err: err, atOpen: true}
@@ -395,7 +395,7 @@ type joiner struct {
 	carry []byte
 }
 
-func newJoiner(p *buffer.Proc) *joiner {
+func newJoiner(p *buffer.Ports) *joiner {
 	return &joiner{out: p.Out(0), max: p.RecordSize()}
 }
 

@@ -106,7 +106,7 @@ func graphEdges(cmd string, operands []string, least int) ([]string, error) {
 
 // graphPort returns the port of a named edge, or an error that fails the
 // run: the edges are all these commands are about.
-func graphPort(p *buffer.Proc, name string) (*buffer.Output, error) {
+func graphPort(p *buffer.Ports, name string) (*buffer.Output, error) {
 	o := edgeOut(p, name)
 	if o == nil {
 		return nil, fmt.Errorf("%s: %w", name, errNotConnected)
@@ -123,7 +123,7 @@ func routeNew(env *Env, args []string) (*Cmd, error) {
 		return nil, usagef("route", "extra operand '%s'", edges[2])
 	}
 	m := regexNewMatcher(re.String(), re)
-	return &Cmd{ReadsInput: true, Writes: edges, Fn: func(ctx context.Context, p *buffer.Proc) error {
+	return &Cmd{ReadsInput: true, Writes: edges, Fn: func(ctx context.Context, p *buffer.Ports) error {
 		// Nothing goes to the output: let its reader finish now.
 		p.Out(0).Close()
 		var outs [2]*buffer.Output
@@ -179,7 +179,7 @@ func mergeNew(env *Env, args []string) (*Cmd, error) {
 
 // mergeRun is task.Merge for lines: a line without a newline (an edge's
 // last) gets one, so that it does not run into a line of another edge.
-func mergeRun(ctx context.Context, p *buffer.Proc) error {
+func mergeRun(ctx context.Context, p *buffer.Ports) error {
 	out := p.Out(0)
 	// held is such a line and whatever follows it in its batch, copied,
 	// to be written after the batch, in order.
@@ -232,7 +232,7 @@ func joinNew(env *Env, args []string) (*Cmd, error) {
 		}
 		return line[m[2]:m[3]], true
 	}
-	return &Cmd{Reads: edges, ReadsAny: true, Fn: func(ctx context.Context, p *buffer.Proc) error {
+	return &Cmd{Reads: edges, ReadsAny: true, Fn: func(ctx context.Context, p *buffer.Ports) error {
 		// Fields follow the ports' order, which must be the operands'.
 		for i, name := range edges {
 			if i >= p.NumIn() || p.In(i).Name() != name {

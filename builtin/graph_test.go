@@ -88,7 +88,7 @@ func (n *net) cmd(in, out string, argv ...string) *bytes.Buffer {
 // run connects the named edges, each of capacity 1 so that queues fill
 // up, and runs the graph. It returns the exit status of a run that ended
 // with one.
-func (n *net) run(policy string) (int, error) {
+func (n *net) run(policy sched.Policy) (int, error) {
 	n.t.Helper()
 	names := make([]string, 0, len(n.from))
 	for name := range n.from {
@@ -112,12 +112,12 @@ func (n *net) run(policy string) (int, error) {
 
 // graphPolicies are run by every graph test: a goroutine per task, and
 // one task at a time.
-var graphPolicies = []string{"concurrent", "ros"}
+var graphPolicies = []sched.Policy{sched.Concurrent, sched.ROS}
 
 // eachPolicy runs test under every policy, with a fresh net.
-func eachPolicy(t *testing.T, test func(t *testing.T, n *net, policy string)) {
+func eachPolicy(t *testing.T, test func(t *testing.T, n *net, policy sched.Policy)) {
 	for _, pol := range graphPolicies {
-		t.Run(pol, func(t *testing.T) { test(t, newNet(t), pol) })
+		t.Run(pol.String(), func(t *testing.T) { test(t, newNet(t), pol) })
 	}
 }
 
@@ -268,7 +268,7 @@ func TestFileBuiltinsReadEdges(t *testing.T) {
 // early (head) does not stop the others.
 func TestTeeEdges(t *testing.T) {
 	in := numbered("line ", 300)
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		file := filepath.Join(t.TempDir(), "copy")
 		n.src("stdin", in)
 		out := n.cmd("stdin", "", "tee", "@a", file, "@b")
@@ -287,7 +287,7 @@ func TestTeeEdges(t *testing.T) {
 // tee stops once its output and every edge have stopped reading, and so
 // does yes before it.
 func TestTeeEdgesAllGone(t *testing.T) {
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		n.cmd("", "yes", "yes")
 		n.cmd("yes", "tee", "tee", "@a")
 		out := n.cmd("tee", "", "head", "-n", "2")
@@ -314,7 +314,7 @@ func TestRoute(t *testing.T) {
 		}
 	}
 	for _, re := range [][]string{{"[57]$"}, {"-E", "(5|7)$"}, {"-i", "LINE [0-9]*[57]$"}} {
-		eachPolicy(t, func(t *testing.T, n *net, policy string) {
+		eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 			n.src("stdin", in)
 			out := n.cmd("stdin", "", slices.Concat([]string{"route"}, re, []string{"@yes", "@no"})...)
 			y, o := n.sink("@yes"), n.sink("@no")
@@ -332,7 +332,7 @@ func TestRoute(t *testing.T) {
 // own. Once both stop, route stops, and an endless source with it.
 func TestRouteEdgeGone(t *testing.T) {
 	in := numbered("line ", 300)
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		n.src("stdin", in)
 		n.cmd("stdin", "", "route", "5$", "@five", "@other")
 		head := n.cmd("", "", "head", "-n", "2", "@five")
@@ -344,9 +344,9 @@ func TestRouteEdgeGone(t *testing.T) {
 			t.Errorf("head %q, wc %q", head, wc)
 		}
 	})
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		// Endless lines a, b, a, b, ...
-		ab := n.g.Add("ab", 0, 1, func(ctx context.Context, p *buffer.Proc) error {
+		ab := n.g.Add("ab", 0, 1, func(ctx context.Context, p *buffer.Ports) error {
 			for {
 				if err := p.Out(0).Write([]byte("a\n")); err != nil {
 					return err
@@ -384,7 +384,7 @@ func linesWith(s, prefix string) string {
 // ends a last line that lacks a newline.
 func TestMerge(t *testing.T) {
 	a, b, c := numbered("a", 250), numbered("b", 120), numbered("c", 30)+"c-last"
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		n.src("@a", a)
 		n.src("@b", b)
 		n.src("@c", c)
@@ -402,7 +402,7 @@ func TestMerge(t *testing.T) {
 // merge behind a tee: a graph that is safe, as merge reads what arrives.
 func TestMergeAfterTee(t *testing.T) {
 	in := numbered("line ", 300)
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		n.src("stdin", in)
 		n.cmd("stdin", "tee", "tee", "@a")
 		n.cmd("tee", "@b", "cat")
@@ -423,7 +423,7 @@ func TestMergeAfterTee(t *testing.T) {
 // cat reads edges in operand order, each to its end, with "-" among them.
 func TestCatEdges(t *testing.T) {
 	x, y, stdin := numbered("x", 200), numbered("y", 150)+"y-last", numbered("in", 100)
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		n.src("@x", x)
 		n.src("@y", y)
 		n.src("stdin", stdin)
@@ -443,7 +443,7 @@ func TestCatEdges(t *testing.T) {
 // (growing @y, or spilling it to disk).
 func TestCatEdgesAfterTee(t *testing.T) {
 	in := numbered("line ", 500)
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		n.src("stdin", in)
 		out := n.cmd("stdin", "", "tee", "@x", "@y")
 		cat := n.cmd("", "", "cat", "@x", "@y")
@@ -486,7 +486,7 @@ func TestJoin(t *testing.T) {
 		c:    "c1=x\nc2=x\nc3=y\n",
 		want: "c1=x\ta1=x\tb2=x\nc2=x\ta3=x\tb3=x\nc3=y\ta2=y\tb1=y\n",
 	}} {
-		eachPolicy(t, func(t *testing.T, n *net, policy string) {
+		eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 			n.src("@a", tc.a)
 			n.src("@b", tc.b)
 			if tc.c != "" {
@@ -514,7 +514,7 @@ func TestJoinReversed(t *testing.T) {
 		fmt.Fprintf(&a, "%03d a\n", i)
 		fmt.Fprintf(&b, "%03d b\n", 399-i)
 	}
-	eachPolicy(t, func(t *testing.T, n *net, policy string) {
+	eachPolicy(t, func(t *testing.T, n *net, policy sched.Policy) {
 		n.src("@a", a.String())
 		n.src("@b", b.String())
 		out := n.cmd("", "", "join", "^\\([0-9]*\\)", "@a", "@b")

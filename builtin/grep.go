@@ -234,13 +234,15 @@ func (f *grepFilter) end(emit task.Emit) error {
 }
 
 // seekFilter is the filter form of a literal grep as a Func that gives the
-// runtime the search for the literal (Output.PassSeek): a buffer is
-// searched once, and the lines before the first match are dropped (or
+// runtime the search for the literal (Output.Sift with a Skip): a buffer
+// is searched once, and the lines before the first match are dropped (or
 // kept, with -v) in bulk, with no call per line. It writes what Rec.Func
 // writes.
 func (g *grepCmd) seekFilter(l *grepLiteral) task.Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		f := &grepFilter{grepCmd: g}
+		// seek returns the offset of the first byte Keep must decide, or
+		// -1 when every line shares the fate of those skipped.
 		seek := func(data []byte) int {
 			at := l.seek(data)
 			if g.invert {
@@ -269,9 +271,15 @@ func (g *grepCmd) seekFilter(l *grepLiteral) task.Func {
 			}
 			return at
 		}
+		sieve := buffer.Sieve{Keep: f.keep, Skip: func(data []byte) (int, bool) {
+			if at := seek(data); at >= 0 {
+				return at, g.invert
+			}
+			return len(data), g.invert
+		}}
 		in, out := p.In(0), p.Out(0)
 		for {
-			err := out.PassSeek(in, f.keep, seek, g.invert)
+			err := out.Sift(in, sieve)
 			if err == io.EOF {
 				break
 			}
@@ -295,7 +303,7 @@ type grepRun struct {
 // errGrepDone stops reading at the first match of grep -q.
 var errGrepDone = errors.New("grep: done")
 
-func (g *grepCmd) run(ctx context.Context, p *buffer.Proc) error {
+func (g *grepCmd) run(ctx context.Context, p *buffer.Ports) error {
 	r := &grepRun{grepCmd: g, out: p.Out(0)}
 	files := g.files
 	if len(files) == 0 {
@@ -330,7 +338,7 @@ func (g *grepCmd) run(ctx context.Context, p *buffer.Proc) error {
 }
 
 // file greps one input and writes its count if asked to.
-func (r *grepRun) file(ctx context.Context, p *buffer.Proc, name, label string) error {
+func (r *grepRun) file(ctx context.Context, p *buffer.Ports, name, label string) error {
 	n, count := 0, 0
 	err := eachRecord(ctx, r.env, p, name, func(rec []byte) error {
 		n++

@@ -198,7 +198,7 @@ func (h *headHeader) write(out *joiner, name string) error {
 	return out.write(h.buf)
 }
 
-func (h *headCmd) run(ctx context.Context, p *buffer.Proc) error {
+func (h *headCmd) run(ctx context.Context, p *buffer.Ports) error {
 	return headTailRun(h.env, p, "head", h.names, h.headers, h.one)
 }
 
@@ -206,7 +206,7 @@ func (h *headCmd) run(ctx context.Context, p *buffer.Proc) error {
 // header, then has body copy what the tool keeps of it. An operand that
 // cannot be opened or read is reported in GNU's words and skipped, for an
 // exit status of 1. headers is the -q/-v setting of the tools' commands.
-func headTailRun(env *Env, p *buffer.Proc, cmd string, names []string, headers int, body func(src *operand, out *joiner) error) error {
+func headTailRun(env *Env, p *buffer.Ports, cmd string, names []string, headers int, body func(src *operand, out *joiner) error) error {
 	if len(names) == 0 {
 		names = []string{"-"}
 	}

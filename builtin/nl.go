@@ -107,7 +107,7 @@ type nlState struct {
 	scratch []byte
 }
 
-func (c *nlCmd) run(ctx context.Context, p *buffer.Proc) error {
+func (c *nlCmd) run(ctx context.Context, p *buffer.Ports) error {
 	names := c.names
 	if len(names) == 0 {
 		names = []string{"-"}
@@ -134,7 +134,7 @@ func (c *nlCmd) run(ctx context.Context, p *buffer.Proc) error {
 
 // one numbers the lines of one operand. Each file's last line gets a '\n'
 // if it lacks one, as in GNU nl.
-func (c *nlCmd) one(p *buffer.Proc, out *buffer.Output, st *nlState, name string) error {
+func (c *nlCmd) one(p *buffer.Ports, out *buffer.Output, st *nlState, name string) error {
 	src, err := openOperand(c.env, p, name)
 	if err != nil {
 		return &fileError{name: name, err: err, atOpen: true}

@@ -51,7 +51,7 @@ func revLine(rec, scratch []byte) []byte {
 }
 
 func revFiles(env *Env, names []string) task.Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		out := newJoiner(p)
 		var scratch []byte
 		failed := false
@@ -95,7 +95,7 @@ func revFiles(env *Env, names []string) task.Func {
 }
 
 // revOpen opens FILE operand name, even "-" (a named edge is its port).
-func revOpen(env *Env, p *buffer.Proc, name string) (*operand, error) {
+func revOpen(env *Env, p *buffer.Ports, name string) (*operand, error) {
 	if name != "-" {
 		return openOperand(env, p, name)
 	}

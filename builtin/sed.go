@@ -144,7 +144,7 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
-	c.Fn = func(ctx context.Context, p *buffer.Proc) error {
+	c.Fn = func(ctx context.Context, p *buffer.Ports) error {
 		r := newSedRun(sc, env)
 		emit := task.Emit(p.Out(0).Write)
 		failed := false

@@ -156,7 +156,7 @@ func seqScaled(n seqNumber, scale int) *big.Int {
 	return p.Mul(p, n.coef)
 }
 
-func seqRun(first, incr, last seqNumber) func(context.Context, *buffer.Proc) error {
+func seqRun(first, incr, last seqNumber) func(context.Context, *buffer.Ports) error {
 	prec := max(first.prec, incr.prec)
 	scale := max(prec, last.scale, first.scale, incr.scale)
 	f, d, l := seqScaled(first, scale), seqScaled(incr, scale), seqScaled(last, scale)
@@ -164,7 +164,7 @@ func seqRun(first, incr, last seqNumber) func(context.Context, *buffer.Proc) err
 	// at most prec), so the division below is exact.
 	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-prec)), nil)
 	negZero := first.neg && first.coef.Sign() == 0
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
 		var line []byte
 		if f.IsInt64() && d.IsInt64() && l.IsInt64() && div.IsInt64() {

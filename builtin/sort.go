@@ -578,7 +578,7 @@ type sortInputError struct {
 
 func (e *sortInputError) Error() string { return e.msg }
 
-func (c *sortCmd) run(ctx context.Context, p *buffer.Proc) error {
+func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 	budget := sortBudget(c.env)
 	spill := &spillFiles{dir: sortTempDir(c.env)}
 	defer spill.cleanup()
@@ -690,7 +690,7 @@ func (c *sortCmd) sortLines(b *sortBuffer) {
 
 // read calls add with every line (without '\n') of the operands in turn.
 // A file that cannot be opened or read is a *sortInputError.
-func (c *sortCmd) read(p *buffer.Proc, add func(line []byte) error) error {
+func (c *sortCmd) read(p *buffer.Ports, add func(line []byte) error) error {
 	names := c.names
 	if len(names) == 0 {
 		names = []string{"-"}

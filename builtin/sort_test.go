@@ -176,7 +176,7 @@ func TestSortSpillCleanup(t *testing.T) {
 	// A source that writes lines, then blocks until the run is cancelled.
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	slow := func(ctx context.Context, p *buffer.Proc) error {
+	slow := func(ctx context.Context, p *buffer.Ports) error {
 		for i := range 2000 {
 			if err := p.Out(0).Write(fmt.Appendf(nil, "line %d\n", i*7919%2000)); err != nil {
 				return err

@@ -85,7 +85,7 @@ func tailObsolete(args []string) (n uint64, fromStart, ok bool) {
 	return n, a[0] == '+', true
 }
 
-func (t *tailCmd) run(ctx context.Context, p *buffer.Proc) error {
+func (t *tailCmd) run(ctx context.Context, p *buffer.Ports) error {
 	var ring tailRing // reused from operand to operand
 	return headTailRun(t.env, p, "tail", t.names, t.headers, func(src *operand, out *joiner) error {
 		if t.fromStart {

@@ -38,7 +38,7 @@ func teeNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: true, Writes: edges, Fn: func(ctx context.Context, p *buffer.Proc) error {
+	return &Cmd{ReadsInput: true, Writes: edges, Fn: func(ctx context.Context, p *buffer.Ports) error {
 		return teeRun(env, p, names, appendTo)
 	}}, nil
 }
@@ -50,7 +50,7 @@ type teeFile struct {
 	w    *bufio.Writer
 }
 
-func teeRun(env *Env, p *buffer.Proc, names []string, appendTo bool) (err error) {
+func teeRun(env *Env, p *buffer.Ports, names []string, appendTo bool) (err error) {
 	failed := false
 	var files []*teeFile
 	fail := func(tf *teeFile, e error) {

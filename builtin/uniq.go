@@ -71,7 +71,7 @@ func uniqNew(env *Env, args []string) (*Cmd, error) {
 	return &Cmd{ReadsInput: u.input == "-", Reads: reads, Fn: u.run}, nil
 }
 
-func (u *uniqCmd) run(ctx context.Context, p *buffer.Proc) (err error) {
+func (u *uniqCmd) run(ctx context.Context, p *buffer.Ports) (err error) {
 	src, err := openOperand(u.env, p, u.input)
 	if err != nil {
 		warnFile(u.env, "uniq", quote(u.input), err)

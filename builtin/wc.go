@@ -81,7 +81,7 @@ const (
 	wcPrint
 )
 
-func (w *wcCmd) run(ctx context.Context, p *buffer.Proc) error {
+func (w *wcCmd) run(ctx context.Context, p *buffer.Ports) error {
 	names := w.names
 	if len(names) == 0 {
 		names = []string{"-"}
@@ -147,7 +147,7 @@ func (w *wcCmd) run(ctx context.Context, p *buffer.Proc) error {
 // Env.Open) and closes the regular ones, to open them again when it counts
 // them. Other files stay open, in kept (by operand position), so that a
 // pipe is not opened twice.
-func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*operand) {
+func (w *wcCmd) width(p *buffer.Ports, names []string) (width int, kept []*operand) {
 	shown := 0
 	for _, s := range w.show {
 		if s {
@@ -186,7 +186,7 @@ func (w *wcCmd) width(p *buffer.Proc, names []string) (width int, kept []*operan
 // open. Counting needs no records: the input port is read a buffer at a
 // time and a file in large blocks, and the counts are taken on whole
 // slices.
-func (w *wcCmd) count(ctx context.Context, p *buffer.Proc, name string, src *operand, buf *[]byte) (wcCounts, error) {
+func (w *wcCmd) count(ctx context.Context, p *buffer.Ports, name string, src *operand, buf *[]byte) (wcCounts, error) {
 	if src == nil {
 		var err error
 		if src, err = openOperand(w.env, p, name); err != nil {

@@ -26,7 +26,7 @@ func yesNew(env *Env, args []string) (*Cmd, error) {
 		words = []string{"y"}
 	}
 	line := []byte(strings.Join(words, " ") + "\n")
-	return &Cmd{Fn: func(ctx context.Context, p *buffer.Proc) error {
+	return &Cmd{Fn: func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
 		for {
 			// Write fails with buffer.ErrReaderGone once the reader has

@@ -199,7 +199,7 @@ func (c *Cmd) startOnce(ctx context.Context) (err error) {
 }
 
 // input is the input task.
-func (c *Cmd) input(ctx context.Context, p *buffer.Proc) error {
+func (c *Cmd) input(ctx context.Context, p *buffer.Ports) error {
 	if c.start(ctx) != nil {
 		return nil // the output task reports it
 	}
@@ -236,7 +236,7 @@ func (c *Cmd) input(ctx context.Context, p *buffer.Proc) error {
 }
 
 // output is the output task.
-func (c *Cmd) output(ctx context.Context, p *buffer.Proc) error {
+func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 	if err := c.start(ctx); err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Proc) error {
 // copyOut writes the process's output to the output port until the
 // process closes it. At the end it closes the record writer, which writes
 // a last line that lacks its '\n'.
-func (c *Cmd) copyOut(p *buffer.Proc) error {
+func (c *Cmd) copyOut(p *buffer.Ports) error {
 	w := record.NewWriter(p.Out(0), record.Lines, p.RecordSize())
 	buf := make([]byte, chunk)
 	for {

@@ -1,7 +1,7 @@
 // Package ext runs external commands (programs found on PATH) as tasks of
 // an in-process tpipe pipeline.
 //
-// The ports of a buffer.Proc belong to one goroutine, but a process needs
+// The ports of a task (buffer.Ports) belong to one goroutine, but a process needs
 // its standard input fed while its standard output is drained; one
 // goroutine doing both would deadlock as soon as both pipes fill. So one
 // command is two tasks of the graph, sharing one process (a Cmd):

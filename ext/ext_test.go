@@ -152,7 +152,7 @@ func TestCommandStopsWriter(t *testing.T) {
 	var out [][]byte
 	var srcErr error
 	g := &graph.Graph{}
-	src := g.Add("src", 0, 1, func(ctx context.Context, p *buffer.Proc) error {
+	src := g.Add("src", 0, 1, func(ctx context.Context, p *buffer.Ports) error {
 		for i := 0; i < 1_000_000; i++ {
 			if srcErr = p.Out(0).Write(lines("line ", 1)[0]); srcErr != nil {
 				return srcErr
@@ -183,7 +183,7 @@ func TestLinesFlowAtOnce(t *testing.T) {
 	defer cancel()
 	echoed := make(chan string)
 	g := &graph.Graph{}
-	src := g.Add("src", 0, 1, func(ctx context.Context, p *buffer.Proc) error {
+	src := g.Add("src", 0, 1, func(ctx context.Context, p *buffer.Ports) error {
 		for _, rec := range lines("ping ", 5) {
 			if err := p.Out(0).Write(rec); err != nil {
 				return err
@@ -201,7 +201,7 @@ func TestLinesFlowAtOnce(t *testing.T) {
 		return nil
 	})
 	_, in, o := addExt(g, command(t, "cat"))
-	sink := g.Add("sink", 1, 0, func(ctx context.Context, p *buffer.Proc) error {
+	sink := g.Add("sink", 1, 0, func(ctx context.Context, p *buffer.Ports) error {
 		for {
 			rec, err := p.In(0).Read()
 			if err != nil {
@@ -258,7 +258,7 @@ func TestCancelKillsStubbornProcess(t *testing.T) {
 	defer cancel()
 	g := &graph.Graph{}
 	c, _, out := addExt(g, o)
-	sink := g.Add("sink", 1, 0, func(_ context.Context, p *buffer.Proc) error {
+	sink := g.Add("sink", 1, 0, func(_ context.Context, p *buffer.Ports) error {
 		if _, err := p.In(0).Read(); err != nil {
 			return err
 		}
@@ -323,7 +323,7 @@ func TestStartFailure(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &graph.Graph{}
 			var srcErr error
-			src := g.Add("src", 0, 1, func(ctx context.Context, p *buffer.Proc) error {
+			src := g.Add("src", 0, 1, func(ctx context.Context, p *buffer.Ports) error {
 				for {
 					if srcErr = p.Out(0).Write([]byte("x\n")); srcErr != nil {
 						return srcErr
@@ -454,7 +454,7 @@ func TestLastLineBeforeExit(t *testing.T) {
 	var got string
 	g := &graph.Graph{}
 	c, _, out := addExt(g, o)
-	sink := g.Add("sink", 1, 0, func(ctx context.Context, p *buffer.Proc) error {
+	sink := g.Add("sink", 1, 0, func(ctx context.Context, p *buffer.Ports) error {
 		err := first(&got)(ctx, p)
 		cancel()
 		return err

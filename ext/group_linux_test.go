@@ -30,7 +30,7 @@ func TestCancelKillsProcessGroup(t *testing.T) {
 	defer cancel()
 	g := &graph.Graph{}
 	c, _, out := addExt(g, o)
-	sink := g.Add("sink", 1, 0, func(_ context.Context, p *buffer.Proc) error {
+	sink := g.Add("sink", 1, 0, func(_ context.Context, p *buffer.Ports) error {
 		if _, err := p.In(0).Read(); err != nil {
 			return err
 		}

@@ -87,7 +87,7 @@ func join(recs [][]byte) string {
 
 // endless is a source task writing rec until its reader stops.
 func endless(rec []byte) task.Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		for {
 			if err := p.Out(0).Write(rec); err != nil {
 				return err
@@ -98,7 +98,7 @@ func endless(rec []byte) task.Func {
 
 // first is a sink task that keeps the first record and returns.
 func first(dst *string) task.Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		rec, err := p.In(0).Read()
 		if err == io.EOF {
 			return nil

@@ -38,7 +38,7 @@ type Task struct {
 	// serial one) runs a group as one step.
 	Together string
 	// ReadsAny marks a task with several inputs that reads them in the
-	// order records arrive (buffer.Proc.Ready), like merge and join, and
+	// order records arrive (buffer.Ports.Ready), like merge and join, and
 	// never waits on one input while another has records. A graph whose
 	// tasks all do has a safe B (see Shape); one with a task that reads
 	// its inputs in turn (cat @x @y) has none.

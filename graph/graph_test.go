@@ -14,7 +14,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func nop(context.Context, *buffer.Proc) error { return nil }
+func nop(context.Context, *buffer.Ports) error { return nil }
 
 func TestValidate(t *testing.T) {
 	for _, tc := range []struct {

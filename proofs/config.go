@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tpipe/tpipe/sched"
 )
 
 // WriteOrder is how a write to a communication file uses FREE and the
@@ -44,14 +46,15 @@ const (
 	Cooperative
 )
 
+// String names the policy as tpipe's table does (package sched).
 func (p Policy) String() string {
 	switch p {
 	case ROS:
-		return "ros"
+		return sched.ROS.String()
 	case Cooperative:
-		return "cooperative ros"
+		return "cooperative " + sched.ROS.String()
 	}
-	return "concurrent"
+	return sched.Concurrent.String()
 }
 
 // Growth is how a deadlock is resolved, if at all.

@@ -311,7 +311,7 @@ func TestRuntimeROSWithOneBuffer(t *testing.T) {
 		p := pipes[i]
 		for input := 0; input <= 3; input++ {
 			var out []byte
-			st, err := sched.Run(context.Background(), graphOf(p, proofs.TPipeROS, input, &out), sched.Options{Policy: "ros", RecordSize: 1})
+			st, err := sched.Run(context.Background(), graphOf(p, proofs.TPipeROS, input, &out), sched.Options{Policy: sched.ROS, RecordSize: 1})
 			switch {
 			case err != nil:
 				errs[i] += fmt.Sprintf("%s, %d records, sched ros: %v\n", p, input, err)
@@ -346,7 +346,7 @@ func TestRuntimeROSWithOneBuffer(t *testing.T) {
 
 // Growing the smallest full queue on the cycle of waits, on the runtime:
 // the graphs that deadlock at every B run to the serial output under
-// random schedules with a resolver (buffer.Pool.SetResolver) that does what
+// random schedules with a resolver (buffer.Options.Resolver) that does what
 // the checker's GrowCycle does.
 func TestRuntimeGrowthResolvesGraphDeadlocks(t *testing.T) {
 	total := randomSchedules() / 10
@@ -383,21 +383,20 @@ func TestRuntimeGrowthResolvesGraphDeadlocks(t *testing.T) {
 // model grows B with the queue). It returns the number of growths.
 func growthRun(p proofs.Pipeline, input int, rng *rand.Rand) (int, error) {
 	const b = 16
-	r, err := newRun(p, proofs.TPipe, b, input)
+	grown := 0
+	var r *rtRun
+	r, err := newRunResolved(p, proofs.TPipe, b, input, func(d *buffer.DeadlockError) *buffer.Queue {
+		q := smallestFullOnCycle(p, d)
+		if q < 0 {
+			return nil
+		}
+		grown++
+		return r.queues[q]
+	})
 	if err != nil {
 		return 0, err
 	}
 	defer r.close()
-	grown := 0
-	r.pool.SetResolver(func(d *buffer.DeadlockError) bool {
-		q := smallestFullOnCycle(p, d)
-		if q < 0 {
-			return false
-		}
-		r.queues[q].GrowLocked(1)
-		grown++
-		return true
-	})
 	r.prime()
 	for {
 		var cands []int

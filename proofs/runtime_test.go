@@ -37,14 +37,19 @@ type parker struct {
 	pool *buffer.Pool
 }
 
-func (k *parker) Park(*buffer.Proc)    { k.suspend() }
-func (k *parker) Unpark(*buffer.Proc)  {} // the test sees Proc.Waiting
-func (k *parker) Preempt(*buffer.Proc) { k.suspend() }
-
-func (k *parker) suspend() {
-	if !k.co.yield(struct{}{}) {
-		k.pool.Abort(errStopped)
+func (k *parker) Park(*buffer.Proc) error { return k.suspend() }
+func (k *parker) Unpark(*buffer.Proc)     {} // the test sees Proc.Waiting
+func (k *parker) Preempt(*buffer.Proc) {
+	if err := k.suspend(); err != nil {
+		k.pool.Abort(err)
 	}
+}
+
+func (k *parker) suspend() error {
+	if !k.co.yield(struct{}{}) {
+		return errStopped
+	}
+	return nil
 }
 
 var _ buffer.Preempter = (*parker)(nil)
@@ -64,20 +69,24 @@ type rtRun struct {
 // a buffer carries, so without batching each buffer holds exactly one
 // record, the paper's record-size buffer.
 func newRun(p proofs.Pipeline, c proofs.Config, b, input int) (*rtRun, error) {
+	return newRunResolved(p, c, b, input, nil)
+}
+
+// newRunResolved is newRun with a resolver for the pool's stalls.
+func newRunResolved(p proofs.Pipeline, c proofs.Config, b, input int, resolve buffer.Resolver) (*rtRun, error) {
 	if c.Write != proofs.ReserveFirst || c.EOFRecords {
 		return nil, errors.New("the runtime has reserve-first writes and eof marks only")
 	}
 	batch := max(c.Batch, 1)
-	pool, err := buffer.NewPool(b, batch)
+	pool, err := buffer.NewPool(buffer.Options{
+		Buffers: b, RecordSize: batch, Compete: !c.Handoff, Resolver: resolve,
+		// Local detection on: a deadlock it reports before the schedule
+		// ends must be part of the model's.
+		Local: true,
+	})
 	if err != nil {
 		return nil, err
 	}
-	if !c.Handoff {
-		pool.SetCompete()
-	}
-	// Local detection on: a deadlock it reports before the schedule ends
-	// must be part of the model's.
-	pool.SetLocal()
 	queues := make([]*buffer.Queue, len(p.Queues))
 	for i, q := range p.Queues {
 		if queues[i], err = pool.NewQueue(q.Name, q.Cap); err != nil {
@@ -112,7 +121,7 @@ func newRun(p proofs.Pipeline, c proofs.Config, b, input int) (*rtRun, error) {
 		fn := taskFunc(p, i, c, in, &r.out)
 		co.next, co.stop = iter.Pull(func(yield func(struct{}) bool) {
 			co.yield = yield
-			co.err = fn(proc)
+			co.err = fn(proc.Ports())
 			proc.Finish(co.err != nil)
 		})
 		r.procs = append(r.procs, proc)
@@ -191,7 +200,7 @@ func (r *rtRun) done() bool {
 // and, without batching, a Flush after each Write so that a written
 // buffer is handed over at once. Filters pass buffers on (Output.Pass)
 // when c.Move says so and they read a queue.
-func taskFunc(p proofs.Pipeline, i int, c proofs.Config, input []byte, out *[]byte) func(*buffer.Proc) error {
+func taskFunc(p proofs.Pipeline, i int, c proofs.Config, input []byte, out *[]byte) func(*buffer.Ports) error {
 	spec := p.Tasks[i]
 	// Runtime port numbers: only queue ports are ports of the Proc.
 	inPort := make([]int, len(spec.In))
@@ -211,7 +220,7 @@ func taskFunc(p proofs.Pipeline, i int, c proofs.Config, input []byte, out *[]by
 		}
 	}
 	batching := c.Batch > 1
-	return func(proc *buffer.Proc) error {
+	return func(proc *buffer.Ports) error {
 		pos := 0
 		read := func(k int) (byte, bool, error) {
 			if inPort[k] < 0 {
@@ -359,7 +368,7 @@ func graphOf(p proofs.Pipeline, c proofs.Config, input int, out *[]byte) *graph.
 			}
 		}
 		fn := taskFunc(p, i, c, in, out)
-		g.Add(p.TaskName(i), nin, nout, func(_ context.Context, proc *buffer.Proc) error { return fn(proc) })
+		g.Add(p.TaskName(i), nin, nout, func(_ context.Context, proc *buffer.Ports) error { return fn(proc) })
 	}
 	for q, qs := range p.Queues {
 		from, to := -1, -1

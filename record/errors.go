@@ -17,7 +17,8 @@ var ErrClosed = errors.New("record: write after close")
 // lower bound of its length.
 //
 // For framings with a header (LengthPrefixed) or a fixed size, Size is exact
-// and the error is reported as soon as the header is read.
+// and the error is reported as soon as the header is read. The message says
+// nothing of how to raise the limit: that is the caller's setting to name.
 type TooLargeError struct {
 	Size, Max int
 	AtLeast   bool
@@ -32,7 +33,7 @@ func (e *TooLargeError) Error() string {
 	b = strconv.AppendInt(b, int64(e.Size), 10)
 	b = append(b, " bytes exceeds the record size of "...)
 	b = strconv.AppendInt(b, int64(e.Max), 10)
-	b = append(b, " bytes (raise it with --record-size)"...)
+	b = append(b, " bytes"...)
 	return string(b)
 }
 

@@ -33,7 +33,7 @@ func ExampleScanner_tooLarge() {
 	fmt.Println(s.Err(), errors.Is(s.Err(), record.ErrTooLarge))
 	// Output:
 	// "short\n"
-	// record of 14 bytes exceeds the record size of 8 bytes (raise it with --record-size) true
+	// record of 14 bytes exceeds the record size of 8 bytes true
 }
 
 // printSink prints the records written to it.

@@ -64,3 +64,18 @@ func parseSize(s string) (int, error) {
 	}
 	return int(n * mult), nil
 }
+
+// FormatSize writes n bytes the way ParseSize reads them, with the largest
+// unit that divides n exactly: 262144 is "256K", 4194304 is "4M", 1000 is
+// "1000".
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "G"}, {20, "M"}, {10, "K"}} {
+		if n > 0 && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprint(n)
+}

@@ -82,8 +82,8 @@ func TestTooLargeError(t *testing.T) {
 		err  *record.TooLargeError
 		want string
 	}{
-		{&record.TooLargeError{Size: 70000, Max: 65536}, "record of 70000 bytes exceeds the record size of 65536 bytes (raise it with --record-size)"},
-		{&record.TooLargeError{Size: 65537, Max: 65536, AtLeast: true}, "record of at least 65537 bytes exceeds the record size of 65536 bytes (raise it with --record-size)"},
+		{&record.TooLargeError{Size: 70000, Max: 65536}, "record of 70000 bytes exceeds the record size of 65536 bytes"},
+		{&record.TooLargeError{Size: 65537, Max: 65536, AtLeast: true}, "record of at least 65537 bytes exceeds the record size of 65536 bytes"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -100,5 +100,22 @@ func TestTooLargeError(t *testing.T) {
 	}
 	if errors.Is(errors.New("other"), record.ErrTooLarge) {
 		t.Error("an unrelated error is ErrTooLarge")
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{
+		{1, "1"}, {1000, "1000"}, {1024, "1K"}, {1536, "1536"}, {256 << 10, "256K"},
+		{4 << 20, "4M"}, {3 << 30, "3G"}, {1<<30 + 1<<20, "1025M"},
+	} {
+		if got := record.FormatSize(tc.n); got != tc.want {
+			t.Errorf("FormatSize(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+		if n, err := record.ParseSize(tc.want); err != nil || int64(n) != tc.n {
+			t.Errorf("ParseSize(%q) = %d, %v: does not read FormatSize back", tc.want, n, err)
+		}
 	}
 }

@@ -60,8 +60,8 @@ func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
 // build turns pipelines linked by named edges (se) into one Job.
 func (r *Runner) build(ctx context.Context, pls []*shell.Pipeline, se *scriptEdges, dry bool) (*Job, error) {
 	c := r.cfg.Cap
-	if c == 0 && r.cfg.Policy == "ros" {
-		c = 1 // Theorem 4.1's capacities
+	if c == 0 {
+		c = r.cfg.Policy.DefaultCap()
 	}
 	b := &builder{r: r, ctx: ctx, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: c, dry: dry,
 		se: se, edges: map[string]*edgeEnds{}}
@@ -73,11 +73,10 @@ func (r *Runner) build(ctx context.Context, pls []*shell.Pipeline, se *scriptEdg
 	}
 	b.connectEdges()
 	b.job.Graph = b.g
-	b.job.Options = sched.Options{
+	plan, err := sched.MakePlan(b.g, sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: r.cfg.RecordSize, Trace: r.cfg.Trace,
 		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto,
-	}
-	plan, err := sched.MakePlan(b.g, b.job.Options)
+	})
 	if err != nil {
 		b.job.Close()
 		return nil, err
@@ -271,13 +270,13 @@ func (b *builder) drop(in input) {
 	if in.from < 0 {
 		return
 	}
-	t := b.g.Add(b.unique("discard"), 1, 0, func(context.Context, *buffer.Proc) error { return nil })
+	t := b.g.Add(b.unique("discard"), 1, 0, func(context.Context, *buffer.Ports) error { return nil })
 	b.g.Connect(in.from, 0, t, 0, b.cap)
 }
 
 func (b *builder) stdinSource() task.Func {
 	pump := b.r.pump
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		rd := pump.Reader(ctx, p.Out(0).Done())
 		err := task.ReadFrom(rd, record.Lines)(ctx, p)
 		if errors.Is(err, errStopped) {
@@ -291,7 +290,7 @@ func (b *builder) stdinSource() task.Func {
 // and writing nothing: how a shell runs a command it cannot start.
 func (b *builder) failing(name string, in input, msg string, code int, stderr io.Writer) int {
 	b.drop(in)
-	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Proc) error {
+	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Ports) error {
 		fmt.Fprintln(stderr, msg)
 		return task.Exit(code)
 	})

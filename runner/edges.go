@@ -316,13 +316,13 @@ func (b *builder) extEdges(c *shell.Cmd, o *ext.Options, name string) ([]*fdEdge
 func (fe *fdEdge) add(b *builder, group string) {
 	var t int
 	if fe.write {
-		t = b.g.Add(b.unique(group+":"+fe.name), 0, 1, func(ctx context.Context, p *buffer.Proc) error {
+		t = b.g.Add(b.unique(group+":"+fe.name), 0, 1, func(ctx context.Context, p *buffer.Ports) error {
 			defer fe.ours.Close()
 			return task.ReadFrom(fe.ours, record.Lines)(ctx, p)
 		})
 		b.writeEdge(fe.name, t, 0)
 	} else {
-		t = b.g.Add(b.unique(group+":"+fe.name), 1, 0, func(ctx context.Context, p *buffer.Proc) error {
+		t = b.g.Add(b.unique(group+":"+fe.name), 1, 0, func(ctx context.Context, p *buffer.Ports) error {
 			defer fe.ours.Close()
 			err := task.WriteTo(fe.ours, record.Lines)(ctx, p)
 			if errors.Is(err, syscall.EPIPE) {

@@ -24,7 +24,7 @@ type outcome struct {
 	status       int
 }
 
-func runWith(policy, script, stdin string, recordSize int) outcome {
+func runWith(policy sched.Policy, script, stdin string, recordSize int) outcome {
 	var out, errb bytes.Buffer
 	r := runner.New(runner.Config{Policy: policy, RecordSize: recordSize, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
 	defer r.Close()
@@ -54,9 +54,9 @@ func TestPoliciesAgreeOnRandomChains(t *testing.T) {
 			stdin += "\n"
 		}
 		size := rapid.SampledFrom([]int{8, 64, 4096}).Draw(t, "record size")
-		want := runWith("concurrent", script, stdin, size)
-		for _, p := range sched.Policies {
-			if p == "concurrent" {
+		want := runWith(sched.Concurrent, script, stdin, size)
+		for _, p := range sched.Policies() {
+			if p == sched.Concurrent {
 				continue
 			}
 			got := runWith(p, script, stdin, size)

@@ -10,20 +10,21 @@ import (
 	"github.com/tpipe/tpipe/sched"
 )
 
-// Explain describes a job without running it: the tasks in topological
-// order, the queues with their capacities, the bound of Theorem 3.2, B, the
-// record memory B x S and the policy.
+// Explain describes a job without running it: the policy, the tasks in
+// topological order, the queues with their capacities, the bound, B and
+// the record memory B x S.
 func Explain(w io.Writer, j *Job) {
-	g, pl := j.Graph, j.Plan
-	fmt.Fprintf(w, "policy %s: %s\n", pl.Policy, policyNote(pl.Policy))
-	if pl.Policy == "auto" {
-		fmt.Fprintf(w, "auto runs %s: %s\n", pl.Runs, pl.Why)
+	pl := j.Plan
+	g := pl.Graph
+	fmt.Fprintf(w, "policy %s: %s\n", pl.Policy, pl.Policy.Summary())
+	if pl.Policy.Chooses() {
+		fmt.Fprintf(w, "%s runs %s: %s\n", pl.Policy, pl.Runs, pl.Why)
 	}
-	if pl.Runs == "fused" || pl.Policy == "auto" {
+	if pl.Runs.Fuses() || pl.Policy.Chooses() {
 		if _, notes, err := sched.Fuse(g); err == nil {
 			what := "fusion (loop jamming of per-record stages)"
-			if pl.Runs != "fused" {
-				what = "what --policy fused would fuse"
+			if !pl.Runs.Fuses() {
+				what = "what --policy " + fusingPolicy() + " would fuse"
 			}
 			fmt.Fprintf(w, "%s:\n", what)
 			for _, n := range notes {
@@ -44,35 +45,20 @@ func Explain(w io.Writer, j *Job) {
 	for _, e := range g.Edges {
 		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, e.Cap)
 	}
-	what := "sum of queue capacities"
-	switch {
-	case pl.Policy == "ros":
-		what = "one, plus what tasks on their own goroutines may keep"
-	case pl.Resolve && !pl.Safe:
-		what = "the larger of the sum of queue capacities and one more than the queues"
-	case j.Options.CapAuto:
-		what = "every queue at 2 plus the largest window --cap auto may ask for"
-	}
-	shape := pl.Shape
-	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, what, shape)
+	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, pl.BoundIs, pl.Shape)
 	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory %s\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
 	if pl.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", pl.Warning)
 	}
 }
 
-func policyNote(p string) string {
-	switch p {
-	case "concurrent":
-		return "one goroutine per task, B shared buffers"
-	case "auto":
-		return "fuse per-record stages on one CPU, else run every task concurrently"
-	case "fused":
-		return "maximal runs of per-record stages compiled into one loop (loop jamming), the rest concurrent"
-	case "serial":
-		return "each task to completion in turn, every queue a zstd-compressed temp file (the paper's baseline)"
-	case "ros":
-		return "Record Oriented Scheduling: one task at a time, the runnable one with the greatest index; one buffer suffices (Theorem 4.1)"
+// fusingPolicy names the policy that fuses, for --explain under one that
+// does not.
+func fusingPolicy() string {
+	for _, p := range sched.Policies() {
+		if p.Fuses() {
+			return p.String()
+		}
 	}
 	return ""
 }

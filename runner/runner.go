@@ -13,12 +13,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/shell"
 	"github.com/tpipe/tpipe/task"
@@ -27,12 +29,15 @@ import (
 // Config is how pipelines run. The zero Config runs the concurrent policy
 // with default sizes, no stdin, and discards output.
 type Config struct {
-	Policy     string // "" means the default policy
-	Buffers    int    // B; 0 means the bound of each graph
-	Cap        int    // queue capacity; 0 means the policy's default (ros: 1, else graph.DefaultCap)
-	CapAuto    bool   // size capacities at run time (sched.Options.CapAuto); Cap is then ignored
-	RecordSize int    // S; 0 means sched.DefaultRecordSize
-	SortMemory int    // sort's memory before it spills; 0: builtin default
+	Policy     sched.Policy
+	Buffers    int  // B; 0 means the bound of each graph
+	Cap        int  // queue capacity; 0 means the policy's default (ros: 1, else graph.DefaultCap)
+	CapAuto    bool // size capacities at run time (sched.Options.CapAuto); Cap is then ignored
+	RecordSize int  // S; 0 means sched.DefaultRecordSize
+	SortMemory int  // sort's memory before it spills; 0: builtin default
+	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
+	// when it ends.
+	Stats bool
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -53,6 +58,11 @@ type Runner struct {
 	// BeforeRun, if set, is called with each job just before it runs (the
 	// tpipe command sets the GC's memory limit from the job's B x S).
 	BeforeRun func(*Job)
+	// Advise, if set, words the advice after an error that a setting
+	// would avoid (a record over the record size, too few buffers): the
+	// setting's name in Settings and a value for it. The default speaks
+	// of flags: "try --record-size 1M".
+	Advise func(setting, value string) string
 }
 
 // New returns a Runner. Call Close when done with it.
@@ -177,7 +187,7 @@ func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
 // without running anything; it returns an exit status.
 func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 	return r.eachPlan(ctx, src, w, func(w io.Writer, j *Job) {
-		graph.Dot(w, j.Graph, graph.DotOptions{Title: j.title, Policy: j.Plan.Runs, Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize})
+		graph.Dot(w, j.Graph, graph.DotOptions{Title: j.title, Policy: j.Plan.Runs.String(), Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize})
 	})
 }
 
@@ -263,9 +273,14 @@ func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
 	if r.BeforeRun != nil {
 		r.BeforeRun(job)
 	}
-	st, err := sched.Run(ctx, job.Graph, job.Options)
-	if st != nil && r.OnStats != nil {
-		r.OnStats(st)
+	st, err := job.Plan.Run(ctx)
+	if st != nil {
+		if r.cfg.Stats {
+			WriteStats(r.cfg.Stderr, st)
+		}
+		if r.OnStats != nil {
+			r.OnStats(st)
+		}
 	}
 	if cerr := job.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -297,22 +312,57 @@ func (r *Runner) report(err error) int {
 		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", ue.Error())
 		return StatusUsage
 	case errors.As(err, &d):
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", d.Error())
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s\n", d.Error(), r.advice(err))
 		return 1
 	default:
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s\n", oneLine(err.Error()), r.advice(err))
 		return 1
 	}
 }
 
+// advice names the setting that would avoid err, and a value for it, in
+// the words of whoever set the Config (Runner.Advise); "" when no setting
+// would help.
+func (r *Runner) advice(err error) string {
+	var (
+		tl *record.TooLargeError
+		d  *buffer.DeadlockError
+	)
+	setting, value := "", ""
+	switch {
+	case errors.As(err, &tl):
+		need := tl.Size
+		if tl.AtLeast {
+			need = max(need, 2*tl.Max)
+		}
+		setting, value = "record-size", record.FormatSize(int64(roundUpPow2(need)))
+	case errors.As(err, &d) && d.Need > 0:
+		setting, value = "buffers", strconv.Itoa(d.Need)
+	default:
+		return ""
+	}
+	if r.Advise != nil {
+		return "; " + r.Advise(setting, value)
+	}
+	return fmt.Sprintf("; try --%s %s", setting, value)
+}
+
+// roundUpPow2 is the least power of two at least n (n >= 1).
+func roundUpPow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
-// Job is a pipeline ready to run: its graph, the options to run it with,
-// and the files it opened.
+// Job is a pipeline ready to run: its graph with the plan to run it, and
+// the files it opened.
 type Job struct {
 	Graph   *graph.Graph
-	Options sched.Options
-	Plan    sched.Plan
+	Plan    *sched.Plan
 	Warning string // B below the bound
 	title   string // "graph 2 (lines 3, 4)" when a script has several
 	closers []io.Closer

@@ -34,10 +34,10 @@ func TestCapAutoFindsTheBottleneck(t *testing.T) {
 		)
 	}
 	var want, got [][]byte
-	if _, err := sched.Run(context.Background(), build(&want), sched.Options{Policy: "concurrent", RecordSize: 16}); err != nil {
+	if _, err := sched.Run(context.Background(), build(&want), sched.Options{Policy: sched.Concurrent, RecordSize: 16}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := sched.Run(context.Background(), build(&got), sched.Options{Policy: "concurrent", RecordSize: 16, CapAuto: true})
+	st, err := sched.Run(context.Background(), build(&got), sched.Options{Policy: sched.Concurrent, RecordSize: 16, CapAuto: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 // runConcurrent is the concurrent policy: one goroutine per task, all
 // owned and joined here; the pool's blocking does the scheduling.
 func runConcurrent(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, error) {
-	r, err := newRun(ctx, g, pl, o)
+	r, err := newRun(ctx, g, pl, o, false)
 	if err != nil {
 		return nil, err
 	}

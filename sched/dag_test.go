@@ -247,18 +247,18 @@ func TestRandomDAGsCompleteUnderEveryPolicy(t *testing.T) {
 			rt.Fatalf("generated graph: %v", err)
 		}
 		b, _, _ := ref.g.Shape()
-		_, err := sched.Run(context.Background(), ref.g, sched.Options{Policy: "serial", RecordSize: 64, TempDir: t.TempDir()})
+		_, err := sched.Run(context.Background(), ref.g, sched.Options{Policy: sched.Serial, RecordSize: 64, TempDir: t.TempDir()})
 		wantCode, err := exitCode(err)
 		if err != nil {
 			rt.Fatalf("serial: %v", err)
 		}
 		want := ref.outputs()
-		for _, pol := range []string{"concurrent", "ros"} {
+		for _, pol := range []sched.Policy{sched.Concurrent, sched.ROS} {
 			lo := b
-			if pol == "ros" {
+			if pol == sched.ROS {
 				lo = 1
 			}
-			buffers := rapid.IntRange(lo, lo+2).Draw(rt, "B "+pol)
+			buffers := rapid.IntRange(lo, lo+2).Draw(rt, "B "+pol.String())
 			run := spec.build()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			st, err := sched.Run(ctx, run.g, sched.Options{Policy: pol, Buffers: buffers, RecordSize: 64, TempDir: t.TempDir()})

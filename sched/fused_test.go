@@ -391,10 +391,10 @@ func TestFuse(t *testing.T) {
 func TestFuseBranches(t *testing.T) {
 	g := &graph.Graph{}
 	src := g.Add("src", 0, 1, task.Records())
-	tee := g.Add("tee", 1, 2, func(context.Context, *buffer.Proc) error { return nil })
+	tee := g.Add("tee", 1, 2, func(context.Context, *buffer.Ports) error { return nil })
 	a, b := g.AddRecord("a", task.Copy()), g.AddRecord("b", task.Copy())
 	c := g.AddRecord("c", task.Copy())
-	join := g.Add("join", 2, 0, func(context.Context, *buffer.Proc) error { return nil })
+	join := g.Add("join", 2, 0, func(context.Context, *buffer.Ports) error { return nil })
 	g.Connect(src, 0, tee, 0, 1)
 	g.Connect(tee, 0, a, 0, 1)
 	g.Connect(a, 0, b, 0, 1)
@@ -432,22 +432,26 @@ func TestFuseNeedsValidatedGraph(t *testing.T) {
 	}
 }
 
-// polRun is a policy under test.
-type polRun struct {
-	name string
-	run  func(context.Context, *graph.Graph, Plan, Options) (*Stats, error)
-}
-
-var jamPolicies = []polRun{{"concurrent", runConcurrent}, {"fused", runFused}, {"serial", runSerial}, {"ros", runROS}}
+// jamPolicies are the policies under test: every one that runs (not one
+// that chooses another).
+var jamPolicies = func() []Policy {
+	var ps []Policy
+	for _, p := range Policies() {
+		if !p.Chooses() {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}()
 
 // runPolicy plans g as Run does and runs it under p.
-func runPolicy(ctx context.Context, p polRun, g *graph.Graph, o Options) (*Stats, error) {
-	o.Policy = p.name
+func runPolicy(ctx context.Context, p Policy, g *graph.Graph, o Options) (*Stats, error) {
+	o.Policy = p
 	pl, err := MakePlan(g, o)
 	if err != nil {
 		return nil, err
 	}
-	return p.run(ctx, g, pl, o)
+	return pl.Run(ctx)
 }
 
 // jamChainGen draws a chain of per-record stages: any number of copy,
@@ -504,16 +508,16 @@ func TestPoliciesMatchSerialModel(t *testing.T) {
 			st, err := runPolicy(ctx, p, g, Options{RecordSize: s})
 			cancel()
 			if key := polErrKey(err); key != wantErr {
-				t.Fatalf("%s: error %q, want %q", p.name, key, wantErr)
+				t.Fatalf("%s: error %q, want %q", p, key, wantErr)
 			}
-			if st == nil || st.Policy != p.name {
-				t.Fatalf("%s: stats %+v", p.name, st)
+			if st == nil || st.Policy != p {
+				t.Fatalf("%s: stats %+v", p, st)
 			}
 			if strings.HasSuffix(wantErr, errJamBoom.Error()) {
 				continue // a hard failure: the output is lost
 			}
 			if !jamSame(got, want) {
-				t.Fatalf("%s: output %q, the serial schedule gives %q", p.name, got, want)
+				t.Fatalf("%s: output %q, the serial schedule gives %q", p, got, want)
 			}
 		}
 		if left, _ := filepath.Glob(filepath.Join(dir, serialPattern)); len(left) > 0 {
@@ -528,7 +532,7 @@ func TestRunFusedStats(t *testing.T) {
 	var out [][]byte
 	stages := []jamStage{{kind: "copy"}, {kind: "map"}, {kind: "filter"}}
 	g := jamChain(jamRecs("a", "bb", "ccc"), stages, []int{2, 2, 2, 2}, &out)
-	st, err := runPolicy(context.Background(), jamPolicies[1], g, Options{RecordSize: 64})
+	st, err := runPolicy(context.Background(), Fused, g, Options{RecordSize: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,7 +540,7 @@ func TestRunFusedStats(t *testing.T) {
 	for _, ts := range st.Tasks {
 		names = append(names, ts.Name)
 	}
-	if st.Policy != "fused" || strings.Join(names, " ") != "src copy1+map2+filter3 sink" || len(st.Edges) != 2 || st.Buffers != 4 || st.Bound != 4 {
+	if st.Policy != Fused || strings.Join(names, " ") != "src copy1+map2+filter3 sink" || len(st.Edges) != 2 || st.Buffers != 4 || st.Bound != 4 {
 		t.Fatalf("stats: policy %s, tasks %v, %d edges, B %d, bound %d", st.Policy, names, len(st.Edges), st.Buffers, st.Bound)
 	}
 	if len(out) != 1 || string(out[0]) != "BB" {
@@ -545,7 +549,7 @@ func TestRunFusedStats(t *testing.T) {
 
 	out = nil
 	g = jamChain(jamRecs("a", "bb", "ccc"), stages, []int{2, 2, 2, 2}, &out)
-	st, err = runPolicy(context.Background(), jamPolicies[1], g, Options{RecordSize: 64, Buffers: 7})
+	st, err = runPolicy(context.Background(), Fused, g, Options{RecordSize: 64, Buffers: 7})
 	if err != nil || st.Buffers != 7 {
 		t.Fatalf("err %v, B %d, want the caller's 7", err, st.Buffers)
 	}
@@ -561,7 +565,7 @@ func TestFailingStageIsNamedByEveryPolicy(t *testing.T) {
 		_, err := runPolicy(context.Background(), p, g, Options{RecordSize: 16})
 		var te *TaskError
 		if !errors.As(err, &te) || te.Task != "fail3" || te.Index != 3 || !errors.Is(err, errJamBoom) || err.Error() != "fail3: boom" {
-			t.Errorf("%s: err = %v, want fail3's boom", p.name, err)
+			t.Errorf("%s: err = %v, want fail3's boom", p, err)
 		}
 	}
 }
@@ -571,7 +575,7 @@ func TestFusedPanicNamesTheFusedTask(t *testing.T) {
 	var out [][]byte
 	g := jamChain(jamRecs("a"), []jamStage{{kind: "copy"}, {kind: "count"}}, []int{1, 1, 1}, &out)
 	g.Tasks[2].Rec = &task.PerRecord{Each: func([]byte, task.Emit) error { panic("oops") }}
-	_, err := runPolicy(context.Background(), jamPolicies[1], g, Options{RecordSize: 16})
+	_, err := runPolicy(context.Background(), Fused, g, Options{RecordSize: 16})
 	var te *TaskError
 	var pe *PanicError
 	if !errors.As(err, &te) || te.Task != "copy1+count2" || te.Index != 1 || !errors.As(err, &pe) {
@@ -581,7 +585,7 @@ func TestFusedPanicNamesTheFusedTask(t *testing.T) {
 
 // jamCountSink counts records without keeping them.
 func jamCountSink(n *int) task.Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		for {
 			_, k, err := in.ReadBatch()
@@ -627,7 +631,7 @@ func BenchmarkPolicies(b *testing.B) {
 	}
 	for _, sh := range shapes {
 		for _, p := range jamPolicies {
-			b.Run(sh.name+"/"+p.name, func(b *testing.B) {
+			b.Run(sh.name+"/"+p.String(), func(b *testing.B) {
 				for range b.N {
 					got := 0
 					g := &graph.Graph{}

@@ -82,7 +82,7 @@ type rosParker struct {
 	woken *atomic.Int64
 }
 
-func (k *rosParker) Park(t *buffer.Proc) { k.yield() }
+func (k *rosParker) Park(t *buffer.Proc) error { return k.yield() }
 
 func (k *rosParker) Unpark(t *buffer.Proc) {
 	for idx := int64(t.Index()); ; {
@@ -99,15 +99,20 @@ func (k *rosParker) Unpark(t *buffer.Proc) {
 
 func (k *rosParker) Preempt(t *buffer.Proc) {
 	if k.woken.Load() > int64(k.idx) {
-		k.yield()
+		if err := k.yield(); err != nil {
+			// There is no wait to abandon here: stop the run.
+			k.pool.Abort(err)
+		}
 	}
 }
 
-func (k *rosParker) yield() {
+// yield gives the CPU back to the scheduler; an error means the scheduler
+// stopped this coroutine and the task must end.
+func (k *rosParker) yield() error {
 	if !k.co.yield(struct{}{}) {
-		// The scheduler stopped this coroutine; the task must end.
-		k.pool.Abort(errROSStopped)
+		return errROSStopped
 	}
+	return nil
 }
 
 var errROSStopped = errors.New("sched: ros scheduler stopped a task")
@@ -119,7 +124,7 @@ type notifyParker struct {
 	notify chan struct{}
 }
 
-func (k *notifyParker) Park(*buffer.Proc) { <-k.wake }
+func (k *notifyParker) Park(*buffer.Proc) error { <-k.wake; return nil }
 
 func (k *notifyParker) Unpark(*buffer.Proc) {
 	k.wake <- struct{}{}
@@ -129,12 +134,45 @@ func (k *notifyParker) Unpark(*buffer.Proc) {
 	}
 }
 
+// planROS is the ros row's plan: Theorem 4.1's one buffer for a chain,
+// plus what tasks on their own goroutines may keep.
+func planROS(g *graph.Graph, pl *Plan) {
+	pl.Bound = rosBound(g)
+	pl.BoundIs = "one, plus what tasks on their own goroutines may keep"
+	if pl.Resolve && !pl.Safe {
+		// One buffer is enough to resolve any stall, by spilling one
+		// buffer at a time; a queue per buffer more lets stalls grow a
+		// queue instead (tee | cat of 50,000 lines, S = 4K: 386 ms at
+		// B = 1, 7 ms at B = 8).
+		pl.Bound = max(pl.Bound, len(g.Edges)+1)
+	}
+	if pl.Resolve {
+		pl.Shape = "Record Oriented Scheduling on a graph: one task at a time, the greatest runnable index first; tasks copy what they read, so at a stall every buffer is queued and a stuck part can always be resolved by growing or spilling a queue"
+	} else {
+		pl.Shape = "Record Oriented Scheduling: one buffer suffices for a chain (Theorem 4.1)"
+	}
+}
+
+// rosBound is the B the ros policy needs: by Theorem 4.1 one buffer for the
+// tasks it runs one at a time, plus, for each task on its own goroutine
+// (graph.Task.Blocking) that writes, the capacity of its outputs: such a
+// task is outside the one-at-a-time rule and can keep that many buffers
+// (a partly filled one counts against the same capacity as queued ones).
+func rosBound(g *graph.Graph) int {
+	b := 1
+	for _, e := range g.Edges {
+		if g.Tasks[e.From.Task].Blocking {
+			b += e.Cap
+		}
+	}
+	return b
+}
+
 func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, error) {
-	r, err := newRun(ctx, g, pl, o)
+	r, err := newRun(ctx, g, pl, o, true)
 	if err != nil {
 		return nil, err
 	}
-	r.pool.SetCompete()
 	order := g.Order() // order[idx] is the task at index idx
 	core := newROSCore(len(order))
 	cos := make([]*coroutine, len(order))
@@ -145,7 +183,7 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	woken.Store(-1)
 	for idx, i := range order {
 		p := r.procs[i]
-		if p.NumOut() > 0 || g.Tasks[i].Blocking {
+		if g.Tasks[i].Out > 0 || g.Tasks[i].Blocking {
 			p.CopyReads()
 		}
 		if g.Tasks[i].Blocking {

@@ -28,7 +28,7 @@ func TestROSRandomChainsOneBuffer(t *testing.T) {
 		c := drawChain(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		st, err := sched.Run(ctx, c.g, sched.Options{Policy: "ros", RecordSize: c.s})
+		st, err := sched.Run(ctx, c.g, sched.Options{Policy: sched.ROS, RecordSize: c.s})
 		if err != nil {
 			t.Fatalf("ros with B=1: %v", err)
 		}
@@ -50,7 +50,7 @@ func TestROSTraceGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out [][]byte
 			var trace bytes.Buffer
-			_, err := sched.Run(context.Background(), dsChain(1, tc.recs, &out), sched.Options{Policy: "ros", RecordSize: 4, Trace: &trace})
+			_, err := sched.Run(context.Background(), dsChain(1, tc.recs, &out), sched.Options{Policy: sched.ROS, RecordSize: 4, Trace: &trace})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestROSTraceGolden(t *testing.T) {
 			}
 			// The same graph and input give the same switches.
 			var again bytes.Buffer
-			sched.Run(context.Background(), dsChain(1, tc.recs, new([][]byte)), sched.Options{Policy: "ros", RecordSize: 4, Trace: &again})
+			sched.Run(context.Background(), dsChain(1, tc.recs, new([][]byte)), sched.Options{Policy: sched.ROS, RecordSize: 4, Trace: &again})
 			if again.String() != trace.String() {
 				t.Error("a second run switched differently")
 			}
@@ -85,7 +85,7 @@ func TestROSEarlyExitAndFailure(t *testing.T) {
 		&graph.Task{Name: "head", In: 1, Out: 1, Fn: task.Head(3)},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
 	)
-	if _, err := sched.Run(context.Background(), g, sched.Options{Policy: "ros", RecordSize: 64}); err != nil || len(out) != 3 {
+	if _, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.ROS, RecordSize: 64}); err != nil || len(out) != 3 {
 		t.Fatalf("early exit: %v, %d records", err, len(out))
 	}
 	boom := errors.New("boom")
@@ -94,7 +94,7 @@ func TestROSEarlyExitAndFailure(t *testing.T) {
 		&graph.Task{Name: "fail", In: 1, Out: 1, Rec: ptr(task.PerRecord{Each: func([]byte, task.Emit) error { return boom }})},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(new([][]byte))},
 	)
-	_, err := sched.Run(context.Background(), g, sched.Options{Policy: "ros", RecordSize: 64})
+	_, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.ROS, RecordSize: 64})
 	var te *sched.TaskError
 	if !errors.As(err, &te) || te.Task != "fail" || !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
@@ -105,7 +105,7 @@ func TestROSEarlyExitAndFailure(t *testing.T) {
 // the others go on meanwhile.
 func TestROSBlockingTask(t *testing.T) {
 	var out [][]byte
-	slow := func(ctx context.Context, p *buffer.Proc) error {
+	slow := func(ctx context.Context, p *buffer.Ports) error {
 		for i := 0; i < 3; i++ {
 			time.Sleep(5 * time.Millisecond)
 			if err := p.Out(0).Write([]byte(fmt.Sprintf("%d\n", i))); err != nil {
@@ -120,7 +120,7 @@ func TestROSBlockingTask(t *testing.T) {
 		&graph.Task{Name: "copy", In: 1, Out: 1, Rec: ptr(task.Copy())},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
 	)
-	if _, err := sched.Run(context.Background(), g, sched.Options{Policy: "ros", RecordSize: 64}); err != nil {
+	if _, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.ROS, RecordSize: 64}); err != nil {
 		t.Fatal(err)
 	}
 	if got := fmt.Sprintf("%q", out); got != `["0\n" "1\n" "2\n"]` {
@@ -132,7 +132,7 @@ func TestROSCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := graph.Chain(1,
 		&graph.Task{Name: "yes", Out: 1, Fn: yes([]byte("y\n"))},
-		&graph.Task{Name: "stop", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "stop", In: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			for i := 0; ; i++ {
 				if _, err := p.In(0).Read(); err != nil {
 					return err
@@ -143,7 +143,7 @@ func TestROSCancel(t *testing.T) {
 			}
 		}},
 	)
-	_, err := sched.Run(ctx, g, sched.Options{Policy: "ros", RecordSize: 16})
+	_, err := sched.Run(ctx, g, sched.Options{Policy: sched.ROS, RecordSize: 16})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}

@@ -24,45 +24,41 @@ import (
 	"github.com/tpipe/tpipe/task"
 )
 
-// DefaultPolicy is the policy when Options.Policy is "".
-const DefaultPolicy = "auto"
-
 // DefaultRecordSize is S when Options.RecordSize is 0.
 const DefaultRecordSize = 256 << 10
 
-// Options configure a run. The zero Options run the concurrent policy with
-// B at the bound and 64 KiB records.
+// Options configure a run. The zero Options run the default policy (Auto)
+// with B at the bound and records of DefaultRecordSize.
 type Options struct {
-	// Policy names the policy (one of Policies); "" means DefaultPolicy.
-	Policy string
+	// Policy is the scheduling policy.
+	Policy Policy
 	// Buffers is B; 0 means the graph's bound (graph.Graph.Bound). A B
-	// below the bound is accepted with a warning on Stderr.
+	// below the bound is accepted with a warning (Plan.Warning).
 	Buffers int
 	// RecordSize is S in bytes; 0 means DefaultRecordSize.
 	RecordSize int
-	// Stderr receives warnings; nil discards them.
+	// Stderr receives Run's warnings; nil discards them.
 	Stderr io.Writer
 	// Hook, if set, sees every task before each operation that may block
 	// (see buffer.Hook); tests use it to force a schedule.
 	Hook buffer.Hook
 	// Resolver, if set, is asked to resolve a stall before it is reported
-	// as a deadlock (see buffer.Pool.SetResolver).
-	Resolver func(*buffer.DeadlockError) bool
+	// as a deadlock (see buffer.Resolver).
+	Resolver buffer.Resolver
 	// Trace, if set, receives one line per task switch under the ros
 	// policy: which task ran and why it stopped.
 	Trace io.Writer
 	// CapAuto sizes queue capacities at run time instead of using the
 	// graph's: every queue starts at 2 and the bottleneck's inputs grow as
 	// the sliding-window rule asks (see capauto.go). B defaults to the most
-	// the rule can ask for; capacities never exceed B in total.
+	// the rule can ask for; capacities never exceed B in total. Policies
+	// that cannot (ros, serial) use the graph's capacities.
 	CapAuto bool
 	// TempDir is where queues spill when a graph's stall is resolved by
-	// moving buffers to disk; "" means os.TempDir().
+	// moving buffers to disk, and where the serial policy keeps its
+	// edges; "" means os.TempDir().
 	TempDir string
 }
-
-// Policies lists the policy names Run accepts.
-var Policies = []string{"auto", "concurrent", "ros", "fused", "serial"}
 
 // TaskError is a task's failure; Run returns the first one.
 type TaskError struct {
@@ -103,8 +99,8 @@ type EdgeStats struct {
 // Stats describe a finished run. They are returned even when the run
 // failed.
 type Stats struct {
-	Policy           string        `json:"policy"`
-	Runs             string        `json:"runs"` // the policy auto chose, or Policy
+	Policy           Policy        `json:"policy"`
+	Runs             Policy        `json:"runs"` // the policy auto chose, or Policy
 	Buffers          int           `json:"buffers"`
 	RecordSize       int           `json:"record_size"`
 	Bound            int           `json:"bound"`
@@ -124,16 +120,23 @@ type Stats struct {
 	CapAuto *CapAutoStats `json:"cap_auto,omitempty"`
 }
 
-// Plan is what Run would do with a graph and options, without running it.
+// Plan is a graph with everything decided about how it will run: the
+// policy, B and S, what the bound is and whether it is safe. MakePlan makes
+// it once; Plan.Run runs it.
 type Plan struct {
-	Policy string
+	Graph   *graph.Graph
+	Options Options
+	Policy  Policy
 	// Runs is the policy that actually runs: the same as Policy, except
-	// that auto chooses one, and Why says why.
-	Runs, Why  string
+	// for one that chooses (Auto), and Why says why.
+	Runs       Policy
+	Why        string
 	Buffers    int
 	RecordSize int
 	Bound      int
-	Warning    string // set when Buffers is below Bound
+	// BoundIs says in words what Bound counts.
+	BoundIs string
+	Warning string // set when Buffers is below Bound
 	// Safe is true when no run at B >= Bound can deadlock; Shape says
 	// why, or why no B is safe (graph.Graph.Shape).
 	Safe  bool
@@ -141,63 +144,52 @@ type Plan struct {
 	// Resolve is true when stalls are resolved at run time (a graph that
 	// is not a chain): queues grow, then spill to disk.
 	Resolve bool
+	// capAuto is set when queue capacities are sized at run time:
+	// Options.CapAuto under a policy that can.
+	capAuto bool
 }
 
 // Memory returns B x S, the record memory of the run.
-func (p Plan) Memory() int64 { return int64(p.Buffers) * int64(p.RecordSize) }
+func (p *Plan) Memory() int64 { return int64(p.Buffers) * int64(p.RecordSize) }
 
-// MakePlan validates g and fills in the defaults of o.
-func MakePlan(g *graph.Graph, o Options) (Plan, error) {
+// MakePlan validates g and decides how it runs under o.
+func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	if err := g.Validate(); err != nil {
-		return Plan{}, err
+		return nil, err
 	}
-	pl := Plan{Policy: o.Policy, Buffers: o.Buffers, RecordSize: o.RecordSize, Resolve: !g.IsChain()}
+	if o.Policy >= numPolicies {
+		return nil, fmt.Errorf("sched: %v: no such policy", o.Policy)
+	}
+	pl := &Plan{Graph: g, Options: o, Policy: o.Policy, Runs: o.Policy, Buffers: o.Buffers, RecordSize: o.RecordSize,
+		Resolve: !g.IsChain(), BoundIs: "the sum of queue capacities"}
+	if choose := o.Policy.row().choose; choose != nil {
+		pl.Runs, pl.Why = choose(runtime.GOMAXPROCS(0))
+	}
+	pl.capAuto = o.CapAuto && pl.Runs.row().capAuto
 	pl.Bound, pl.Safe, pl.Shape = g.Shape()
+	if pl.Resolve && !pl.Safe {
+		pl.BoundIs = "the larger of the sum of queue capacities and one more than the queues"
+	}
 	if o.CapAuto && g.IsChain() {
 		pl.Bound = capAutoBound(g)
+		pl.BoundIs = "every queue at 2 plus the largest window --cap auto may ask for"
 		pl.Shape = "a chain with capacities sized at run time (--cap auto): every queue starts at 2 and the bottleneck's input grows to the sliding window of PipeFlow; B covers the largest window, so Theorem 3.2 holds throughout"
 	}
-	if pl.Policy == "" {
-		pl.Policy = DefaultPolicy
-	}
-	known := false
-	for _, p := range Policies {
-		known = known || p == pl.Policy
-	}
-	if !known {
-		return Plan{}, fmt.Errorf("sched: unknown policy %q (known: %v)", pl.Policy, Policies)
-	}
-	if pl.Policy == "ros" {
-		pl.Bound = rosBound(g)
-		if pl.Resolve && !pl.Safe {
-			// One buffer is enough to resolve any stall, by spilling one
-			// buffer at a time; a queue per buffer more lets stalls grow a
-			// queue instead (tee | cat of 50,000 lines, S = 4K: 386 ms at
-			// B = 1, 7 ms at B = 8).
-			pl.Bound = max(pl.Bound, len(g.Edges)+1)
-		}
-		if pl.Resolve {
-			pl.Shape = "Record Oriented Scheduling on a graph: one task at a time, the greatest runnable index first; tasks copy what they read, so at a stall every buffer is queued and a stuck part can always be resolved by growing or spilling a queue"
-		} else {
-			pl.Shape = "Record Oriented Scheduling: one buffer suffices for a chain (Theorem 4.1)"
-		}
-	}
-	pl.Runs = pl.Policy
-	if pl.Policy == "auto" {
-		pl.Runs, pl.Why = chooseAuto(runtime.GOMAXPROCS(0))
+	if adjust := pl.Runs.row().plan; adjust != nil {
+		adjust(g, pl)
 	}
 	if pl.RecordSize == 0 {
 		pl.RecordSize = DefaultRecordSize
 	}
 	if pl.RecordSize < 0 {
-		return Plan{}, fmt.Errorf("sched: record size %d: need a positive size", pl.RecordSize)
+		return nil, fmt.Errorf("sched: record size %d: need a positive size", pl.RecordSize)
 	}
 	switch {
 	case pl.Buffers == 0:
 		pl.Buffers = pl.Bound
 	case pl.Buffers < 0:
-		return Plan{}, fmt.Errorf("sched: %d buffers: need at least 1", pl.Buffers)
-	case pl.Buffers < pl.Bound && pl.Resolve && pl.Policy == "ros":
+		return nil, fmt.Errorf("sched: %d buffers: need at least 1", pl.Buffers)
+	case pl.Buffers < pl.Bound && pl.Resolve && pl.Runs.row().anyB:
 		pl.Warning = fmt.Sprintf("%d buffers is below %d (one more than the queues); stalls will be resolved by spilling a buffer at a time, which is slow", pl.Buffers, pl.Bound)
 	case pl.Buffers < pl.Bound && pl.Resolve && !pl.Safe:
 		pl.Warning = fmt.Sprintf("%d buffers is below %d (one more than the queues); a stall may not be resolvable and would be reported", pl.Buffers, pl.Bound)
@@ -213,34 +205,15 @@ func MakePlan(g *graph.Graph, o Options) (Plan, error) {
 // with 1 GiB of log lines: 'grep | cut | sort | uniq -c' 0.82 s concurrent,
 // 1.04 s fused; three greps 0.37 s against 0.74 s. On one CPU there is no
 // parallelism to lose and fusion is ahead (BenchmarkPolicies -cpu 1).
-func chooseAuto(n int) (runs, why string) {
+func chooseAuto(n int) (Policy, string) {
 	if n == 1 {
-		return "fused", "one CPU: fusing per-record stages saves handoffs and loses no parallelism"
+		return Fused, "one CPU: fusing per-record stages saves handoffs and loses no parallelism"
 	}
-	return "concurrent", fmt.Sprintf("%d CPUs: stages in parallel beat fused loops (measured: fusion was 1.3x to 2x slower on 2 CPUs)", n)
+	return Concurrent, fmt.Sprintf("%d CPUs: stages in parallel beat fused loops (measured: fusion was 1.3x to 2x slower on 2 CPUs)", n)
 }
 
-// rosBound is the B the ros policy needs: by Theorem 4.1 one buffer for the
-// tasks it runs one at a time, plus, for each task on its own goroutine
-// (graph.Task.Blocking) that writes, the capacity of its outputs: such a
-// task is outside the one-at-a-time rule and can keep that many buffers
-// (a partly filled one counts against the same capacity as queued ones).
-func rosBound(g *graph.Graph) int {
-	b := 1
-	for _, e := range g.Edges {
-		if g.Tasks[e.From.Task].Blocking {
-			b += e.Cap
-		}
-	}
-	return b
-}
-
-// Run runs g to completion under o's policy and returns its statistics and
-// an error: the first hard failure (a *TaskError naming the task, a
-// *buffer.DeadlockError, or ctx's error), which stops every task; or else,
-// when tasks ended with a non-zero *task.ExitError, a *TaskError for the one
-// with the greatest index (the rightmost, as bash's pipefail). It returns
-// only after every task it started has returned.
+// Run plans g under o (MakePlan), prints the plan's warning, if any, on
+// o.Stderr, and runs it (Plan.Run).
 func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	pl, err := MakePlan(g, o)
 	if err != nil {
@@ -249,21 +222,18 @@ func Run(ctx context.Context, g *graph.Graph, o Options) (*Stats, error) {
 	if pl.Warning != "" && o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "tpipe: warning: %s\n", pl.Warning)
 	}
-	var st *Stats
-	switch pl.Runs {
-	case "ros":
-		st, err = runROS(ctx, g, pl, o)
-	case "fused":
-		st, err = runFused(ctx, g, pl, o)
-	case "serial":
-		var disk DiskStats
-		st, disk, err = runSerialDisk(ctx, g, pl, o)
-		if st != nil {
-			st.Disk = &disk
-		}
-	default:
-		st, err = runConcurrent(ctx, g, pl, o)
-	}
+	return pl.Run(ctx)
+}
+
+// Run runs the plan's graph to completion and returns its statistics and
+// an error: the first hard failure (a *TaskError naming the task, a
+// *buffer.DeadlockError, or ctx's error), which stops every task; or else,
+// when tasks ended with a non-zero *task.ExitError, a *TaskError for the one
+// with the greatest index (the rightmost, as bash's pipefail). It returns
+// only after every task it started has returned. A plan runs once: tasks
+// keep their state.
+func (pl *Plan) Run(ctx context.Context) (*Stats, error) {
+	st, err := pl.Runs.row().run(ctx, pl.Graph, *pl, pl.Options)
 	if st != nil {
 		st.Policy, st.Runs = pl.Policy, pl.Runs
 	}
@@ -299,22 +269,20 @@ type runState struct {
 	status *TaskError // the rightmost non-zero exit status
 }
 
-// newRun sets up the pool, a queue per edge and a proc per task. The
+// newRun sets up the pool, a queue per edge and a proc per task; compete
+// switches off the pool's FREE handoff (buffer.Options.Compete). The
 // caller must call finish.
-func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState, error) {
-	pool, err := buffer.NewPool(pl.Buffers, pl.RecordSize)
-	if err != nil {
-		return nil, err
-	}
-	pool.SetHook(o.Hook)
-	pool.SetResolver(o.Resolver)
-	switch {
-	case pl.Resolve:
-		pool.SetSpill(o.TempDir)
-	case hasBlocking(g):
+func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete bool) (*runState, error) {
+	pool, err := buffer.NewPool(buffer.Options{
+		Buffers: pl.Buffers, RecordSize: pl.RecordSize, Hook: o.Hook, Resolver: o.Resolver,
+		Spill: pl.Resolve, SpillDir: o.TempDir,
 		// A task waiting outside tpipe hides a stuck chain from the global
 		// check: look for stuck parts.
-		pool.SetLocal()
+		Local:   hasBlocking(g),
+		Compete: compete,
+	})
+	if err != nil {
+		return nil, err
 	}
 	r := &runState{g: g, pl: pl, pool: pool, queues: make([]*buffer.Queue, len(g.Edges)), procs: make([]*buffer.Proc, len(g.Tasks))}
 	ins := make([][]*buffer.Queue, len(g.Tasks))
@@ -325,7 +293,7 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState,
 	}
 	for k, e := range g.Edges {
 		c := e.Cap
-		if o.CapAuto && pl.Runs != "ros" {
+		if pl.capAuto {
 			c = capAutoStart
 		}
 		q, err := pool.NewQueue(e.Name, c)
@@ -347,7 +315,7 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState,
 	r.st = &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks))}
 	r.start = time.Now()
-	if o.CapAuto && pl.Runs != "ros" && pl.Runs != "serial" {
+	if pl.capAuto {
 		r.auto = startCapAuto(r)
 	}
 	return r, nil
@@ -360,7 +328,7 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*runState,
 func (r *runState) runTask(i int) {
 	t, p := r.g.Tasks[i], r.procs[i]
 	t0 := time.Now()
-	err := call(r.ctx, t.Func(), p)
+	err := call(r.ctx, t.Func(), p.Ports())
 	status := 0
 	var exit *task.ExitError
 	if errors.As(err, &exit) {
@@ -429,11 +397,10 @@ func (r *runState) finish() (*Stats, error) {
 	}
 	if err := r.pool.Err(); err != nil {
 		var d *buffer.DeadlockError
-		if errors.As(err, &d) && d.Artificial && d.Hint == "" && r.pl.Buffers < r.pl.Bound {
+		if errors.As(err, &d) && d.Artificial && d.Need == 0 && r.pl.Buffers < r.pl.Bound {
+			d.Need, d.NeedIs = r.pl.Bound, "the bound"
 			if r.pl.Resolve && !r.pl.Safe {
-				d.Hint = fmt.Sprintf("raise --buffers to at least %d (one more than the queues)", r.pl.Bound)
-			} else {
-				d.Hint = fmt.Sprintf("raise --buffers to the bound %d", r.pl.Bound)
+				d.NeedIs = "one more than the queues"
 			}
 		}
 		return st, err
@@ -446,7 +413,7 @@ func (r *runState) finish() (*Stats, error) {
 
 // call runs fn, turning a panic into an error: no panic trace reaches a
 // user, but the stack is kept in the error for whoever debugs the task.
-func call(ctx context.Context, fn func(context.Context, *buffer.Proc) error, p *buffer.Proc) (err error) {
+func call(ctx context.Context, fn task.Func, p *buffer.Ports) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &PanicError{Value: r, Stack: debug.Stack()}

@@ -64,7 +64,7 @@ func TestPaperScheduleDSDeadlocksBelowBound(t *testing.T) {
 			g := dsChain(k, k+3, &out)
 			var stderr bytes.Buffer
 			_, err := sched.Run(context.Background(), g, sched.Options{
-				Policy: "concurrent", Buffers: k, RecordSize: 4, Stderr: &stderr,
+				Policy: sched.Concurrent, Buffers: k, RecordSize: 4, Stderr: &stderr,
 				Hook: &gateDS{k: k, release: make(chan struct{})},
 			})
 			var d *buffer.DeadlockError
@@ -75,7 +75,7 @@ func TestPaperScheduleDSDeadlocksBelowBound(t *testing.T) {
 				t.Errorf("deadlock should be artificial (T2 waits for FREE): %v", d)
 			}
 			msg := d.Error()
-			for _, want := range []string{"T1:COPY waits for room in F1", "T2:PREFIX waits for a free buffer (FREE 0 of", "T3:COPY waits to read F2", fmt.Sprintf("raise --buffers to the bound %d", k+1)} {
+			for _, want := range []string{"T1:COPY waits for room in F1", "T2:PREFIX waits for a free buffer (FREE 0 of", "T3:COPY waits to read F2", fmt.Sprintf("it needs %d buffers (the bound)", k+1)} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("deadlock message %q lacks %q", msg, want)
 				}
@@ -94,7 +94,7 @@ func TestPaperScheduleDSCompletesAtBound(t *testing.T) {
 		var out [][]byte
 		g := dsChain(k, k+3, &out)
 		st, err := sched.Run(context.Background(), g, sched.Options{
-			Policy: "concurrent", RecordSize: 4, Hook: &gateDS{k: k, release: make(chan struct{})},
+			Policy: sched.Concurrent, RecordSize: 4, Hook: &gateDS{k: k, release: make(chan struct{})},
 		})
 		if err != nil {
 			t.Fatalf("k=%d: %v", k, err)
@@ -113,7 +113,7 @@ func TestPaperScheduleDSCompletesAtBound(t *testing.T) {
 
 // yes writes its record until the reader stops.
 func yes(rec []byte) task.Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		for {
 			if err := p.Out(0).Write(rec); err != nil {
 				return err
@@ -130,7 +130,7 @@ func TestEarlyExitStopsUpstreamWithoutError(t *testing.T) {
 		&graph.Task{Name: "head", In: 1, Out: 1, Fn: task.Head(3)},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
 	)
-	st, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 1024})
+	st, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.Concurrent, RecordSize: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestFirstErrorWinsAndNamesTheTask(t *testing.T) {
 	var out [][]byte
 	g := graph.Chain(1,
 		&graph.Task{Name: "yes", Out: 1, Fn: yes([]byte("y\n"))},
-		&graph.Task{Name: "fail", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "fail", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			for i := 0; i < 10; i++ {
 				if _, err := p.In(0).Read(); err != nil {
 					return err
@@ -159,7 +159,7 @@ func TestFirstErrorWinsAndNamesTheTask(t *testing.T) {
 		}},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
 	)
-	_, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 16})
+	_, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.Concurrent, RecordSize: 16})
 	var te *sched.TaskError
 	if !errors.As(err, &te) || te.Task != "fail" || !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want boom from task fail", err)
@@ -169,9 +169,9 @@ func TestFirstErrorWinsAndNamesTheTask(t *testing.T) {
 func TestPanicBecomesError(t *testing.T) {
 	g := graph.Chain(1,
 		&graph.Task{Name: "src", Out: 1, Fn: task.Records([]byte("x"))},
-		&graph.Task{Name: "bad", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error { panic("oops") }},
+		&graph.Task{Name: "bad", In: 1, Fn: func(ctx context.Context, p *buffer.Ports) error { panic("oops") }},
 	)
-	_, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 16})
+	_, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.Concurrent, RecordSize: 16})
 	var pe *sched.PanicError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "bad: panic: oops") {
 		t.Fatalf("err = %v", err)
@@ -182,7 +182,7 @@ func TestCancelStopsEveryTask(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := graph.Chain(1,
 		&graph.Task{Name: "yes", Out: 1, Fn: yes([]byte("y\n"))},
-		&graph.Task{Name: "slow", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "slow", In: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			if _, err := p.In(0).Read(); err != nil {
 				return err
 			}
@@ -195,7 +195,7 @@ func TestCancelStopsEveryTask(t *testing.T) {
 			return err
 		}},
 	)
-	_, err := sched.Run(ctx, g, sched.Options{Policy: "concurrent", RecordSize: 16})
+	_, err := sched.Run(ctx, g, sched.Options{Policy: sched.Concurrent, RecordSize: 16})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -206,7 +206,7 @@ func TestTooLargeRecordNamesTask(t *testing.T) {
 		&graph.Task{Name: "src", Out: 1, Fn: task.Records(make([]byte, 100))},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(new([][]byte))},
 	)
-	_, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 64})
+	_, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.Concurrent, RecordSize: 64})
 	if err == nil || !strings.Contains(err.Error(), "src: record of 100 bytes exceeds the record size of 64 bytes") {
 		t.Fatalf("err = %v", err)
 	}
@@ -214,7 +214,7 @@ func TestTooLargeRecordNamesTask(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	g := graph.Chain(1, &graph.Task{Name: "src", Out: 1, Fn: task.Records()}, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(new([][]byte))})
-	for _, o := range []sched.Options{{Buffers: -1}, {RecordSize: -5}, {Policy: "nope"}} {
+	for _, o := range []sched.Options{{Buffers: -1}, {RecordSize: -5}, {Policy: sched.Policy(200)}} {
 		if _, err := sched.Run(context.Background(), g, o); err == nil {
 			t.Errorf("options %+v: no error", o)
 		}
@@ -328,7 +328,7 @@ func TestRandomChainsMatchSerial(t *testing.T) {
 		b := rapid.IntRange(1, bound+2).Draw(t, "B")
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		st, err := sched.Run(ctx, c.g, sched.Options{Policy: "concurrent", Buffers: b, RecordSize: c.s})
+		st, err := sched.Run(ctx, c.g, sched.Options{Policy: sched.Concurrent, Buffers: b, RecordSize: c.s})
 		if errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("hang: B=%d bound=%d", b, bound)
 		}
@@ -354,13 +354,13 @@ func TestRandomChainsMatchSerial(t *testing.T) {
 func TestExitStatusIsPipefailNotAbort(t *testing.T) {
 	var out [][]byte
 	g := graph.Chain(1,
-		&graph.Task{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			if err := p.Out(0).Write([]byte("a")); err != nil {
 				return err
 			}
 			return task.Exit(3)
 		}},
-		&graph.Task{Name: "mid", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "mid", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			if err := task.Records([]byte("m"))(ctx, p); err != nil {
 				return err
 			}
@@ -371,7 +371,7 @@ func TestExitStatusIsPipefailNotAbort(t *testing.T) {
 		}},
 		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
 	)
-	st, err := sched.Run(context.Background(), g, sched.Options{Policy: "concurrent", RecordSize: 16})
+	st, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.Concurrent, RecordSize: 16})
 	var te *sched.TaskError
 	if !errors.As(err, &te) || te.Task != "mid" {
 		t.Fatalf("err = %v, want mid's status", err)
@@ -382,5 +382,37 @@ func TestExitStatusIsPipefailNotAbort(t *testing.T) {
 	}
 	if len(out) != 1 || string(out[0]) != "m" || st.Tasks[0].Status != 3 || st.Tasks[1].Status != 4 {
 		t.Fatalf("out %q, statuses %d %d", out, st.Tasks[0].Status, st.Tasks[1].Status)
+	}
+}
+
+// The policy table: every name parses back to its policy, the zero Policy
+// is the default, and an unknown name says which are known.
+func TestPolicyTable(t *testing.T) {
+	if (sched.Options{}).Policy != sched.DefaultPolicy {
+		t.Fatalf("the zero Options run %v", (sched.Options{}).Policy)
+	}
+	for _, p := range sched.Policies() {
+		q, err := sched.ParsePolicy(p.String())
+		if err != nil || q != p {
+			t.Errorf("ParsePolicy(%q) = %v, %v", p, q, err)
+		}
+		if p.Summary() == "" || p.Buffers() == "" {
+			t.Errorf("%s: no summary or buffers text", p)
+		}
+		if p.DefaultCap() < 1 {
+			t.Errorf("%s: default capacity %d", p, p.DefaultCap())
+		}
+		b, _ := p.MarshalText()
+		var back sched.Policy
+		if err := back.UnmarshalText(b); err != nil || back != p {
+			t.Errorf("%s: text round trip gives %v, %v", p, back, err)
+		}
+	}
+	_, err := sched.ParsePolicy("nope")
+	if want := `unknown policy "nope" (known: auto, concurrent, ros, fused, serial)`; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+	if sched.ROS.DefaultCap() != 1 || !sched.Serial.Finite() || sched.Concurrent.Finite() || !sched.Fused.Fuses() || !sched.Auto.Chooses() {
+		t.Error("the table's rows do not say what the policies are")
 	}
 }

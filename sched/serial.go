@@ -40,7 +40,10 @@ type DiskStats struct {
 
 // runSerial is the serial policy; see runSerialDisk.
 func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, error) {
-	st, _, err := runSerialDisk(ctx, g, pl, o)
+	st, disk, err := runSerialDisk(ctx, g, pl, o)
+	if st != nil {
+		st.Disk = &disk
+	}
 	return st, err
 }
 
@@ -62,7 +65,7 @@ func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats,
 // not have.
 func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, DiskStats, error) {
 	s := &serialRun{g: g, pl: pl, o: o, spills: make([]spill, len(g.Edges)), start: time.Now()}
-	s.st = &Stats{Policy: "serial", RecordSize: pl.RecordSize, Bound: pl.Bound,
+	s.st = &Stats{Policy: Serial, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks)), Edges: make([]EdgeStats, len(g.Edges))}
 	for i, t := range g.Tasks {
 		s.st.Tasks[i] = TaskStats{Name: t.Name, Index: t.Index}
@@ -227,7 +230,7 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 	if err := sg.Validate(); err != nil {
 		return fmt.Errorf("sched: serial: internal error: %w", err)
 	}
-	spl := Plan{Policy: "serial", Buffers: s.o.Buffers, RecordSize: s.pl.RecordSize, Bound: sg.Bound()}
+	spl := Plan{Policy: Serial, Runs: Serial, Buffers: s.o.Buffers, RecordSize: s.pl.RecordSize, Bound: sg.Bound()}
 	if spl.Buffers == 0 {
 		spl.Buffers = spl.Bound
 	}
@@ -295,7 +298,7 @@ func (s *serialRun) merge(i, ti int, ins, outs []int, st *Stats) {
 func (s *serialRun) source(k int) task.Func {
 	sp := &s.spills[k]
 	name := s.g.Edges[k].Name
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		f, err := os.Open(sp.path)
 		if err != nil {
 			return fmt.Errorf("edge %s: %w", name, err)
@@ -326,7 +329,7 @@ func (s *serialRun) sink(k int, f *os.File) task.Func {
 	sp := &s.spills[k]
 	e := s.g.Edges[k]
 	from, to := s.g.Tasks[e.From.Task].Name, s.g.Tasks[e.To.Task].Name
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		// One goroutine (concurrency 1 encodes in the caller), and a 1 MiB
 		// window: the default's tables cost more to set up than a short
 		// edge takes to compress.

@@ -33,7 +33,7 @@ func serialRunDisk(g *graph.Graph, o Options) (*Stats, DiskStats, error) {
 	if err != nil {
 		return nil, DiskStats{}, err
 	}
-	return runSerialDisk(context.Background(), g, pl, o)
+	return runSerialDisk(context.Background(), g, *pl, o)
 }
 
 // Any bytes round-trip through an edge file: empty records, newlines, NULs,
@@ -76,7 +76,7 @@ func ptrTo[T any](v T) *T { return &v }
 
 // serialYes writes its record until its reader stops.
 func serialYes(rec []byte) task.Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		for {
 			if err := p.Out(0).Write(rec); err != nil {
 				return err
@@ -126,7 +126,7 @@ func TestSerialEarlyExit(t *testing.T) {
 	if err != nil || !jamSame(out, jamRecs("a", "b")) {
 		t.Fatalf("out %q, err %v", out, err)
 	}
-	if st.Policy != "serial" || st.Edges[0].Records != 4 || st.Edges[1].Records != 2 {
+	if st.Policy != Serial || st.Edges[0].Records != 4 || st.Edges[1].Records != 2 {
 		t.Fatalf("stats %+v", st)
 	}
 	check()
@@ -138,13 +138,13 @@ func TestSerialExitStatusIsPipefail(t *testing.T) {
 	check := serialDir(t)
 	var out [][]byte
 	g := graph.Chain(1,
-		&graph.Task{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			if err := p.Out(0).Write([]byte("a")); err != nil {
 				return err
 			}
 			return task.Exit(3)
 		}},
-		&graph.Task{Name: "mid", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "mid", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			if err := task.Records([]byte("m"))(ctx, p); err != nil {
 				return err
 			}
@@ -173,13 +173,13 @@ func TestSerialFailureStops(t *testing.T) {
 	ran := false
 	g := graph.Chain(1,
 		&graph.Task{Name: "src", Out: 1, Fn: task.Records(jamRecs("a", "b")...)},
-		&graph.Task{Name: "bad", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "bad", In: 1, Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			if err := p.Out(0).Write([]byte("x")); err != nil {
 				return err
 			}
 			return errJamBoom
 		}},
-		&graph.Task{Name: "sink", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error { ran = true; return nil }},
+		&graph.Task{Name: "sink", In: 1, Fn: func(ctx context.Context, p *buffer.Ports) error { ran = true; return nil }},
 	)
 	_, _, err := serialRunDisk(g, Options{RecordSize: 16})
 	var te *TaskError
@@ -193,7 +193,7 @@ func TestSerialCancel(t *testing.T) {
 	check := serialDir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	g := graph.Chain(1,
-		&graph.Task{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+		&graph.Task{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 			cancel()
 			return p.Out(0).Write([]byte("x"))
 		}},
@@ -203,14 +203,14 @@ func TestSerialCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runSerial(ctx, g, pl, Options{RecordSize: 16}); !errors.Is(err, context.Canceled) {
+	if _, err := runSerial(ctx, g, *pl, Options{RecordSize: 16}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	check()
 }
 
 // serialTee copies its input to both outputs.
-func serialTee(ctx context.Context, p *buffer.Proc) error {
+func serialTee(ctx context.Context, p *buffer.Ports) error {
 	for {
 		rec, err := p.In(0).Read()
 		if err == io.EOF {
@@ -228,7 +228,7 @@ func serialTee(ctx context.Context, p *buffer.Proc) error {
 }
 
 // serialCat2 writes all of input 0, then all of input 1.
-func serialCat2(ctx context.Context, p *buffer.Proc) error {
+func serialCat2(ctx context.Context, p *buffer.Ports) error {
 	for i := range 2 {
 		for {
 			rec, err := p.In(i).Read()

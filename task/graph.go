@@ -23,7 +23,7 @@ import (
 // output is gone. The last output still live gets the record by Forward,
 // so a record that ends its buffer can move there without a copy.
 func Tee() Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		live := make([]*buffer.Output, p.NumOut())
 		for i := range live {
@@ -65,7 +65,7 @@ func Tee() Func {
 // reader has stopped. Route returns when the input ends or every output is
 // gone. rec is valid only during the call to pick.
 func Route(pick func(rec []byte) int) Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		gone := make([]bool, p.NumOut())
 		live := len(gone)
@@ -97,12 +97,12 @@ func Route(pick func(rec []byte) int) Func {
 func keepAll([]byte) bool { return true }
 
 // Merge writes the records of all its inputs to output 0 in the order they
-// arrive (buffer.Proc.Ready), a batch at a time: every record of an input
+// arrive (buffer.Ports.Ready), a batch at a time: every record of an input
 // buffer is passed on, without a copy, before Merge looks at another
 // input. The records of one input keep their order; how those of
 // different inputs interleave depends on the schedule.
 func Merge() Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
 		for {
 			i, err := p.Ready()
@@ -125,7 +125,7 @@ func Merge() Func {
 // output 0, passing whole buffers on without a copy: what `cat @x @y`
 // does. While it reads one input, the others wait in their queues.
 func Concat() Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
 		for i := range p.NumIn() {
 			in := p.In(i)
@@ -144,12 +144,12 @@ func Concat() Func {
 }
 
 // Join is the and-merge of pmjq: it reads its inputs as records arrive
-// (buffer.Proc.Ready) and, once a record with the same key has arrived on
+// (buffer.Ports.Ready) and, once a record with the same key has arrived on
 // every input, writes one record to output 0: those records in input
 // order, each without its trailing '\n', separated by tabs and ended by
 // '\n'. Records with the same key on one input are matched first come,
 // first served. A joined record longer than the record size fails the run
-// (a *buffer.TooLargeError).
+// (a *record.TooLargeError).
 //
 // key returns a record's key, or ok false for a record without one; the
 // key may be part of rec and is not retained. A record without a key is
@@ -164,7 +164,7 @@ func Concat() Func {
 // outside the pool's B buffers (as sort's runs are): Join's memory grows
 // with the number of records whose partners have not yet arrived.
 func Join(key func(rec []byte) ([]byte, bool), unmatched func(input int, rec []byte)) Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		j := &join{key: key, unmatched: unmatched, n: p.NumIn(), out: p.Out(0), slots: map[string]*joinSlot{}}
 		for {
 			i, err := p.Ready()

@@ -12,18 +12,19 @@ import (
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/task"
 )
 
 // The graph tasks run under a policy with a goroutine per task and under
 // one that runs one task at a time.
-var graphPolicies = []string{"concurrent", "ros"}
+var graphPolicies = []sched.Policy{sched.Concurrent, sched.ROS}
 
 // runGraph runs the graph build makes (a fresh one per policy, with fresh
 // sinks) under each policy, with small records and queues so that every
 // queue fills up and tasks block.
-func runGraph(t *testing.T, build func() *graph.Graph, check func(policy string, err error)) {
+func runGraph(t *testing.T, build func() *graph.Graph, check func(policy sched.Policy, err error)) {
 	t.Helper()
 	for _, pol := range graphPolicies {
 		_, err := sched.Run(context.Background(), build(), sched.Options{Policy: pol, RecordSize: 32, TempDir: t.TempDir()})
@@ -42,7 +43,7 @@ func lines(prefix string, n int) [][]byte {
 func same(a, b [][]byte) bool { return slices.EqualFunc(a, b, bytes.Equal) }
 
 // endless writes numbered records until its reader stops.
-func endless(ctx context.Context, p *buffer.Proc) error {
+func endless(ctx context.Context, p *buffer.Ports) error {
 	for i := 0; ; i++ {
 		if err := p.Out(0).Write(fmt.Appendf(nil, "%d\n", i)); err != nil {
 			return err
@@ -65,7 +66,7 @@ func TestTee(t *testing.T) {
 		g.Connect(head, 0, g.Add("c", 1, 0, task.Collect(&c)), 0, 1)
 		g.Connect(tee, 2, g.Add("b", 1, 0, task.Collect(&b)), 0, 2)
 		return g
-	}, func(pol string, err error) {
+	}, func(pol sched.Policy, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -90,7 +91,7 @@ func TestTeeAllGone(t *testing.T) {
 			g.Connect(h, 0, g.Add("sink", 1, 0, task.Collect(dst)), 0, 1)
 		}
 		return g
-	}, func(pol string, err error) {
+	}, func(pol sched.Policy, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -119,7 +120,7 @@ func TestRoute(t *testing.T) {
 		g.Connect(route, 0, g.Add("even", 1, 0, task.Collect(&even)), 0, 1)
 		g.Connect(route, 1, g.Add("odd", 1, 0, task.Collect(&odd)), 0, 1)
 		return g
-	}, func(pol string, err error) {
+	}, func(pol sched.Policy, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -153,7 +154,7 @@ func TestRouteOutputGone(t *testing.T) {
 		g.Connect(head, 0, g.Add("even", 1, 0, task.Collect(new([][]byte))), 0, 1)
 		g.Connect(route, 1, g.Add("odd", 1, 0, task.Collect(&odd)), 0, 1)
 		return g
-	}, func(pol string, err error) {
+	}, func(pol sched.Policy, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -186,7 +187,7 @@ func TestMerge(t *testing.T) {
 		g.Connect(g.Add("y", 0, 1, task.Records(y...)), 0, merge, 1, 2)
 		g.Connect(merge, 0, g.Add("sink", 1, 0, task.Collect(&out)), 0, 1)
 		return g
-	}, func(pol string, err error) {
+	}, func(pol sched.Policy, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -212,7 +213,7 @@ func TestMergeAfterTee(t *testing.T) {
 		g.Connect(tee, 1, merge, 1, 1)
 		g.Connect(merge, 0, g.Add("sink", 1, 0, task.Collect(&out)), 0, 1)
 		return g
-	}, func(pol string, err error) {
+	}, func(pol sched.Policy, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -238,7 +239,7 @@ func TestConcatAfterTee(t *testing.T) {
 		g.Connect(tee, 1, cat, 1, 1)
 		g.Connect(cat, 0, g.Add("sink", 1, 0, task.Collect(&out)), 0, 1)
 		return g
-	}, func(pol string, err error) {
+	}, func(pol sched.Policy, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -284,7 +285,7 @@ func TestJoin(t *testing.T) {
 	runGraph(t, func() *graph.Graph {
 		out, unmatched = nil, nil
 		return joinGraph(inputs, &out, &unmatched)
-	}, func(pol string, err error) {
+	}, func(pol sched.Policy, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", pol, err)
 		}
@@ -353,7 +354,7 @@ func TestJoinModel(t *testing.T) {
 		runGraph(t, func() *graph.Graph {
 			out, left = nil, nil
 			return joinGraph(inputs, &out, &left)
-		}, func(pol string, err error) {
+		}, func(pol sched.Policy, err error) {
 			if err != nil {
 				t.Fatalf("seed %d, %s: %v", seed, pol, err)
 			}
@@ -370,8 +371,8 @@ func TestJoinTooLarge(t *testing.T) {
 	var out, left [][]byte
 	runGraph(t, func() *graph.Graph {
 		return joinGraph([][][]byte{recs("k:12345678901234\n"), recs("k:abcdefghijklmn\n")}, &out, &left)
-	}, func(pol string, err error) {
-		var tl *buffer.TooLargeError
+	}, func(pol sched.Policy, err error) {
+		var tl *record.TooLargeError
 		if !errors.As(err, &tl) || !strings.HasPrefix(err.Error(), "join: ") {
 			t.Errorf("%s: err = %v, want a record too large, from join", pol, err)
 		}

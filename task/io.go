@@ -17,7 +17,7 @@ import (
 // partial batch before reading again, so a slow producer's records flow at
 // once.
 func ReadFrom(r io.Reader, f record.Framing) Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
 		switch f {
 		case record.Lines:
@@ -54,7 +54,7 @@ func ReadFrom(r io.Reader, f record.Framing) Func {
 // records are ready, so an interactive stream is written a record at a
 // time while a bulk stream is written in large blocks.
 func WriteTo(w io.Writer, f record.Framing) Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		if f == record.Lines || f == record.NUL {
 			// Records are their bytes: write whole buffers.

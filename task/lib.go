@@ -60,7 +60,7 @@ func Count() PerRecord {
 
 // Records is a source task (no input, one output) that writes recs.
 func Records(recs ...[]byte) Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
 		for _, r := range recs {
 			if err := out.Write(r); err != nil {
@@ -74,7 +74,7 @@ func Records(recs ...[]byte) Func {
 // Collect is a sink task (one input, no output) that appends a copy of
 // every record to *dst. *dst must not be read until the run has ended.
 func Collect(dst *[][]byte) Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		for {
 			rec, err := in.Read()
@@ -92,7 +92,7 @@ func Collect(dst *[][]byte) Func {
 // Head reads at most n records, passes them on and stops: the tasks
 // upstream then stop too, without an error.
 func Head(n int) Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		in, out := p.In(0), p.Out(0)
 		for i := 0; i < n; i++ {
 			_, err := in.Read()

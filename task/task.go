@@ -3,7 +3,7 @@
 // paper's examples.
 //
 // A task is Go code with numbered input and output ports. In the general
-// form (Func) it gets a *buffer.Proc and calls In(i).Read, Out(j).Write and
+// form (Func) it gets a *buffer.Ports and calls In(i).Read, Out(j).Write and
 // Out(j).Forward as it likes, under these rules, which are the paper's B1-B4
 // made concrete:
 //
@@ -41,7 +41,7 @@ import (
 )
 
 // Func is the general form of a task. See the package doc for the rules.
-type Func func(ctx context.Context, p *buffer.Proc) error
+type Func func(ctx context.Context, p *buffer.Ports) error
 
 // Emit writes one output record; the caller may reuse rec after it returns.
 type Emit func(rec []byte) error
@@ -69,7 +69,7 @@ var ErrNoBody = errors.New("task: a per-record task needs exactly one of Keep an
 // Func returns the general form of r: a loop that reads port 0 and writes
 // port 0.
 func (r PerRecord) Func() Func {
-	return func(ctx context.Context, p *buffer.Proc) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
 		if (r.Keep == nil) == (r.Each == nil) {
 			return ErrNoBody
 		}

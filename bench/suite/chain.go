@@ -64,7 +64,7 @@ func keep(rounds int) func([]byte) bool {
 func chainGraph(spec chainSpec) (*graph.Graph, *int64) {
 	total := new(int64)
 	n, rec := spec.n, spec.rec
-	tasks := []*graph.Task{{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+	tasks := []*graph.Task{{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
 		for range n {
 			if err := out.Write(rec); err != nil {
@@ -77,7 +77,7 @@ func chainGraph(spec chainSpec) (*graph.Graph, *int64) {
 		c := task.PerRecord{Keep: keep(r)}
 		tasks = append(tasks, &graph.Task{Name: fmt.Sprint("stage", i+1), In: 1, Out: 1, Rec: &c})
 	}
-	tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: func(ctx context.Context, p *buffer.Proc) error {
+	tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		for {
 			r, err := in.Read()
@@ -91,8 +91,8 @@ func chainGraph(spec chainSpec) (*graph.Graph, *int64) {
 		}
 	}})
 	c := queueCap
-	if spec.policy == "ros" {
-		c = 1
+	if pol, err := sched.ParsePolicy(spec.policy); err == nil && pol.DefaultCap() < c {
+		c = pol.DefaultCap() // ros: Theorem 4.1's capacities
 	}
 	return graph.Chain(c, tasks...), total
 }
@@ -100,12 +100,16 @@ func chainGraph(spec chainSpec) (*graph.Graph, *int64) {
 // runChain runs spec under its tpipe policy and checks that every byte
 // reached the sink.
 func runChain(ctx context.Context, spec chainSpec) (*sched.Stats, error) {
+	pol, err := sched.ParsePolicy(spec.policy)
+	if err != nil {
+		return nil, err
+	}
 	g, total := chainGraph(spec)
 	s := spec.s
 	if s == 0 {
 		s = recordSize(len(spec.rec))
 	}
-	st, err := sched.Run(ctx, g, sched.Options{Policy: spec.policy, Buffers: spec.buffers, RecordSize: s, Trace: spec.trace, CapAuto: spec.capAuto})
+	st, err := sched.Run(ctx, g, sched.Options{Policy: pol, Buffers: spec.buffers, RecordSize: s, Trace: spec.trace, CapAuto: spec.capAuto})
 	if err != nil {
 		return st, err
 	}

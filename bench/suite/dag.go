@@ -43,10 +43,10 @@ func dagGraph(spec dagSpec) (*graph.Graph, *int64, int64) {
 	n, rec := spec.n, spec.rec
 	g := &graph.Graph{}
 	c := queueCap
-	if spec.policy == "ros" {
-		c = 1
+	if pol, err := sched.ParsePolicy(spec.policy); err == nil && pol.DefaultCap() < c {
+		c = pol.DefaultCap() // ros: Theorem 4.1's capacities
 	}
-	src := g.Add("src", 0, 1, func(ctx context.Context, p *buffer.Proc) error {
+	src := g.Add("src", 0, 1, func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
 		for range n {
 			if err := out.Write(rec); err != nil {
@@ -87,7 +87,7 @@ func dagGraph(spec dagSpec) (*graph.Graph, *int64, int64) {
 		g.Connect(b, 0, last, 1, c)
 		want *= 2
 	}
-	sink := g.Add("sink", 1, 0, func(ctx context.Context, p *buffer.Proc) error {
+	sink := g.Add("sink", 1, 0, func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		for {
 			data, _, err := in.ReadBatch()
@@ -106,8 +106,12 @@ func dagGraph(spec dagSpec) (*graph.Graph, *int64, int64) {
 
 // runDAG runs spec and checks that every byte reached the sink.
 func runDAG(ctx context.Context, spec dagSpec) (*sched.Stats, error) {
+	pol, err := sched.ParsePolicy(spec.policy)
+	if err != nil {
+		return nil, err
+	}
 	g, total, want := dagGraph(spec)
-	st, err := sched.Run(ctx, g, sched.Options{Policy: spec.policy, Buffers: spec.buffers,
+	st, err := sched.Run(ctx, g, sched.Options{Policy: pol, Buffers: spec.buffers,
 		RecordSize: recordSize(len(spec.rec)), TempDir: spec.tempDir})
 	if err != nil {
 		return st, err

@@ -57,6 +57,16 @@ func (w workload) rounds(stages int) []int {
 	return r
 }
 
+// tpipe's policies, named as its table names them: a cell's policy is a
+// name, since the matrix has rows that are not tpipe's.
+var (
+	pAuto       = sched.Auto.String()
+	pConcurrent = sched.Concurrent.String()
+	pROS        = sched.ROS.String()
+	pFused      = sched.Fused.String()
+	pSerial     = sched.Serial.String()
+)
+
 // The policies that are not tpipe's, and cap auto.
 const (
 	policyChannels = "channels" // goroutines and channels, in process
@@ -70,11 +80,11 @@ const (
 // inputPolicies are the policies of the memory-against-input-size cells:
 // concurrent at its default B, the thrifty ones and the two outside
 // baselines.
-var inputPolicies = []string{"concurrent", "ros", "serial", policyChannels, policyBash}
+var inputPolicies = []string{pConcurrent, pROS, pSerial, policyChannels, policyBash}
 
 // dagPolicies are the policies of the graph cells; channels has no plain
 // Go version of split-cat (see runChannelsDAG).
-var dagPolicies = []string{"concurrent", "ros", "serial", policyChannels}
+var dagPolicies = []string{pConcurrent, pROS, pSerial, policyChannels}
 
 // config is a benchmark matrix: every workload × stage count × policy, and
 // for the concurrent policy every B of bPoints; then the cells of the
@@ -117,7 +127,7 @@ func dagWorkload(n int) workload { return workload{"1KiB", 1 << 10, int64(n) << 
 // kindDAG marks the graph cells' workload; its stages are the shape's.
 const kindDAG = "dag"
 
-var allPolicies = []string{"concurrent", policyCapAuto, "ros", "fused", "serial", "auto", policyChannels, policyBash}
+var allPolicies = []string{pConcurrent, policyCapAuto, pROS, pFused, pSerial, pAuto, policyChannels, policyBash}
 
 func fullConfig() config {
 	return config{
@@ -243,7 +253,7 @@ func (cfg config) cells() []cell {
 				switch {
 				case p == policyBash && w.kind != kindBalanced:
 				case p == policyCapAuto && st != most:
-				case p == "concurrent" && cfg.bPoints != nil:
+				case p == pConcurrent && cfg.bPoints != nil:
 					for _, b := range dedupe(cfg.bPoints(chainBound(st))) {
 						add(cell{w: w, stages: st, policy: p, buffers: b})
 					}
@@ -256,7 +266,7 @@ func (cfg config) cells() []cell {
 	for _, n := range cfg.inputSizes {
 		for _, p := range inputPolicies {
 			c := cell{w: inputWorkload(n), stages: most, policy: p}
-			if p == "concurrent" {
+			if p == pConcurrent {
 				c.buffers = chainBound(most) // its default, as the matrix names it
 			}
 			add(c)
@@ -278,7 +288,7 @@ func (cfg config) cells() []cell {
 // chainBound is the concurrent policy's default B for a chain of stages:
 // the sum of its queue capacities.
 func chainBound(stages int) int {
-	g, _ := chainGraph(chainSpec{policy: "concurrent", rounds: make([]int, stages)})
+	g, _ := chainGraph(chainSpec{policy: pConcurrent, rounds: make([]int, stages)})
 	return g.Bound()
 }
 
@@ -428,10 +438,10 @@ func runCell(ctx context.Context, c cell, tmpDir string, timeout time.Duration) 
 	rounds := c.w.rounds(c.stages)
 	spec := chainSpec{policy: c.policy, n: c.w.records(), rec: rec, rounds: rounds, buffers: c.buffers}
 	if c.policy == policyCapAuto {
-		spec.policy, spec.capAuto = "concurrent", true
+		spec.policy, spec.capAuto = pConcurrent, true
 	}
 	var lc *lineCounter
-	if c.policy == "ros" && c.shape == "" {
+	if c.policy == pROS && c.shape == "" {
 		lc = &lineCounter{}
 		spec.trace = lc
 	}
@@ -469,7 +479,7 @@ func runCell(ctx context.Context, c cell, tmpDir string, timeout time.Duration) 
 		return s, err
 	}
 	if st != nil {
-		s.bufHW, s.runsAs, s.buffers = st.BuffersHighWater, st.Runs, st.Buffers
+		s.bufHW, s.runsAs, s.buffers = st.BuffersHighWater, st.Runs.String(), st.Buffers
 		s.capAuto, s.growths, s.spilled = st.CapAuto, st.Growths, st.SpilledBytes
 		if st.Disk != nil {
 			s.disk = st.Disk.Written

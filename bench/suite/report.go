@@ -272,7 +272,7 @@ type knee struct {
 func (g group) knee() (k knee, ok bool) {
 	var pts []result
 	for _, r := range g.rs {
-		if r.policy == "concurrent" && r.cell.buffers > 0 && r.err == "" && r.runs > 0 {
+		if r.policy == pConcurrent && r.cell.buffers > 0 && r.err == "" && r.runs > 0 {
 			pts = append(pts, r)
 		}
 	}

@@ -33,8 +33,8 @@ type point struct {
 }
 
 var palette = map[string]string{
-	"concurrent": "#1f77b4", "ros": "#ff7f0e", "fused": "#2ca02c", "serial": "#d62728",
-	"auto": "#9467bd", policyChannels: "#8c564b", policyBash: "#7f7f7f", policyCapAuto: "#e377c2",
+	pConcurrent: "#1f77b4", pROS: "#ff7f0e", pFused: "#2ca02c", pSerial: "#d62728",
+	pAuto: "#9467bd", policyChannels: "#8c564b", policyBash: "#7f7f7f", policyCapAuto: "#e377c2",
 }
 
 func color(name string) string {

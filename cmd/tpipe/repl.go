@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"text/tabwriter"
 
 	"github.com/peterh/liner"
 	"golang.org/x/term"
 
 	"github.com/tpipe/tpipe/builtin"
-	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/shell"
@@ -33,15 +33,23 @@ Pipelines here read no terminal input: use < FILE.
 
   help [COMMAND]          this text, or a builtin's usage
   set                     show the settings
-  set policy NAME         scheduling policy (%s)
-  set buffers B           record buffers (0: the bound of each pipeline)
-  set cap N               capacity of every queue
-  set record-size S       bytes per buffer (64K, 4M, ...)
-  set stats on|off        print statistics after each pipeline
-  exit                    leave
+  set NAME VALUE          change a setting:
+%s  exit                    leave
 
+policies: %s
 builtins: %s
 `
+
+// replSettings lists the settings for the shell's help, one a line.
+func replSettings() string {
+	var sb strings.Builder
+	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', 0)
+	for _, s := range runner.Settings {
+		fmt.Fprintf(tw, "    %s\t%s\t%s\n", s.Name, s.Values, s.Help)
+	}
+	tw.Flush()
+	return sb.String()
+}
 
 // interactive runs the shell on a terminal. Line editing and the history
 // file come from github.com/peterh/liner, which reads the terminal itself.
@@ -49,12 +57,7 @@ func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Rea
 	cfg.Stdin = nil // the terminal belongs to the line editor
 	r := runner.New(cfg)
 	defer r.Close()
-	stats := o.stats
-	r.OnStats = func(st *sched.Stats) {
-		if stats {
-			runner.WriteStats(stderr, st)
-		}
-	}
+	r.Advise = func(setting, value string) string { return fmt.Sprintf("try: set %s %s", setting, value) }
 	line := liner.NewLiner()
 	defer line.Close()
 	line.SetCtrlCAborts(true)
@@ -111,7 +114,7 @@ func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Rea
 			continue
 		}
 		line.AppendHistory(strings.ReplaceAll(cmd, "\n", " "))
-		if done, st := meta(cmd, r, &stats, stdout, stderr); done {
+		if done, st := meta(cmd, r, stdout, stderr); done {
 			if st < 0 {
 				return status
 			}
@@ -149,7 +152,7 @@ func runInterruptible(ctx context.Context, r *runner.Runner, src string, sig <-c
 
 // meta runs the shell's own commands: help, set, exit. It reports whether
 // line was one, and the status (-1: leave the shell).
-func meta(line string, r *runner.Runner, stats *bool, stdout, stderr io.Writer) (bool, int) {
+func meta(line string, r *runner.Runner, stdout, stderr io.Writer) (bool, int) {
 	f := strings.Fields(line)
 	if len(f) == 0 {
 		return false, 0
@@ -161,7 +164,7 @@ func meta(line string, r *runner.Runner, stats *bool, stdout, stderr io.Writer) 
 		}
 	case "help":
 		if len(f) == 1 {
-			fmt.Fprintf(stdout, replHelp, strings.Join(sched.Policies, ", "), strings.Join(builtin.Names(), " "))
+			fmt.Fprintf(stdout, replHelp, replSettings(), strings.Join(sched.PolicyNames(), ", "), strings.Join(builtin.Names(), " "))
 			return true, 0
 		}
 		if s, ok := builtin.Lookup(f[1]); ok && len(f) == 2 {
@@ -174,27 +177,18 @@ func meta(line string, r *runner.Runner, stats *bool, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "tpipe: help: %s: not a builtin\n", strings.Join(f[1:], " "))
 		return true, 1
 	case "set":
-		return true, set(f[1:], r, stats, stdout, stderr)
+		return true, set(f[1:], r, stdout, stderr)
 	}
 	return false, 0
 }
 
-func set(args []string, r *runner.Runner, stats *bool, stdout, stderr io.Writer) int {
+// set shows the settings, or changes one (runner.Settings).
+func set(args []string, r *runner.Runner, stdout, stderr io.Writer) int {
 	c := r.Config()
 	if len(args) == 0 {
-		b := "the bound"
-		if c.Buffers > 0 {
-			b = fmt.Sprint(c.Buffers)
+		for _, s := range runner.Settings {
+			fmt.Fprintf(stdout, "%s %s\n", s.Name, s.Get(&c))
 		}
-		rs := c.RecordSize
-		if rs == 0 {
-			rs = sched.DefaultRecordSize
-		}
-		cp := "the policy's default"
-		if c.Cap > 0 {
-			cp = fmt.Sprint(c.Cap)
-		}
-		fmt.Fprintf(stdout, "policy %s\nbuffers %s\ncap %s\nrecord-size %d\nstats %v\n", c.Policy, b, cp, rs, *stats)
 		return 0
 	}
 	bad := func(format string, a ...any) int {
@@ -204,42 +198,12 @@ func set(args []string, r *runner.Runner, stats *bool, stdout, stderr io.Writer)
 	if len(args) != 2 {
 		return bad("want: set NAME VALUE (see help)")
 	}
-	v := args[1]
-	switch args[0] {
-	case "policy":
-		if !known(v) {
-			return bad("%s: unknown policy (known: %s)", v, strings.Join(sched.Policies, ", "))
-		}
-		c.Policy = v
-	case "buffers":
-		var n int
-		if _, err := fmt.Sscan(v, &n); err != nil || n < 0 {
-			return bad("buffers %s: want 0 (the bound) or a positive number", v)
-		}
-		c.Buffers = n
-	case "cap":
-		if v == "auto" {
-			c.Cap, c.CapAuto = 0, true
-			break
-		}
-		var n int
-		if _, err := fmt.Sscan(v, &n); err != nil || n < 1 {
-			return bad("cap %s: want a positive number or auto", v)
-		}
-		c.Cap, c.CapAuto = n, false
-	case "record-size":
-		n, err := record.ParseSize(v)
-		if err != nil {
-			return bad("record-size %s: want a positive size such as 64K or 4M", v)
-		}
-		c.RecordSize = n
-	case "stats":
-		if v != "on" && v != "off" {
-			return bad("stats %s: want on or off", v)
-		}
-		*stats = v == "on"
-	default:
+	s, ok := runner.LookupSetting(args[0])
+	if !ok {
 		return bad("%s: no such setting (see help)", args[0])
+	}
+	if err := s.Set(&c, args[1]); err != nil {
+		return bad("%v", err)
 	}
 	r.SetConfig(c)
 	return 0

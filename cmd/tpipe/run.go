@@ -9,13 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/tpipe/tpipe/builtin"
-	"github.com/tpipe/tpipe/graph"
-	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
 )
@@ -34,83 +31,61 @@ allocated before the run, so record memory is B x S whatever the input.
 flags:
 `
 
-// options are the command-line settings.
+// options are the command line: the settings of the runner (from the
+// table runner.Settings) and what the command itself does.
 type options struct {
-	policy     string
-	buffers    int
-	cap        int
-	capAuto    bool
-	recordSize int
-	sortMemory int
-	stats      bool
-	statsJSON  string
-	explain    bool
-	dot        bool
-	file       string
-	trace      string
+	cfg       runner.Config
+	statsJSON string
+	explain   bool
+	dot       bool
+	file      string
+	trace     string
 }
 
-// capFlag parses --cap: a capacity, or auto.
-type capFlag struct {
-	n    *int
-	auto *bool
+// settingFlag is a flag.Value over one setting of the runner's table. A
+// value the setting refuses is kept in bad, so that the message is the
+// table's ("--cap 0: want ..."), not the flag package's.
+type settingFlag struct {
+	s   *runner.Setting
+	cfg *runner.Config
+	bad *error
 }
 
-func (c capFlag) String() string {
-	if c.auto != nil && *c.auto {
-		return "auto"
-	}
-	if c.n == nil {
+func (f settingFlag) String() string {
+	if f.s == nil {
 		return ""
 	}
-	return fmt.Sprint(*c.n)
+	return f.s.Get(f.cfg)
 }
 
-func (c capFlag) Set(v string) error {
-	if v == "auto" {
-		*c.n, *c.auto = 0, true
-		return nil
+func (f settingFlag) Set(v string) error {
+	err := f.s.Set(f.cfg, v)
+	if err != nil && *f.bad == nil {
+		*f.bad = err
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return errors.New("want a capacity of at least 1, or auto")
-	}
-	*c.n, *c.auto = n, false
-	return nil
+	return err
 }
 
-// sizeFlag parses sizes such as 64K and 4M.
-type sizeFlag struct{ v *int }
-
-func (s sizeFlag) String() string {
-	if s.v == nil {
-		return ""
-	}
-	return fmt.Sprint(*s.v)
-}
-
-func (s sizeFlag) Set(v string) error {
-	n, err := record.ParseSize(v)
-	if err != nil {
-		return errors.New("want a positive size such as 65536, 64K or 4M")
-	}
-	*s.v = n
-	return nil
-}
+// IsBoolFlag makes an on|off setting a flag without a value (--stats).
+func (f settingFlag) IsBoolFlag() bool { return f.s != nil && f.s.IsBool() }
 
 // parseFlags parses args; on a usage error it prints one line and the
 // status is 2; on --help the usage goes to stdout and the status is 0.
 func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int, bool) {
 	var o options
+	var badSetting error
 	fs := flag.NewFlagSet("tpipe", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.policy, "policy", sched.DefaultPolicy, "scheduling policy `NAME`: "+strings.Join(sched.Policies, ", ")+"; default "+sched.DefaultPolicy)
-	fs.IntVar(&o.buffers, "buffers", 0, "number of record buffers `B`; default: the bound, the sum of queue capacities")
-	fs.Var(capFlag{&o.cap, &o.capAuto}, "cap", fmt.Sprintf("capacity of every queue, in buffers `N`, or auto: sized at run time to keep the slowest stage busy; default %d (1 under ros)", graph.DefaultCap))
-	o.recordSize = sched.DefaultRecordSize
-	fs.Var(sizeFlag{&o.recordSize}, "record-size", "bytes per buffer `S`, the longest record (64K, 4M, ...); default 256K")
-	fs.Var(sizeFlag{&o.sortMemory}, "sort-memory", "bytes `S` sort keeps in memory before it spills to disk; default 4M")
-	fs.BoolVar(&o.stats, "stats", false, "print per-queue and per-task statistics on stderr")
+	for _, s := range runner.Settings {
+		help := s.Help
+		if s.Arg != "" {
+			help = s.Help + " `" + s.Arg + "`"
+		}
+		if !strings.Contains(s.Help, "default") && s.Arg != "" {
+			help += "; default " + s.Default()
+		}
+		fs.Var(settingFlag{s, &o.cfg, &badSetting}, s.Name, help)
+	}
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
 	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
 	fs.BoolVar(&o.dot, "dot", false, "print the graph in Graphviz DOT (tasks as transitions, queues as places) and exit")
@@ -128,8 +103,17 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 			if name != "" {
 				name = " " + name
 			}
+			if sf, ok := f.Value.(settingFlag); ok && sf.IsBoolFlag() {
+				name = ""
+			}
 			fmt.Fprintf(tw, "  %s%s%s\t%s\n", dash, f.Name, name, text)
 		})
+		tw.Flush()
+		fmt.Fprintf(w, "\npolicies (--policy):\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, p := range sched.Policies() {
+			fmt.Fprintf(tw, "  %s\t%s; buffers: %s\n", p, p.Summary(), p.Buffers())
+		}
 		tw.Flush()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -137,22 +121,18 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 			help(stdout)
 			return o, nil, 0, false
 		}
+		if badSetting != nil {
+			fmt.Fprintf(stderr, "tpipe: --%v\n", badSetting)
+			return o, nil, 2, false
+		}
 		fmt.Fprintf(stderr, "tpipe: %v (see tpipe --help)\n", err)
 		return o, nil, 2, false
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	bad := func(format string, a ...any) (options, []string, int, bool) {
 		fmt.Fprintf(stderr, "tpipe: "+format+"\n", a...)
 		return o, nil, 2, false
 	}
 	switch {
-	case set["buffers"] && o.buffers < 1:
-		return bad("--buffers %d: need at least 1 buffer", o.buffers)
-	case set["cap"] && !o.capAuto && o.cap < 1:
-		return bad("--cap %d: need a capacity of at least 1, or auto", o.cap)
-	case !known(o.policy):
-		return bad("--policy %s: unknown policy (known: %s)", o.policy, strings.Join(sched.Policies, ", "))
 	case o.explain && o.dot:
 		return bad("give --explain or --dot, not both")
 	case o.file != "" && fs.NArg() > 0:
@@ -161,15 +141,6 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		return bad("too many arguments: quote the pipeline as one argument, as in tpipe 'a | b'")
 	}
 	return o, fs.Args(), 0, true
-}
-
-func known(p string) bool {
-	for _, k := range sched.Policies {
-		if p == k {
-			return true
-		}
-	}
-	return false
 }
 
 // run is the whole command; main only adds signals and os.Exit.
@@ -192,10 +163,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if !ok {
 		return code
 	}
-	cfg := runner.Config{
-		Policy: o.policy, Buffers: o.buffers, Cap: o.cap, CapAuto: o.capAuto, RecordSize: o.recordSize, SortMemory: o.sortMemory,
-		Stdin: stdin, Stdout: stdout, Stderr: stderr,
-	}
+	cfg := o.cfg
+	cfg.Stdin, cfg.Stdout, cfg.Stderr = stdin, stdout, stderr
 	if o.trace != "" {
 		f, err := os.Create(o.trace)
 		if err != nil {
@@ -239,14 +208,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.dot {
 		return r.Dot(ctx, src, stdout)
 	}
-	r.BeforeRun = func(j *runner.Job) { limitMemory(j.Plan.Memory(), o.sortMemory) }
+	r.BeforeRun = func(j *runner.Job) { limitMemory(j.Plan.Memory(), cfg.SortMemory) }
 	var runs []*sched.Stats
-	r.OnStats = func(st *sched.Stats) {
-		runs = append(runs, st)
-		if o.stats {
-			runner.WriteStats(stderr, st)
-		}
-	}
+	r.OnStats = func(st *sched.Stats) { runs = append(runs, st) }
 	status = r.RunScript(ctx, src)
 	if o.statsJSON != "" {
 		if err := writeJSON(o.statsJSON, runs); err != nil {

@@ -1,0 +1,550 @@
+package buffer
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tpipe/tpipe/record"
+)
+
+// Ports is a task's handle on its pool: its numbered input and output
+// ports, and what it may do with them. A task function gets *Ports from
+// its scheduler (Proc.Ports). Ports, and the Inputs and Outputs it gives
+// out, belong to one task and must be used by one goroutine at a time.
+type Ports proc
+
+func (ps *Ports) t() *proc { return (*proc)(ps) }
+
+// Name returns the task's name.
+func (ps *Ports) Name() string { return ps.name }
+
+// In returns input port i. It panics if there is no such port.
+func (ps *Ports) In(i int) *Input { return ps.ins[i] }
+
+// Out returns output port i. It panics if there is no such port.
+func (ps *Ports) Out(i int) *Output { return ps.outs[i] }
+
+// NumIn returns the number of input ports.
+func (ps *Ports) NumIn() int { return len(ps.ins) }
+
+// NumOut returns the number of output ports.
+func (ps *Ports) NumOut() int { return len(ps.outs) }
+
+// RecordSize returns S, the largest record a port can carry.
+func (ps *Ports) RecordSize() int { return ps.pool.size }
+
+// Flush hands over every partially filled output buffer. It never blocks.
+// A task calls it before it may block outside this package (a read from a
+// slow pipe, a sleep), so that records already written keep flowing.
+func (ps *Ports) Flush() {
+	t := ps.t()
+	t.pool.mu.Lock()
+	t.flushLocked()
+	t.pool.mu.Unlock()
+}
+
+// Ready waits until some input port can be read without blocking and
+// returns its number: a port with records left in its current buffer, with
+// buffers queued, or at its end (its Read then returns io.EOF, once).
+// Ready returns io.EOF when every input has returned io.EOF. It is how a
+// task reads its inputs in the order records arrive (merge, join), which
+// no fork can starve; ports are tried round robin, so none is starved
+// either. Before it blocks it gives back used-up input buffers and hands
+// over partial output buffers, as Read does.
+func (ps *Ports) Ready() (int, error) {
+	t := ps.t()
+	n := len(t.ins)
+	for k := 0; k < n; k++ {
+		i := (t.rr + k) % n
+		if in := t.ins[i]; !in.eof && in.cur != nil && in.i < len(in.cur.ends) {
+			t.rr = (i + 1) % n
+			return i, nil
+		}
+	}
+	p := t.pool
+	t.yieldPoint(OpRead)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		if p.err != nil {
+			return -1, p.err
+		}
+		open := 0
+		for k := 0; k < n; k++ {
+			i := (t.rr + k) % n
+			in := t.ins[i]
+			if in.eof {
+				continue
+			}
+			open++
+			q := in.q
+			if (in.cur != nil && in.i < len(in.cur.ends)) || q.n > 0 || q.backlog() > 0 || q.eof {
+				t.rr = (i + 1) % n
+				return i, nil
+			}
+			if in.cur != nil {
+				in.giveBackLocked()
+			}
+		}
+		if open == 0 {
+			return -1, io.EOF
+		}
+		t.flushLocked()
+		for _, in := range t.ins {
+			if !in.eof {
+				in.q.readerWaitsLocked(t)
+			}
+		}
+		if err := t.parkLocked(waiting{kind: waitAny}); err != nil {
+			return -1, err
+		}
+	}
+}
+
+// Input is a task's input port: the reading end of one queue.
+type Input struct {
+	t   *proc
+	q   *Queue
+	cur *Buf // the buffer being read, charged to q.held
+	i   int  // index of the next record in cur
+	off int  // start offset of record i
+	eof bool
+	// priv, with CopyReads, is the task's own buffer that Read serves
+	// from; it is never in the pool (id -1).
+	priv *Buf
+}
+
+// Name returns the name of the port's queue (the graph's edge name).
+func (in *Input) Name() string { return in.q.name }
+
+// Read returns the next record. The record is valid until the next call to
+// Read on this port (or a Forward of it); the task must not retain it or
+// write into it. Read returns io.EOF, and nil data, once the writer has
+// finished and every record was read; it keeps returning io.EOF after that
+// (rule B1 of the paper: a task reads nothing after eof). Read blocks while
+// the queue is empty; before it blocks it hands over the task's partially
+// filled output buffers. Any other error means the run was aborted (an
+// error elsewhere, cancellation, or a *DeadlockError).
+func (in *Input) Read() ([]byte, error) {
+	if b := in.cur; b != nil && in.i < len(b.ends) {
+		end := int(b.ends[in.i])
+		rec := b.data[in.off:end:end]
+		in.i++
+		in.off = end
+		return rec, nil
+	}
+	return in.next()
+}
+
+// Buffered returns how many records Read can return without taking the
+// next buffer (so without blocking). A sink uses it to flush its own output
+// before it may wait, so records reach a terminal a line at a time.
+func (in *Input) Buffered() int {
+	if in.cur == nil {
+		return 0
+	}
+	return len(in.cur.ends) - in.i
+}
+
+// Stop ends reading this port before its end, as a task that returns
+// early does for all of them: the buffers queued go back to FREE, the
+// writer's next write returns ErrReaderGone, and Read returns io.EOF from
+// now on. The record last read must not be used after Stop.
+func (in *Input) Stop() {
+	p := in.t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if in.eof {
+		return
+	}
+	in.stopLocked()
+	in.eof = true
+	p.checkStallLocked()
+}
+
+func (in *Input) next() ([]byte, error) {
+	if err := in.fillFor(true); err != nil {
+		return nil, err
+	}
+	b := in.cur
+	end := int(b.ends[in.i])
+	rec := b.data[in.off:end:end]
+	in.i++
+	in.off = end
+	return rec, nil
+}
+
+// fill gives back the buffer being read and takes the next one, blocking
+// while the queue is empty; io.EOF at the end.
+func (in *Input) fill() error { return in.fillFor(false) }
+
+// fillFor is fill; with copy set and a private buffer (CopyReads), the
+// batch is copied into it and the pool's buffer goes back to FREE at once.
+func (in *Input) fillFor(copyOut bool) error {
+	if in.eof {
+		return io.EOF
+	}
+	t := in.t
+	p := t.pool
+	t.yieldPoint(OpRead)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q := in.q
+	if in.cur != nil {
+		in.giveBackLocked()
+	}
+	for {
+		if p.err != nil {
+			return p.err
+		}
+		if q.backlog() > 0 {
+			if err := in.readBackLocked(); err != nil {
+				return err
+			}
+			if copyOut && in.priv != nil {
+				in.copyOutLocked()
+			}
+			return nil
+		}
+		if q.n > 0 {
+			b := q.popLocked()
+			q.held++
+			in.cur, in.i, in.off = b, b.lo, 0
+			if b.lo > 0 {
+				in.off = int(b.ends[b.lo-1])
+			}
+			if copyOut && in.priv != nil {
+				in.copyOutLocked()
+			}
+			return nil
+		}
+		if q.eof {
+			in.eof = true
+			return io.EOF
+		}
+		t.flushLocked()
+		q.readerWaitsLocked(t)
+		if err := t.parkLocked(waiting{waitRead, q}); err != nil {
+			return err
+		}
+	}
+}
+
+// readBackLocked takes a buffer from FREE (waiting for one if need be) and
+// reads the oldest buffer of the queue's backlog into it.
+func (in *Input) readBackLocked() error {
+	t, q := in.t, in.q
+	p := t.pool
+	b, err := t.takeFreeWaitLocked(q)
+	if err != nil {
+		return err
+	}
+	if q.occupancy() >= q.cap {
+		// The ring filled up while the backlog was on disk; the buffer
+		// read back needs a slot of its own.
+		q.resolveLocked()
+	}
+	if err := q.disk.readFrame(p.spill, b); err != nil {
+		p.releaseLocked(b)
+		err = fmt.Errorf("reading back spilled queue %s: %w", q.name, err)
+		p.abortLocked(err)
+		return err
+	}
+	q.held++
+	in.cur, in.i, in.off = b, 0, 0
+	return nil
+}
+
+// copyOutLocked copies the unread records of the buffer being read into
+// the private buffer and gives the pool's buffer back.
+func (in *Input) copyOutLocked() {
+	b, pv := in.cur, in.priv
+	base := in.off
+	pv.data = append(pv.data[:0], b.data[base:b.end()]...)
+	pv.ends = pv.ends[:0]
+	for _, e := range b.ends[in.i:] {
+		pv.ends = append(pv.ends, e-int32(base))
+	}
+	pv.lo = 0
+	in.giveBackLocked()
+	in.cur, in.i, in.off = pv, 0, 0
+}
+
+// giveBackLocked returns the buffer being read to FREE (a private buffer
+// just stays with its task).
+func (in *Input) giveBackLocked() {
+	b := in.cur
+	in.cur = nil
+	if b == in.priv {
+		return
+	}
+	in.q.held--
+	in.t.pool.releaseLocked(b)
+	in.q.roomLocked()
+}
+
+// stopLocked ends reading: the buffer being read and every queued buffer go
+// back to FREE, and the writer learns the reader is gone.
+func (in *Input) stopLocked() {
+	q := in.q
+	p := in.t.pool
+	if in.cur != nil {
+		in.giveBackLocked()
+	}
+	for q.n > 0 {
+		p.releaseLocked(q.popLocked())
+	}
+	q.discardLocked()
+	if q.rwait == in.t {
+		q.rwait = nil
+	}
+	if !q.eof {
+		q.gone = true
+		q.doneLocked()
+	}
+	q.roomLocked()
+}
+
+// Output is a task's output port: the writing end of one queue.
+type Output struct {
+	t      *proc
+	q      *Queue
+	pend   *Buf // the buffer being filled, charged to q.reserved
+	closed bool
+	carry  []byte // ScanFrom's incomplete line between two buffers
+}
+
+// Name returns the name of the port's queue (the graph's edge name).
+func (o *Output) Name() string { return o.q.name }
+
+// Write appends a copy of rec to the output; the caller may reuse rec as
+// soon as Write returns. Records are batched into the current output buffer;
+// when it is full, Write hands it over, reserves room in the queue (blocking
+// while the queue is full) and then takes a buffer from FREE (blocking while
+// FREE is empty). It never blocks while holding a buffer from FREE other
+// than the one being read on an input, which is charged to that input's
+// queue. Write returns ErrReaderGone once the reader has stopped, a
+// *record.TooLargeError for a record over the record size, and the pool's
+// error if the run was aborted.
+func (o *Output) Write(rec []byte) error {
+	if b := o.pend; b != nil && len(b.data)+len(rec) <= cap(b.data) && len(b.ends) < cap(b.ends) {
+		b.data = append(b.data, rec...)
+		b.ends = append(b.ends, int32(len(b.data)))
+		return nil
+	}
+	return o.writeSlow(rec)
+}
+
+func (o *Output) writeSlow(rec []byte) error {
+	t := o.t
+	p := t.pool
+	if len(rec) > p.size {
+		return &record.TooLargeError{Size: len(rec), Max: p.size}
+	}
+	if o.closed {
+		return ErrClosed
+	}
+	defer o.lockFor(OpWrite)()
+	b, err := o.newBufferLocked()
+	if err != nil {
+		return err
+	}
+	b.data = append(b.data, rec...)
+	b.ends = append(b.ends, int32(len(b.data)))
+	o.pend = b
+	return nil
+}
+
+// reserveLocked waits for room in the queue and takes one slot.
+func (o *Output) reserveLocked() error {
+	q := o.q
+	t := o.t
+	p := t.pool
+	for {
+		if p.err != nil {
+			return p.err
+		}
+		if q.gone {
+			return ErrReaderGone
+		}
+		if q.occupancy() < q.cap {
+			q.reserved++
+			return nil
+		}
+		t.flushLocked()
+		q.wwait = t
+		if err := t.parkLocked(waiting{waitRoom, q}); err != nil {
+			return err
+		}
+	}
+}
+
+// lockFor starts an operation on o that may block: a preemption point
+// (and the test hook), then the pool's lock with o's partial buffer handed
+// over. It returns the unlock function.
+func (o *Output) lockFor(op Op) func() {
+	t := o.t
+	t.yieldPoint(op)
+	t.pool.mu.Lock()
+	if o.pend != nil {
+		o.commitLocked()
+	}
+	return t.pool.mu.Unlock
+}
+
+// newBufferLocked reserves room in o's queue and then takes a buffer from
+// FREE for it: the reserve-first write of the package doc.
+func (o *Output) newBufferLocked() (*Buf, error) {
+	if err := o.reserveLocked(); err != nil {
+		return nil, err
+	}
+	return o.acquireLocked()
+}
+
+// acquireLocked takes a buffer from FREE for a slot already reserved in
+// o.q, waiting while FREE is empty. On failure the reservation is undone.
+func (o *Output) acquireLocked() (*Buf, error) {
+	b, err := o.t.takeFreeWaitLocked(nil)
+	if err != nil {
+		o.q.reserved--
+	}
+	return b, err
+}
+
+// commitLocked hands the pending buffer over to the queue (it never blocks:
+// its slot is reserved). An empty pending buffer goes back to FREE.
+func (o *Output) commitLocked() {
+	b := o.pend
+	o.pend = nil
+	q := o.q
+	q.reserved--
+	p := o.t.pool
+	// Bytes after the last record end are an unterminated line left by
+	// ScanFrom (ScanFrom keeps room in ends for it); they are a record too.
+	if last := b.end(); last < len(b.data) {
+		b.ends = append(b.ends, int32(len(b.data)))
+	}
+	if b.records() == 0 || q.gone {
+		p.releaseLocked(b)
+		q.roomLocked()
+		return
+	}
+	q.pushLocked(b)
+}
+
+// Forward writes the record last returned by in.Read to o. When that record
+// is the last one in its buffer and o has no partial buffer, the buffer
+// itself moves to o's queue with no copy (how a megabyte frame passes a
+// stage); otherwise the record is copied as by Write. After Forward the
+// record must not be used. Errors are those of Write.
+func (o *Output) Forward(in *Input) error {
+	b := in.cur
+	if b == nil || in.i == 0 || in.i <= b.lo {
+		return fmt.Errorf("buffer: forward on %s: no record was read", in.q.name)
+	}
+	if o.pend != nil || in.i != len(b.ends) || b == in.priv {
+		start := 0
+		if in.i > 1 {
+			start = int(b.ends[in.i-2])
+		}
+		return o.Write(b.data[start:b.ends[in.i-1]])
+	}
+	return o.move(in, in.i-1)
+}
+
+// move hands the buffer being read on in over to o's queue, its records
+// from index lo on, with no copy: it commits o's partial buffer first (to
+// keep the order), reserves room in o's queue (blocking while it is full,
+// the buffer meanwhile still charged to in's queue), then moves it.
+func (o *Output) move(in *Input, lo int) error {
+	if o.closed {
+		return ErrClosed
+	}
+	p := o.t.pool
+	defer o.lockFor(OpWrite)()
+	if err := o.reserveLocked(); err != nil {
+		return err
+	}
+	b := in.cur
+	in.cur = nil
+	in.q.held--
+	in.q.roomLocked()
+	b.lo = lo
+	o.q.reserved--
+	if o.q.gone {
+		p.releaseLocked(b)
+		return nil
+	}
+	o.q.pushLocked(b)
+	return nil
+}
+
+// Done returns a channel that is closed when the reader of this output has
+// stopped reading or the run was aborted. A source that waits outside
+// tpipe (on a terminal, a socket) selects on it to learn, without writing,
+// that nobody wants its records any more.
+func (o *Output) Done() <-chan struct{} {
+	p := o.t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o.q.done == nil {
+		if o.q.gone || p.err != nil {
+			o.q.done = closedChan
+		} else {
+			o.q.done = make(chan struct{})
+		}
+	}
+	return o.q.done
+}
+
+// Drain hands over what was written and waits until the reader has taken
+// every record and asks for more; it returns ErrReaderGone if the reader
+// stopped first. A source that meets bad input (a record too large) drains
+// before it reports it: if nobody reads that far (`head -n 3`), the bad
+// record does not matter, as in a shell.
+func (o *Output) Drain() error {
+	t := o.t
+	p := t.pool
+	defer o.lockFor(OpWrite)()
+	q := o.q
+	for {
+		switch {
+		case p.err != nil:
+			return p.err
+		case q.gone:
+			return ErrReaderGone
+		case q.n == 0 && q.held == 0 && q.rwait == q.reader && q.reader != nil:
+			return nil
+		}
+		q.wwait = t
+		if err := t.parkLocked(waiting{waitDrain, q}); err != nil {
+			return err
+		}
+	}
+}
+
+// Close writes eof to this output after handing over what was written.
+// Writes after Close return ErrClosed. Finishing the task closes every
+// output too.
+func (o *Output) Close() {
+	p := o.t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if o.closed {
+		return
+	}
+	if o.pend != nil {
+		o.commitLocked()
+	}
+	o.closeLocked()
+}
+
+// closeLocked writes eof to the queue: rule B4's last write.
+func (o *Output) closeLocked() {
+	o.closed = true
+	o.q.eof = true
+	if r := o.q.rwait; r != nil {
+		o.q.rwait = nil
+		o.t.pool.wakeLocked(r)
+	}
+}

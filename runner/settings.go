@@ -1,0 +1,227 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/sched"
+)
+
+// A Setting is one knob of a Config, set by name from text. The table of
+// settings (Settings) is the one place that knows a setting's name, what
+// it takes, its default and its help: the tpipe command makes its flags
+// from it, the interactive shell's `set` uses it, and --help and
+// --explain print from it.
+type Setting struct {
+	// Name is the flag's name (--name) and the shell's (set name).
+	Name string
+	// Arg names the value in help ("B", "S"); empty for on|off.
+	Arg string
+	// Help says in one line what the setting does.
+	Help string
+	// Values says what the setting takes, for help and errors.
+	Values string
+	get    func(c *Config) string
+	set    func(c *Config, v string) error
+}
+
+// Get returns the setting's value in c, in the form Set takes.
+func (s *Setting) Get(c *Config) string { return s.get(c) }
+
+// Default returns the value of the setting in the zero Config.
+func (s *Setting) Default() string { return s.get(&Config{}) }
+
+// Set parses v and sets it in c; on error c is unchanged and the error is
+// a *SettingError.
+func (s *Setting) Set(c *Config, v string) error {
+	if err := s.set(c, v); err != nil {
+		return &SettingError{Setting: s.Name, Value: v, Want: s.Values, Err: err}
+	}
+	return nil
+}
+
+// IsBool reports whether the setting is on or off.
+func (s *Setting) IsBool() bool { return s.Arg == "" }
+
+// SettingError is a value a setting does not take.
+type SettingError struct {
+	Setting, Value string
+	Want           string // what the setting takes
+	Err            error  // why, when there is more to say
+}
+
+func (e *SettingError) Error() string {
+	msg := fmt.Sprintf("%s %s: want %s", e.Setting, e.Value, e.Want)
+	var pe *sched.UnknownPolicyError
+	if errors.As(e.Err, &pe) {
+		msg = fmt.Sprintf("%s %s: unknown policy (known: %s)", e.Setting, e.Value, strings.Join(sched.PolicyNames(), ", "))
+	}
+	return msg
+}
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+var errBadValue = errors.New("bad value")
+
+// Settings is the table of settings, in the order help lists them.
+var Settings = []*Setting{
+	{
+		Name: "policy", Arg: "NAME",
+		Help:   "scheduling policy (see policies below)",
+		Values: strings.Join(sched.PolicyNames(), ", "),
+		get:    func(c *Config) string { return c.Policy.String() },
+		set: func(c *Config, v string) error {
+			p, err := sched.ParsePolicy(v)
+			if err != nil {
+				return err
+			}
+			c.Policy = p
+			return nil
+		},
+	},
+	{
+		Name: "buffers", Arg: "B",
+		Help:   "record buffers; below the bound a warning is printed",
+		Values: "a number of at least 1, or bound",
+		get: func(c *Config) string {
+			if c.Buffers == 0 {
+				return "bound"
+			}
+			return strconv.Itoa(c.Buffers)
+		},
+		set: func(c *Config, v string) error {
+			if v == "bound" {
+				c.Buffers = 0
+				return nil
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return errBadValue
+			}
+			c.Buffers = n
+			return nil
+		},
+	},
+	{
+		Name: "cap", Arg: "N",
+		Help: fmt.Sprintf("capacity of every queue, in buffers; auto: every queue starts at 2 and the bottleneck's input grows at run time; default: %d (%s)",
+			defaultCap(), capExceptions()),
+		Values: "a capacity of at least 1, auto, or default",
+		get: func(c *Config) string {
+			switch {
+			case c.CapAuto:
+				return "auto"
+			case c.Cap == 0:
+				return "default"
+			}
+			return strconv.Itoa(c.Cap)
+		},
+		set: func(c *Config, v string) error {
+			switch v {
+			case "auto":
+				c.Cap, c.CapAuto = 0, true
+				return nil
+			case "default":
+				c.Cap, c.CapAuto = 0, false
+				return nil
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return errBadValue
+			}
+			c.Cap, c.CapAuto = n, false
+			return nil
+		},
+	},
+	sizeSetting("record-size", "bytes per buffer, the longest record", sched.DefaultRecordSize,
+		func(c *Config) *int { return &c.RecordSize }),
+	sizeSetting("sort-memory", "bytes sort keeps in memory before it spills sorted runs to disk", builtin.DefaultSortMemory,
+		func(c *Config) *int { return &c.SortMemory }),
+	{
+		Name:   "stats",
+		Help:   "print per-queue and per-task statistics on stderr after each pipeline",
+		Values: "on or off",
+		get:    func(c *Config) string { return onOff(c.Stats) },
+		set: func(c *Config, v string) error {
+			switch v {
+			case "on", "true":
+				c.Stats = true
+			case "off", "false":
+				c.Stats = false
+			default:
+				return errBadValue
+			}
+			return nil
+		},
+	},
+}
+
+// sizeSetting is a setting that takes a size such as 64K; 0 in the Config
+// means def.
+func sizeSetting(name, help string, def int, field func(*Config) *int) *Setting {
+	return &Setting{
+		Name: name, Arg: "S",
+		Help:   fmt.Sprintf("%s (64K, 4M, ...); default %s", help, record.FormatSize(int64(def))),
+		Values: "a positive size such as 65536, 64K or 4M",
+		get: func(c *Config) string {
+			n := *field(c)
+			if n == 0 {
+				n = def
+			}
+			return record.FormatSize(int64(n))
+		},
+		set: func(c *Config, v string) error {
+			n, err := record.ParseSize(v)
+			if err != nil {
+				return err
+			}
+			*field(c) = n
+			return nil
+		},
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// defaultCap is the capacity of a queue under the default policy.
+func defaultCap() int { return sched.DefaultPolicy.DefaultCap() }
+
+// capExceptions names the policies whose default capacity differs.
+func capExceptions() string {
+	var out []string
+	for _, p := range sched.Policies() {
+		if p.DefaultCap() != defaultCap() {
+			out = append(out, fmt.Sprintf("%d under %s", p.DefaultCap(), p))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// LookupSetting returns the setting named name.
+func LookupSetting(name string) (*Setting, bool) {
+	for _, s := range Settings {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// SettingsLine shows every setting of c on one line, as --explain and the
+// shell's `set` print them: "policy auto, buffers bound, ...".
+func SettingsLine(c *Config) string {
+	parts := make([]string, len(Settings))
+	for i, s := range Settings {
+		parts[i] = s.Name + " " + s.Get(c)
+	}
+	return strings.Join(parts, ", ")
+}
