@@ -22,16 +22,16 @@ import (
 	"github.com/tpipe/tpipe/task"
 )
 
-// builder holds the state of one Build.
+// builder holds the state of one build: one graph of a program.
 type builder struct {
 	r     *Runner
 	ctx   context.Context
+	prog  *program
 	g     *graph.Graph
 	job   *Job
 	names map[string]int
 	cap   int
-	dry   bool // --explain: build the graph without touching '>' files
-	se    *scriptEdges
+	dry   bool                 // --explain: build the graph without touching '>' files
 	edges map[string]*edgeEnds // named edges, connected at the end
 }
 
@@ -49,22 +49,21 @@ type edgeEnds struct {
 // status, so the rest of the pipeline still runs; only a bad builtin
 // option fails the whole pipeline before it starts (a *builtin.UsageError).
 func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
-	s := &shell.Script{Pipelines: []*shell.Pipeline{pl}}
-	se, err := collectEdges(s)
+	p, err := r.compile(&shell.Script{Pipelines: []*shell.Pipeline{pl}})
 	if err != nil {
 		return nil, err
 	}
-	return r.build(ctx, s.Pipelines, se, false)
+	return r.build(ctx, p, p.ast.Pipelines, false)
 }
 
-// build turns pipelines linked by named edges (se) into one Job.
-func (r *Runner) build(ctx context.Context, pls []*shell.Pipeline, se *scriptEdges, dry bool) (*Job, error) {
+// build turns pipelines of p linked by named edges into one Job, planned.
+func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, dry bool) (*Job, error) {
 	c := r.cfg.Cap
 	if c == 0 {
 		c = r.cfg.Policy.DefaultCap()
 	}
-	b := &builder{r: r, ctx: ctx, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: c, dry: dry,
-		se: se, edges: map[string]*edgeEnds{}}
+	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: c, dry: dry,
+		edges: map[string]*edgeEnds{}}
 	for _, pl := range pls {
 		if err := b.pipeline(pl); err != nil {
 			b.job.Close()
@@ -95,11 +94,12 @@ func (b *builder) unique(name string) string {
 	return name
 }
 
-func (b *builder) path(name string) string {
-	if b.r.cfg.Dir == "" || filepath.IsAbs(name) {
+// path resolves a file name of the script against Config.Dir.
+func (r *Runner) path(name string) string {
+	if r.cfg.Dir == "" || filepath.IsAbs(name) {
 		return name
 	}
-	return filepath.Join(b.r.cfg.Dir, name)
+	return filepath.Join(r.cfg.Dir, name)
 }
 
 func (b *builder) keep(c io.Closer) { b.job.closers = append(b.job.closers, c) }
@@ -132,7 +132,7 @@ func (b *builder) openRedirs(c *shell.Cmd) redirs {
 		}
 		switch x.Op {
 		case shell.RedirIn:
-			f, err = os.Open(b.path(name))
+			f, err = os.Open(b.r.path(name))
 		case shell.RedirOut, shell.RedirErr, shell.RedirAppend, shell.RedirErrAppend:
 			flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 			if x.Op == shell.RedirAppend || x.Op == shell.RedirErrAppend {
@@ -141,7 +141,7 @@ func (b *builder) openRedirs(c *shell.Cmd) redirs {
 			if b.dry {
 				f, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 			} else {
-				f, err = os.OpenFile(b.path(name), flag, 0o666)
+				f, err = os.OpenFile(b.r.path(name), flag, 0o666)
 			}
 		}
 		if err != nil {
@@ -302,23 +302,12 @@ func (b *builder) failing(name string, in input, msg string, code int, stderr io
 func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
 	argv := words(c)
 	name := argv[0]
-	if isBuiltin(c) {
-		env := &builtin.Env{
-			Stderr:     stderr,
-			SortMemory: b.r.cfg.SortMemory,
-			Open:       func(n string) (io.ReadCloser, error) { return os.Open(b.path(n)) },
-			Create: func(n string, app bool) (io.WriteCloser, error) {
-				flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-				if app {
-					flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-				}
-				return os.OpenFile(b.path(n), flag, 0o666)
-			},
+	if cc := b.prog.cmds[c]; cc.builtin != nil || cc.err != nil {
+		if cc.err != nil {
+			return 0, cc.err
 		}
-		cmd, err := builtin.New(env, argv)
-		if err != nil {
-			return 0, err
-		}
+		cmd := cc.builtin
+		cc.env.Stderr = stderr
 		// Only unquoted words are edges; a builtin finds a quoted '@a'
 		// without a port and opens it as a file.
 		reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)

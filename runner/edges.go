@@ -60,12 +60,14 @@ type scriptEdges struct {
 	order []string // names in order of first use
 }
 
-// isEdgeWord reports whether w names an edge: unquoted @name.
-func isEdgeWord(w shell.Word) bool { return !w.Quoted && builtin.IsEdge(w.Value) }
+// isEdgeWord reports whether w names an edge (the shell marks them).
+func isEdgeWord(w shell.Word) bool { return w.Edge }
 
-// collectEdges finds every use of a named edge in s and checks the rules;
-// a broken rule is an *EdgeError at the offending word.
-func collectEdges(s *shell.Script) (*scriptEdges, error) {
+// collectEdges finds every use of a named edge in the compiled script p
+// and checks the rules; a broken rule is an *EdgeError at the offending
+// word.
+func collectEdges(p *program) (*scriptEdges, error) {
+	s := p.ast
 	se := &scriptEdges{uses: map[string][]edgeUse{}}
 	add := func(name string, u edgeUse) {
 		if _, seen := se.uses[name]; !seen {
@@ -93,15 +95,10 @@ func collectEdges(s *shell.Script) (*scriptEdges, error) {
 					return nil, &EdgeError{Pos: x.Pos, Msg: fmt.Sprintf("standard error cannot go to a named edge (%s); records travel on standard output", x.Target.Value)}
 				}
 			}
-			argv := words(c)
-			if isBuiltin(c) {
-				cmd, err := builtin.New(&builtin.Env{}, argv)
-				if err != nil {
-					if slices.ContainsFunc(c.Args[1:], isEdgeWord) {
-						// Its edges are unknown, so is the graph.
-						return nil, err
-					}
-					continue // reported when its pipeline is built
+			if cc := p.cmds[c]; cc.builtin != nil || cc.err != nil {
+				cmd := cc.builtin
+				if cmd == nil {
+					continue // a usage error, reported when its pipeline is built
 				}
 				for _, w := range c.Args[1:] {
 					if !isEdgeWord(w) {
@@ -296,7 +293,7 @@ func (b *builder) extEdges(c *shell.Cmd, o *ext.Options, name string) ([]*fdEdge
 		if err != nil {
 			return nil, fmt.Errorf("%s: pipe for %s: %w", name, w.Value, err)
 		}
-		fe := &fdEdge{name: w.Value, write: b.se.extWrites(w.Value, w.Pos)}
+		fe := &fdEdge{name: w.Value, write: b.prog.edges.extWrites(w.Value, w.Pos)}
 		child := r
 		fe.ours = wr
 		if fe.write {

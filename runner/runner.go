@@ -140,46 +140,34 @@ func (r *Runner) Parse(src string) (*shell.Script, error) {
 // a broken edge rule, reported on Stderr with a caret). Ctrl-C (ctx
 // cancelled) stops the script with 130.
 func (r *Runner) RunScript(ctx context.Context, src string) int {
-	s, groups, err := r.parseGroups(src)
+	p, err := r.compileSource(src)
 	if err != nil {
-		r.reportParse(src, err)
-		return StatusUsage
+		return r.reportCompile(src, err)
 	}
 	status := 0
-	for _, g := range groups {
+	for _, g := range p.groups {
 		if ctx.Err() != nil {
 			return StatusInterrupted
 		}
-		status = r.runJob(ctx, func() (*Job, error) { return r.build(ctx, g, s, false) })
+		status = r.runJob(ctx, func() (*Job, error) { return r.build(ctx, p, g, false) })
 	}
 	return status
 }
 
-// parseGroups parses src and splits its pipelines into the graphs that run
-// as one (see collectEdges).
-func (r *Runner) parseGroups(src string) (*scriptEdges, [][]*shell.Pipeline, error) {
+// compileSource parses and compiles src.
+func (r *Runner) compileSource(src string) (*program, error) {
 	s, err := r.Parse(src)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	se, err := collectEdges(s)
-	if err != nil {
-		return nil, nil, err
-	}
-	var groups [][]*shell.Pipeline
-	for _, idx := range se.groups(len(s.Pipelines)) {
-		var g []*shell.Pipeline
-		for _, i := range idx {
-			g = append(g, s.Pipelines[i])
-		}
-		groups = append(groups, g)
-	}
-	return se, groups, nil
+	return r.compile(s)
 }
 
-// Explain prints the plan of every graph of src (see Explain) without
-// running anything or touching output files; it returns an exit status.
+// Explain prints the settings and then the plan of every graph of src
+// (see Explain) without running anything or touching output files; it
+// returns an exit status.
 func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
+	fmt.Fprintf(w, "settings: %s\n", SettingsLine(&r.cfg))
 	return r.eachPlan(ctx, src, w, Explain)
 }
 
@@ -192,17 +180,16 @@ func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 }
 
 func (r *Runner) eachPlan(ctx context.Context, src string, w io.Writer, show func(io.Writer, *Job)) int {
-	s, groups, err := r.parseGroups(src)
+	p, err := r.compileSource(src)
 	if err != nil {
-		r.reportParse(src, err)
-		return StatusUsage
+		return r.reportCompile(src, err)
 	}
-	for i, g := range groups {
-		job, err := r.build(ctx, g, s, true)
+	for i, g := range p.groups {
+		job, err := r.build(ctx, p, g, true)
 		if err != nil {
 			return r.report(err)
 		}
-		if len(groups) > 1 {
+		if len(p.groups) > 1 {
 			job.title = fmt.Sprintf("graph %d (%s)", i+1, lines(g))
 			fmt.Fprintf(w, "%s:\n", job.title)
 		}
@@ -224,28 +211,25 @@ func lines(g []*shell.Pipeline) string {
 	return "lines " + strings.Join(ls, ", ")
 }
 
-func (r *Runner) reportParse(src string, err error) {
+// reportCompile reports an error of parsing or compiling src: a syntax
+// error or a broken edge rule at its word with a caret (status 2), or a
+// builtin's usage error.
+func (r *Runner) reportCompile(src string, err error) int {
 	var (
 		pe *shell.ParseError
 		ee *EdgeError
 	)
-	if errors.As(err, &ee) {
-		caret := (&shell.ParseError{Pos: ee.Pos}).Caret(src)
-		if !strings.HasSuffix(caret, "\n") {
-			caret += "\n"
-		}
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n%s", ee.Pos, ee.Msg, caret)
-		return
+	pos, msg := shell.Pos{}, ""
+	switch {
+	case errors.As(err, &ee):
+		pos, msg = ee.Pos, ee.Msg
+	case errors.As(err, &pe):
+		pos, msg = pe.Pos, "syntax error: "+pe.Msg
+	default:
+		return r.report(err)
 	}
-	if errors.As(err, &pe) {
-		caret := pe.Caret(src)
-		if !strings.HasSuffix(caret, "\n") {
-			caret += "\n"
-		}
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: syntax error: %s\n%s", pe.Pos, pe.Msg, caret)
-		return
-	}
-	fmt.Fprintf(r.cfg.Stderr, "tpipe: %v\n", err)
+	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n%s\n", pos, msg, strings.TrimSuffix(pos.Caret(src), "\n"))
+	return StatusUsage
 }
 
 // RunPipeline builds and runs one pipeline and returns its exit status

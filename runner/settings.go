@@ -25,8 +25,11 @@ type Setting struct {
 	Help string
 	// Values says what the setting takes, for help and errors.
 	Values string
-	get    func(c *Config) string
-	set    func(c *Config, v string) error
+	// DefaultIs describes the default in help, when its value alone
+	// (Default) would not say enough.
+	DefaultIs string
+	get       func(c *Config) string
+	set       func(c *Config, v string) error
 }
 
 // Get returns the setting's value in c, in the form Set takes.
@@ -34,6 +37,14 @@ func (s *Setting) Get(c *Config) string { return s.get(c) }
 
 // Default returns the value of the setting in the zero Config.
 func (s *Setting) Default() string { return s.get(&Config{}) }
+
+// DefaultHelp describes the default for help.
+func (s *Setting) DefaultHelp() string {
+	if s.DefaultIs != "" {
+		return s.DefaultIs
+	}
+	return s.Default()
+}
 
 // Set parses v and sets it in c; on error c is unchanged and the error is
 // a *SettingError.
@@ -85,8 +96,9 @@ var Settings = []*Setting{
 	},
 	{
 		Name: "buffers", Arg: "B",
-		Help:   "record buffers; below the bound a warning is printed",
-		Values: "a number of at least 1, or bound",
+		Help:      "record buffers; below the bound a warning is printed",
+		Values:    "a number of at least 1, or bound",
+		DefaultIs: "bound (the sum of queue capacities)",
 		get: func(c *Config) string {
 			if c.Buffers == 0 {
 				return "bound"
@@ -108,9 +120,9 @@ var Settings = []*Setting{
 	},
 	{
 		Name: "cap", Arg: "N",
-		Help: fmt.Sprintf("capacity of every queue, in buffers; auto: every queue starts at 2 and the bottleneck's input grows at run time; default: %d (%s)",
-			defaultCap(), capExceptions()),
-		Values: "a capacity of at least 1, auto, or default",
+		Help:      "capacity of every queue, in buffers; auto: every queue starts at 2 and the bottleneck's input grows at run time",
+		Values:    "a capacity of at least 1, auto, or default",
+		DefaultIs: fmt.Sprintf("%d (%s)", defaultCap(), capExceptions()),
 		get: func(c *Config) string {
 			switch {
 			case c.CapAuto:
@@ -165,7 +177,7 @@ var Settings = []*Setting{
 func sizeSetting(name, help string, def int, field func(*Config) *int) *Setting {
 	return &Setting{
 		Name: name, Arg: "S",
-		Help:   fmt.Sprintf("%s (64K, 4M, ...); default %s", help, record.FormatSize(int64(def))),
+		Help:   help + " (64K, 4M, ...)",
 		Values: "a positive size such as 65536, 64K or 4M",
 		get: func(c *Config) string {
 			n := *field(c)

@@ -43,6 +43,26 @@ type Word struct {
 	Pos    Pos
 	Value  string
 	Quoted bool // some part of it was quoted or escaped with a backslash
+	// Edge marks a named edge of the graph: an unquoted word @name (see
+	// IsEdgeName). A quoted '@a' is an ordinary word, a file name.
+	Edge bool
+}
+
+// IsEdgeName reports whether s has the form of a named edge: "@", then a
+// letter or '_', then letters, digits and '_'. A word that only starts
+// with '@' ("@", "@1x", "@a.txt") is an ordinary word.
+func IsEdgeName(s string) bool {
+	if len(s) < 2 || s[0] != '@' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+		if !letter && (i == 1 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // RedirOp is the kind of a redirection.

@@ -20,20 +20,25 @@ type ParseError struct {
 // "1:6: unterminated single quote".
 func (e *ParseError) Error() string { return e.Pos.String() + ": " + e.Msg }
 
+// Caret returns the source line that holds e.Pos with a caret under the
+// offending byte (see Pos.Caret).
+func (e *ParseError) Caret(src string) string { return e.Pos.Caret(src) }
+
 // Caret returns two lines for a terminal, without a final newline: the
-// source line that holds e.Pos, and a caret under the offending byte.
+// line of src that holds p, and a caret under the byte at p.
 //
 //	cat x | | wc
 //	        ^
 //
 // src must be the text that was given to Parse. Tabs in the line are kept
 // in the caret line and every other rune becomes one space, so the caret
-// lines up when the terminal shows each rune in one cell.
-func (e *ParseError) Caret(src string) string {
+// lines up when the terminal shows each rune in one cell. Errors found
+// after parsing (a named edge with two writers) point at a word this way.
+func (p Pos) Caret(src string) string {
 	line := ""
-	if e.Pos.Line >= 1 {
+	if p.Line >= 1 {
 		rest := src
-		for i := 1; i < e.Pos.Line && rest != ""; i++ {
+		for i := 1; i < p.Line && rest != ""; i++ {
 			nl := strings.IndexByte(rest, '\n')
 			if nl < 0 {
 				rest = ""
@@ -44,7 +49,7 @@ func (e *ParseError) Caret(src string) string {
 		line, _, _ = strings.Cut(rest, "\n")
 	}
 	line = strings.TrimSuffix(line, "\r")
-	col := min(max(e.Pos.Col-1, 0), len(line))
+	col := min(max(p.Col-1, 0), len(line))
 
 	var b strings.Builder
 	b.WriteString(line)

@@ -483,7 +483,8 @@ func (w *fieldBuilder) mark(off int) {
 
 func (w *fieldBuilder) flush() {
 	if len(w.buf) > 0 || w.quoted {
-		w.fields = append(w.fields, Word{Pos: w.l.pos(w.start), Value: string(w.buf), Quoted: w.quoted})
+		v := string(w.buf)
+		w.fields = append(w.fields, Word{Pos: w.l.pos(w.start), Value: v, Quoted: w.quoted, Edge: !w.quoted && IsEdgeName(v)})
 	}
 	w.buf = w.buf[:0]
 	w.quoted = false

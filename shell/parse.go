@@ -48,6 +48,13 @@
 // become several Words or none. Without Getenv, '$' is a plain byte, but
 // $( $' and $" are still errors (see below).
 //
+// # Named edges
+//
+// An unquoted word of the form @name (a letter or '_', then letters,
+// digits and '_') is a named edge of the graph, an in-memory queue between
+// commands, wherever a file name may stand: after < > >>, and as an
+// operand. Word.Edge marks it. Quoted, '@a' is an ordinary word.
+//
 // # Redirections
 //
 // < > >> 2> and 2>> take the next word as a file name, with or without a

@@ -19,6 +19,7 @@ var testEnv = map[string]string{
 	"NL":    "l1\nl2",
 	"Q":     `'"|;$HOME\`,
 	"ONE":   "1",
+	"EDGE":  "@e",
 	"é":     "accent",
 	"1":     "first",
 }
@@ -28,7 +29,7 @@ func testGetenv(name string) string { return testEnv[name] }
 // show prints a Script compactly: pipelines joined by " ; ", commands by
 // " | ", a command's words and then its redirections. A Quoted word is
 // printed as a Go string literal, an unquoted one as it is, so `"a"` and
-// `a` print differently.
+// `a` print differently; a named edge is printed in angle brackets.
 func show(s *shell.Script) string {
 	var b strings.Builder
 	for i, pl := range s.Pipelines {
@@ -54,8 +55,11 @@ func show(s *shell.Script) string {
 }
 
 func showWord(w shell.Word) string {
-	if w.Quoted {
+	switch {
+	case w.Quoted:
 		return strconv.Quote(w.Value)
+	case w.Edge:
+		return "<" + w.Value + ">"
 	}
 	return w.Value
 }
@@ -199,6 +203,12 @@ var parseTests = []parseTest{
 	okEnv("expanded 2 is not a descriptor", `echo $ONE>x`, "echo 1 >x"),
 	okEnv("expanded target", `echo >$HOME/o`, "echo >/home/u/o"),
 	okEnv("dollar quote inside double quotes", `echo "$'x'" "a$"`, `echo "$'x'" "a$"`),
+
+	// Named edges: an unquoted @name, as an operand or a redirect target.
+	ok("edges", "seq 3 | tee @a @b_2 >@out; cat <@a @b_2", "seq 3 | tee <@a> <@b_2> ><@out> ; cat <@b_2> <<@a>"),
+	ok("quoted at is a file", `cat '@a' "@b" \@c`, `cat "@a" "@b" "@c"`),
+	ok("not edge names", "cat @ @1x @a.txt a@b @a-b", "cat @ @1x @a.txt a@b @a-b"),
+	okEnv("an expanded edge name", "X=1; cat $EDGE", "X=1 ; cat <@e>"),
 
 	// Errors: quoting and the end of the input.
 	needsMore("unterminated single quote", "a 'b c", "1:3: unterminated single quote"),

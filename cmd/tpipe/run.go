@@ -78,11 +78,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	fs.SetOutput(io.Discard)
 	for _, s := range runner.Settings {
 		help := s.Help
-		if s.Arg != "" {
-			help = s.Help + " `" + s.Arg + "`"
-		}
-		if !strings.Contains(s.Help, "default") && s.Arg != "" {
-			help += "; default " + s.Default()
+		if !s.IsBool() {
+			help += "; default " + s.DefaultHelp()
 		}
 		fs.Var(settingFlag{s, &o.cfg, &badSetting}, s.Name, help)
 	}
@@ -103,8 +100,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 			if name != "" {
 				name = " " + name
 			}
-			if sf, ok := f.Value.(settingFlag); ok && sf.IsBoolFlag() {
-				name = ""
+			if sf, ok := f.Value.(settingFlag); ok && sf.s.Arg != "" {
+				name = " " + sf.s.Arg
 			}
 			fmt.Fprintf(tw, "  %s%s%s\t%s\n", dash, f.Name, name, text)
 		})

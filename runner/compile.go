@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"io"
+	"os"
+	"slices"
+
+	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/shell"
+)
+
+// A script goes from text to runs in three steps, each done once:
+//
+//   - parse (package shell): the syntax tree, with every word's position
+//     and named edges marked (shell.Word.Edge);
+//   - compile (this file): every builtin command is parsed with its
+//     options and operands (builtin.New), the named edges are checked
+//     against their rules, and the pipelines are grouped into the graphs
+//     that run as one;
+//   - build (build.go): per group, redirect files are opened, the graph is
+//     made from the compiled commands, and sched plans it; the plan is what
+//     runs.
+
+// program is a compiled script.
+type program struct {
+	ast    *shell.Script
+	cmds   map[*shell.Cmd]*compiled
+	edges  *scriptEdges
+	groups [][]*shell.Pipeline
+}
+
+// compiled is one command of a program. A builtin's problem with its own
+// words (a bad option) is kept in err and reported when its pipeline is
+// built, after the pipelines before it have run, as a shell would; unless
+// the command has named edges, in which case the graph itself is unknown
+// and compile fails at once.
+type compiled struct {
+	builtin *builtin.Cmd // nil for a program on PATH
+	// env is the builtin's environment; the builder sets its Stderr,
+	// which a '2>' of the command decides, before anything runs.
+	env *builtin.Env
+	err error
+}
+
+// compile compiles a parsed script.
+func (r *Runner) compile(s *shell.Script) (*program, error) {
+	p := &program{ast: s, cmds: map[*shell.Cmd]*compiled{}}
+	for _, pl := range s.Pipelines {
+		for _, c := range pl.Cmds {
+			cc := r.compileCmd(c)
+			if cc.err != nil && slices.ContainsFunc(c.Args[1:], isEdgeWord) {
+				return nil, cc.err
+			}
+			p.cmds[c] = cc
+		}
+	}
+	se, err := collectEdges(p)
+	if err != nil {
+		return nil, err
+	}
+	p.edges = se
+	for _, idx := range se.groups(len(s.Pipelines)) {
+		var g []*shell.Pipeline
+		for _, i := range idx {
+			g = append(g, s.Pipelines[i])
+		}
+		p.groups = append(p.groups, g)
+	}
+	return p, nil
+}
+
+// compileCmd parses one command's builtin, if it runs one.
+func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
+	if !isBuiltin(c) {
+		return &compiled{}
+	}
+	env := &builtin.Env{
+		Stderr:     r.cfg.Stderr,
+		SortMemory: r.cfg.SortMemory,
+		TempDir:    r.cfg.TempDir,
+		Open:       func(n string) (io.ReadCloser, error) { return os.Open(r.path(n)) },
+		Create: func(n string, app bool) (io.WriteCloser, error) {
+			flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+			if app {
+				flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+			}
+			return os.OpenFile(r.path(n), flag, 0o666)
+		},
+	}
+	bc, err := builtin.New(env, words(c))
+	return &compiled{builtin: bc, env: env, err: err}
+}
