@@ -60,3 +60,53 @@ func TestRealDeadlockIsReported(t *testing.T) {
 		t.Fatalf("FREE %d after the run, want 2", pool.Free())
 	}
 }
+
+// A pool allocates a buffer the first time it leaves FREE, so a huge B
+// costs nothing up front and a run pays for its high-water mark only; the
+// count of buffers (FREE + queued + held = B) holds throughout.
+func TestPoolAllocatesLazily(t *testing.T) {
+	const huge = 1 << 30
+	pool, err := buffer.NewPool(buffer.Options{Buffers: huge, RecordSize: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pool.Allocated(); got != 0 {
+		t.Fatalf("allocated %d buffers before any task ran, want 0", got)
+	}
+	if pool.Free() != huge {
+		t.Fatalf("FREE %d, want B = %d", pool.Free(), huge)
+	}
+	pool2, _ := buffer.NewPool(buffer.Options{Buffers: 1000, RecordSize: 16})
+	q, _ := pool2.NewQueue("q", 4)
+	w, _ := pool2.NewProc("w", 0, nil, []*buffer.Queue{q})
+	r, _ := pool2.NewProc("r", 1, []*buffer.Queue{q}, nil)
+	out, in := w.Ports().Out(0), r.Ports().In(0)
+	for i := range 20 {
+		// 16-byte records: one record a buffer.
+		if err := out.Write([]byte("0123456789abcde\n")); err != nil {
+			t.Fatal(err)
+		}
+		w.Ports().Flush()
+		if i%2 == 1 { // the reader trails by up to two buffers
+			for range 2 {
+				if _, err := in.Read(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := pool2.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, high := pool2.Allocated(), pool2.HighWater(); got != high || got > 4 {
+		t.Fatalf("allocated %d buffers, high-water %d: want them equal and at most the queue's capacity 4", got, high)
+	}
+	w.Finish(false)
+	r.Finish(false)
+	if err := pool2.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if pool2.Free() != 1000 {
+		t.Fatalf("FREE %d after the run, want 1000", pool2.Free())
+	}
+}

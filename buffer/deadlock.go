@@ -120,7 +120,7 @@ func (p *Pool) checkStallLocked() {
 
 // describeLocked says what the waiting task t waits on.
 func (p *Pool) describeLocked(t *proc) Wait {
-	w := Wait{Task: t.name, Index: t.index, Free: len(p.free), Total: len(p.bufs)}
+	w := Wait{Task: t.name, Index: t.index, Free: p.freeLocked(), Total: p.nbuf}
 	switch t.wait.kind {
 	case waitRead:
 		w.On = "read"

@@ -14,8 +14,12 @@
 //
 // # Memory
 //
-// NewPool allocates all B buffers at once; nothing allocates a record buffer
-// afterwards, so record memory is exactly B x S whatever the input size. A
+// Record memory is at most B x S whatever the input size. A buffer's memory
+// is allocated the first time the buffer leaves FREE and reused from then
+// on, so a run allocates as many buffers as were ever out of FREE at once
+// (Pool.Allocated, the high-water mark), never more than B, and nothing is
+// allocated per record. A large B is therefore a cheap promise: the bound
+// is stated before the run, and only what the run uses is paid for. A
 // buffer may carry a batch of records back to back; each buffer also has a
 // small index of record ends (at most MaxRecords entries), allocated with it.
 //

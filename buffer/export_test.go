@@ -1,4 +1,4 @@
 package buffer
 
 // MaxRecordsPerBuf is the most records one buffer of p can carry.
-func (p *Pool) MaxRecordsPerBuf() int { return cap(p.bufs[0].ends) }
+func (p *Pool) MaxRecordsPerBuf() int { return p.nrec }

@@ -101,8 +101,11 @@ type Options struct {
 // (Options.Spill) or to the report. It must not block or call the pool.
 type Resolver func(d *DeadlockError) *Queue
 
-// Pool is the FREE pool of one run: B buffers of S bytes allocated once,
-// and the queues and tasks (Procs) that use them. All state changes happen
+// Pool is the FREE pool of one run: B buffers of S bytes, and the queues
+// and tasks (Procs) that use them. FREE starts with all B buffers, but a
+// buffer's memory is allocated the first time it leaves FREE and kept
+// from then on: B x S is a bound the run never passes, and a run that
+// needs few buffers (echo hi with B = 100000) costs only those few. All state changes happen
 // under one mutex; the hot paths (a record read from, or written to, a
 // buffer a task already holds) take no lock, so the lock is taken about
 // once per buffer, not once per record.
@@ -112,10 +115,11 @@ type Resolver func(d *DeadlockError) *Queue
 type Pool struct {
 	mu       sync.Mutex
 	o        Options
-	size     int // S
-	nrec     int // records one buffer can index
-	bufs     []Buf
-	free     []*Buf  // FREE; a stack, so recently used (cache-warm) buffers go out first
+	size     int     // S
+	nrec     int     // records one buffer can index
+	nbuf     int     // B
+	bufs     []*Buf  // the buffers allocated so far, by id; never more than B
+	free     []*Buf  // allocated buffers in FREE; a stack, so recently used (cache-warm) buffers go out first
 	freeWait []*proc // tasks waiting for FREE, first come first served
 	queues   []*Queue
 	procs    []*proc
@@ -156,7 +160,9 @@ type Hook interface {
 	Before(task int, op Op)
 }
 
-// NewPool allocates the B buffers of S bytes that o asks for.
+// NewPool makes a pool of the B buffers of S bytes that o asks for. No
+// buffer memory is allocated yet: each buffer is made the first time it
+// leaves FREE (see Pool).
 func NewPool(o Options) (*Pool, error) {
 	b, s := o.Buffers, o.RecordSize
 	if b < 1 {
@@ -174,24 +180,13 @@ func NewPool(o Options) (*Pool, error) {
 	// At least two, so that ScanFrom can keep one free for a final
 	// unterminated line.
 	nrec := max(2, min(s/16, MaxRecords))
-	p := &Pool{o: o, size: s, nrec: nrec, bufs: make([]Buf, b), free: make([]*Buf, b)}
+	p := &Pool{o: o, size: s, nrec: nrec, nbuf: b}
 	if o.Spill {
 		dir := o.SpillDir
 		if dir == "" {
 			dir = os.TempDir()
 		}
 		p.spill = &spiller{dir: dir}
-	}
-	data := make([]byte, b*s)
-	ends := make([]int32, b*nrec)
-	for i := range p.bufs {
-		p.bufs[i] = Buf{
-			data: data[i*s : i*s : (i+1)*s],
-			ends: ends[i*nrec : i*nrec : (i+1)*nrec],
-			id:   i,
-		}
-		// Hand out low ids first: the free list is a stack.
-		p.free[b-1-i] = &p.bufs[i]
 	}
 	return p, nil
 }
@@ -238,7 +233,16 @@ func (p *Pool) NewProc(name string, index int, ins, outs []*Queue) (*Proc, error
 }
 
 // Buffers returns B.
-func (p *Pool) Buffers() int { return len(p.bufs) }
+func (p *Pool) Buffers() int { return p.nbuf }
+
+// Allocated returns how many of the B buffers have been allocated: the
+// most that were ever outside FREE at once, so their memory is
+// Allocated() x S.
+func (p *Pool) Allocated() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.bufs)
+}
 
 // RecordSize returns S.
 func (p *Pool) RecordSize() int { return p.size }
@@ -247,8 +251,12 @@ func (p *Pool) RecordSize() int { return p.size }
 func (p *Pool) Free() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.free)
+	return p.freeLocked()
 }
+
+// freeLocked is the number of buffers in FREE: those allocated and given
+// back, and those not allocated yet.
+func (p *Pool) freeLocked() int { return len(p.free) + p.nbuf - len(p.bufs) }
 
 // HighWater returns the most buffers that were outside FREE at once.
 func (p *Pool) HighWater() int {
@@ -290,15 +298,22 @@ func (p *Pool) abortLocked(err error) {
 	p.freeWait = p.freeWait[:0]
 }
 
-// takeFreeLocked pops a buffer from FREE, or returns nil.
+// takeFreeLocked pops a buffer from FREE, or returns nil. A buffer given
+// back before is reused first; only when none is left is a new one
+// allocated, so the pool allocates as many buffers as were ever out at
+// once (its high-water mark), never more than B.
 func (p *Pool) takeFreeLocked() *Buf {
-	n := len(p.free)
-	if n == 0 {
+	var b *Buf
+	if n := len(p.free); n > 0 {
+		b = p.free[n-1]
+		p.free = p.free[:n-1]
+	} else if len(p.bufs) < p.nbuf {
+		b = &Buf{data: make([]byte, 0, p.size), ends: make([]int32, 0, p.nrec), id: len(p.bufs)}
+		p.bufs = append(p.bufs, b)
+	} else {
 		return nil
 	}
-	b := p.free[n-1]
-	p.free = p.free[:n-1]
-	if out := len(p.bufs) - len(p.free); out > p.high {
+	if out := p.nbuf - p.freeLocked(); out > p.high {
 		p.high = out
 	}
 	return b
@@ -350,7 +365,7 @@ func (p *Pool) Check() error {
 			return err
 		}
 	}
-	nfree, nqueued, nheld := len(p.free), 0, 0
+	nfree, nqueued, nheld := p.freeLocked(), 0, 0
 	for _, q := range p.queues {
 		for i := 0; i < q.n; i++ {
 			if err := place(q.ring[(q.head+i)%len(q.ring)], "queue "+q.name); err != nil {
@@ -387,13 +402,13 @@ func (p *Pool) Check() error {
 			nheld++
 		}
 	}
-	if nfree+nqueued+nheld != len(p.bufs) {
+	if nfree+nqueued+nheld != p.nbuf {
 		for i, s := range seen {
 			if s == "" {
-				return fmt.Errorf("buffer %d is lost: FREE %d + queued %d + held %d != B %d", i, nfree, nqueued, nheld, len(p.bufs))
+				return fmt.Errorf("buffer %d is lost: FREE %d + queued %d + held %d != B %d", i, nfree, nqueued, nheld, p.nbuf)
 			}
 		}
-		return fmt.Errorf("FREE %d + queued %d + held %d != B %d", nfree, nqueued, nheld, len(p.bufs))
+		return fmt.Errorf("FREE %d + queued %d + held %d != B %d", nfree, nqueued, nheld, p.nbuf)
 	}
 	return nil
 }
@@ -403,11 +418,11 @@ func (p *Pool) Check() error {
 func (p *Pool) Counts() (free, queued, held int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	free = len(p.free)
+	free = p.freeLocked()
 	for _, q := range p.queues {
 		queued += q.n
 	}
-	return free, queued, len(p.bufs) - free - queued
+	return free, queued, p.nbuf - free - queued
 }
 
 // now is a variable so that tests of the statistics could pin time; the

@@ -146,7 +146,7 @@ func (p *Pool) resolveLocked(stuck []*proc) (bool, error) {
 		}
 		return full[i].cap < full[j].cap
 	})
-	if len(full) > 0 && len(p.free) > 0 {
+	if len(full) > 0 && p.freeLocked() > 0 {
 		full[0].resolveLocked()
 		return true, nil
 	}
