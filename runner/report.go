@@ -46,7 +46,7 @@ func Explain(w io.Writer, j *Job) {
 		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, e.Cap)
 	}
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, pl.BoundIs, pl.Shape)
-	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory %s\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
+	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory at most %s, each buffer allocated when first used\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
 	if pl.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", pl.Warning)
 	}

@@ -282,8 +282,12 @@ func (r *Runner) report(err error) int {
 		ue *builtin.UsageError
 		te *sched.TaskError
 		d  *buffer.DeadlockError
+		me *sched.MemoryError
 	)
 	switch {
+	case errors.As(err, &me):
+		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s\n", me.Error(), r.advice(err))
+		return StatusUsage
 	case errors.Is(err, context.Canceled):
 		return StatusInterrupted
 	case errors.As(err, &ee) && errors.As(err, &te):
@@ -311,9 +315,15 @@ func (r *Runner) advice(err error) string {
 	var (
 		tl *record.TooLargeError
 		d  *buffer.DeadlockError
+		me *sched.MemoryError
 	)
 	setting, value := "", ""
 	switch {
+	case errors.As(err, &me):
+		setting, value = r.memoryAdvice(me)
+		if setting == "" {
+			return ""
+		}
 	case errors.As(err, &tl):
 		need := tl.Size
 		if tl.AtLeast {
@@ -329,6 +339,27 @@ func (r *Runner) advice(err error) string {
 		return "; " + r.Advise(setting, value)
 	}
 	return fmt.Sprintf("; try --%s %s", setting, value)
+}
+
+// memoryAdvice proposes a setting that brings B x S within half of what the
+// machine can hold: fewer buffers if B was asked for, else (B is the bound
+// of the graph, which fewer buffers would break) a smaller record size, a
+// power of two of at least 4 KiB. It returns "" when neither would do.
+func (r *Runner) memoryAdvice(me *sched.MemoryError) (setting, value string) {
+	room := me.Available / 2
+	if r.cfg.Buffers > 0 {
+		if n := room / uint64(me.RecordSize); n >= 1 {
+			return "buffers", strconv.FormatUint(n, 10)
+		}
+	}
+	size := uint64(1) << 30
+	for size >= 4<<10 && size*uint64(me.Buffers) > room {
+		size >>= 1
+	}
+	if size < 4<<10 || size >= uint64(me.RecordSize) {
+		return "", ""
+	}
+	return "record-size", record.FormatSize(int64(size))
 }
 
 // roundUpPow2 is the least power of two at least n (n >= 1).

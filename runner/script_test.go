@@ -297,3 +297,15 @@ func TestSetConfig(t *testing.T) {
 		t.Fatalf("status %d, out %q", st, out.String())
 	}
 }
+
+// A very long pipeline runs: buffers are allocated as used, so its bound
+// (four buffers a queue) costs only what the records need. 5,000 stages
+// keep the race detector (at most 8,128 live goroutines) in the test; the
+// note of issue 13 quotes 30,000 stages by hand.
+func TestVeryLongPipeline(t *testing.T) {
+	script := "seq 10 | " + strings.Repeat("cat | ", 5000) + "wc -l"
+	got := session{cfg: runner.Config{RecordSize: 4 << 10}, script: script}.run(t)
+	if got != (outcome{"10\n", "", 0}) {
+		t.Fatalf("got %+v", got)
+	}
+}

@@ -196,6 +196,9 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	case pl.Buffers < pl.Bound:
 		pl.Warning = fmt.Sprintf("%d buffers is below the bound of %d (the sum of queue capacities, Theorem 3.2); the run may deadlock", pl.Buffers, pl.Bound)
 	}
+	if err := checkMemory(pl); err != nil {
+		return nil, err
+	}
 	return pl, nil
 }
 

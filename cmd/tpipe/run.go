@@ -25,8 +25,9 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
                                    (the benchmark suite: see bench/README.md)
 
 Runs pipelines such as 'cat app.log | grep -i error | sort | uniq -c' inside
-one process. Every record (a line) travels in one of B buffers of S bytes
-allocated before the run, so record memory is B x S whatever the input.
+one process. Every record (a line) travels in one of B buffers of S bytes,
+so record memory is at most B x S whatever the input; a B x S the machine
+cannot hold is refused before the run.
 
 flags:
 `

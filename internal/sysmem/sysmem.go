@@ -1,0 +1,94 @@
+// Package sysmem tells how much memory this process may use: the least of
+// the machine's available memory and the limit of the control group it
+// runs in. tpipe compares it with a plan's B x S before the run, so a
+// request the machine cannot hold is refused with a message instead of
+// ending in the runtime's out-of-memory crash.
+package sysmem
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Limit is how much memory a process may use, and what said so.
+type Limit struct {
+	Bytes uint64
+	// From names the source: "MemAvailable" (/proc/meminfo), or the
+	// cgroup file whose limit is lower.
+	From string
+}
+
+// Files read by Available; tests point them elsewhere.
+var (
+	meminfo  = "/proc/meminfo"
+	cgroupV2 = "/sys/fs/cgroup/memory.max"
+	cgroupV1 = "/sys/fs/cgroup/memory/memory.limit_in_bytes"
+)
+
+// Available returns the memory this process may use: the machine's
+// MemAvailable, lowered to the cgroup's limit when there is a lower one.
+// The cgroup's usage is not subtracted: it counts page cache the kernel
+// would reclaim, and MemAvailable already allows for what is in use. ok is
+// false where neither can be read (not Linux, or /proc not mounted);
+// callers then do without a check.
+func Available() (l Limit, ok bool) {
+	if n, found := meminfoField("MemAvailable"); found {
+		l, ok = Limit{Bytes: n, From: "MemAvailable in /proc/meminfo"}, true
+	}
+	for _, path := range []string{cgroupV2, cgroupV1} {
+		max, found := readUint(path)
+		if !found {
+			continue
+		}
+		if !ok || max < l.Bytes {
+			l, ok = Limit{Bytes: max, From: "the cgroup limit in " + path}, true
+		}
+		break
+	}
+	return l, ok
+}
+
+// meminfoField reads one "Name:   123 kB" line of /proc/meminfo, in bytes.
+func meminfoField(name string) (uint64, bool) {
+	data, err := os.ReadFile(meminfo)
+	if err != nil {
+		return 0, false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		k, v, found := strings.Cut(sc.Text(), ":")
+		if !found || k != name {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(f[0], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		if len(f) > 1 && f[1] == "kB" {
+			n *= 1024
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// readUint reads a file holding one number; "max" (no limit), a missing
+// file or a limit so large it means none all count as not found.
+func readUint(path string) (uint64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil || n >= 1<<62 { // cgroup v1 says "no limit" with a huge number
+		return 0, false
+	}
+	return n, true
+}
