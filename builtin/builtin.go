@@ -5,7 +5,7 @@
 //
 // A builtin's input port 0, if it reads one, is the previous command's
 // output or stdin, and its output port 0 is its output. A named edge
-// (@name, see IsEdge) given as a FILE operand is a port of its own, after
+// (@name, listed in Env.Edges) given as a FILE operand is a port of its own, after
 // those (Cmd.Reads, Cmd.Writes): tee, route, merge and join build graphs
 // with them, and every command that reads FILEs reads an edge as it reads
 // "-".
@@ -42,6 +42,11 @@ type Env struct {
 	// SortMemory is the bytes sort holds in memory before it spills a run
 	// to disk; 0 means DefaultSortMemory.
 	SortMemory int
+	// Edges are the command's words that name edges of its graph, as the
+	// shell marked them (shell.Word.Edge): an operand listed here is read
+	// from (or, for tee and route, written to) the port of that name.
+	// Any other operand, '@a' quoted included, is a file.
+	Edges []string
 }
 
 // DefaultSortMemory is sort's in-memory budget when Env.SortMemory is 0.

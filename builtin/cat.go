@@ -33,7 +33,7 @@ func catNew(env *Env, args []string) (*Cmd, error) {
 		r := task.Copy()
 		return &Cmd{ReadsInput: true, Rec: &r}, nil
 	}
-	reads, err := edgeOperands("cat", names)
+	reads, err := env.edgeOperands("cat", names)
 	if err != nil {
 		return nil, err
 	}
@@ -42,17 +42,17 @@ func catNew(env *Env, args []string) (*Cmd, error) {
 
 func catFiles(env *Env, names []string) task.Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
-		c := &catRun{out: newJoiner(p), hold: slices.ContainsFunc(names, catIsPort)}
+		c := &catRun{out: newJoiner(p), hold: slices.ContainsFunc(names, func(n string) bool { return n == "-" || env.isEdge(n) })}
 		failed := false
 		for _, name := range names {
 			var err error
 			switch {
 			case name == "-":
 				err = c.port(p.In(0))
-			case IsEdge(name) && edgeIn(p, name) != nil:
+			case env.isEdge(name) && edgeIn(p, name) != nil:
 				err = c.port(edgeIn(p, name))
 			default:
-				// A file, or '@a' quoted: a file name, not an edge.
+				// A file; '@a' quoted is a file name, not an edge.
 				err = c.file(env, name)
 			}
 			var rerr *fileError
@@ -73,10 +73,6 @@ func catFiles(env *Env, names []string) task.Func {
 		return nil
 	}
 }
-
-// catIsPort reports whether operand name is read from a port: the input
-// ("-") or a named edge.
-func catIsPort(name string) bool { return name == "-" || IsEdge(name) }
 
 // catRun is the state of one run of cat with FILE operands.
 //

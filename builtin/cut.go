@@ -105,7 +105,7 @@ func newCut(env *Env, args []string) (*Cmd, error) {
 	if c.fields && c.outDelim == nil {
 		c.outDelim = []byte{c.delim}
 	}
-	reads, err := edgeOperands("cut", files)
+	reads, err := env.edgeOperands("cut", files)
 	if err != nil {
 		return nil, err
 	}

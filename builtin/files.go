@@ -153,30 +153,20 @@ func readsInput(names []string) bool {
 	return false
 }
 
-// IsEdge reports whether word names an edge of the graph: "@" and then a
-// letter or '_', and letters, digits and '_' after that. A word that only
-// starts with '@' ("@", "@1x") is an ordinary file name.
-func IsEdge(word string) bool {
-	if len(word) < 2 || word[0] != '@' {
-		return false
-	}
-	for i := 1; i < len(word); i++ {
-		c := word[i]
-		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
-		if !letter && (i == 1 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
+// isEdge reports whether operand name is a named edge: a word the shell
+// marked as one (Env.Edges). Spelling alone decides nothing: a quoted
+// '@a' is a file name.
+func (e *Env) isEdge(name string) bool {
+	return e != nil && slices.Contains(e.Edges, name)
 }
 
 // edgeOperands returns the operands among names that are named edges, in
 // order: what Cmd.Reads (or, for tee, Cmd.Writes) lists. An edge named
 // twice is a *UsageError: an edge has one reader and one writer.
-func edgeOperands(cmd string, names []string) ([]string, error) {
+func (e *Env) edgeOperands(cmd string, names []string) ([]string, error) {
 	var edges []string
 	for _, n := range names {
-		if !IsEdge(n) {
+		if !e.isEdge(n) {
 			continue
 		}
 		if slices.Contains(edges, n) {
@@ -231,9 +221,9 @@ func openOperand(env *Env, p *buffer.Ports, name string) (*operand, error) {
 	if name == "-" {
 		return &operand{name: name, in: p.In(0)}, nil
 	}
-	if IsEdge(name) {
+	if env.isEdge(name) {
 		// A named edge reads its port. With no port of that name (the
-		// word was quoted, '@a'), it is a file name like any other.
+		// command was started without its graph), it is a file name.
 		if in := edgeIn(p, name); in != nil {
 			return &operand{name: name, in: in}, nil
 		}

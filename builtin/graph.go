@@ -59,7 +59,7 @@ var graphLongs = []longOpt{
 
 // graphArgs parses the options and operands of route and join: [-Ei] RE
 // and then named edges only, at least least of them.
-func graphArgs(cmd string, args []string, least int) (*regexp.Regexp, []string, error) {
+func graphArgs(env *Env, cmd string, args []string, least int) (*regexp.Regexp, []string, error) {
 	var o regexOptions
 	operands, err := getopt{cmd: cmd, shorts: "Ei", longs: graphLongs}.parse(args, func(c byte, _ string) error {
 		if c == 'E' {
@@ -75,7 +75,7 @@ func graphArgs(cmd string, args []string, least int) (*regexp.Regexp, []string, 
 	if len(operands) == 0 {
 		return nil, nil, usagef(cmd, "missing RE")
 	}
-	edges, err := graphEdges(cmd, operands[1:], least)
+	edges, err := graphEdges(env, cmd, operands[1:], least)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,16 +92,16 @@ func graphArgs(cmd string, args []string, least int) (*regexp.Regexp, []string, 
 
 // graphEdges checks that every operand is a named edge, each once, and
 // that there are at least least of them.
-func graphEdges(cmd string, operands []string, least int) ([]string, error) {
+func graphEdges(env *Env, cmd string, operands []string, least int) ([]string, error) {
 	for _, n := range operands {
-		if !IsEdge(n) {
+		if !env.isEdge(n) {
 			return nil, usagef(cmd, "%s: not a named edge (@name)", n)
 		}
 	}
 	if len(operands) < least {
 		return nil, usagef(cmd, "needs at least %d named edges (@name), got %d", least, len(operands))
 	}
-	return edgeOperands(cmd, operands)
+	return env.edgeOperands(cmd, operands)
 }
 
 // graphPort returns the port of a named edge, or an error that fails the
@@ -115,7 +115,7 @@ func graphPort(p *buffer.Ports, name string) (*buffer.Output, error) {
 }
 
 func routeNew(env *Env, args []string) (*Cmd, error) {
-	re, edges, err := graphArgs("route", args, 2)
+	re, edges, err := graphArgs(env, "route", args, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +170,7 @@ func mergeNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	edges, err := graphEdges("merge", operands, 1)
+	edges, err := graphEdges(env, "merge", operands, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ func mergeRun(ctx context.Context, p *buffer.Ports) error {
 }
 
 func joinNew(env *Env, args []string) (*Cmd, error) {
-	re, edges, err := graphArgs("join", args, 2)
+	re, edges, err := graphArgs(env, "join", args, 2)
 	if err != nil {
 		return nil, err
 	}

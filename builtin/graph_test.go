@@ -17,6 +17,7 @@ import (
 	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/shell"
 	"github.com/tpipe/tpipe/task"
 )
 
@@ -56,7 +57,7 @@ func (n *net) sink(name string) *bytes.Buffer {
 // Its output goes to edge out, or if out is "" to the buffer returned.
 func (n *net) cmd(in, out string, argv ...string) *bytes.Buffer {
 	n.t.Helper()
-	c, err := builtin.New(n.env, argv)
+	c, err := builtin.New(edgeEnv(n.env, argv), argv)
 	if err != nil {
 		n.t.Fatalf("%q: %v", argv, err)
 	}
@@ -130,14 +131,48 @@ func numbered(prefix string, n int) string {
 	return b.String()
 }
 
-func TestIsEdge(t *testing.T) {
-	for word, want := range map[string]bool{
-		"@a": true, "@_": true, "@A1_b": true, "@x9": true,
-		"@": false, "@1x": false, "@a-b": false, "@a.txt": false, "a@b": false, "-": false, "": false, "@@a": false,
-	} {
-		if got := builtin.IsEdge(word); got != want {
-			t.Errorf("IsEdge(%q) = %v, want %v", word, got, want)
+// edgeEnv is env with Edges set as the shell would mark argv's words:
+// every word of an edge's form, none of them quoted. env may be nil.
+func edgeEnv(env *builtin.Env, argv []string) *builtin.Env {
+	e := builtin.Env{}
+	if env != nil {
+		e = *env
+	}
+	e.Edges = nil
+	for _, w := range argv[1:] {
+		if shell.IsEdgeName(w) {
+			e.Edges = append(e.Edges, w)
 		}
+	}
+	return &e
+}
+
+// A word of an edge's form that the shell did not mark (it was quoted) is
+// an ordinary FILE operand: the command reads the file of that name.
+func TestUnmarkedEdgeIsFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "@a"), []byte("from the file\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{{"cat", "@a"}, {"grep", "file", "@a"}, {"wc", "-l", "@a"}} {
+		env := &builtin.Env{Open: func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }}
+		c, err := builtin.New(env, argv)
+		if err != nil {
+			t.Fatalf("%q: %v", argv, err)
+		}
+		if len(c.Reads) != 0 {
+			t.Errorf("%q: Reads %q, want none: the word was not marked as an edge", argv, c.Reads)
+		}
+		var stdout, stderr bytes.Buffer
+		got := runWithEnv(t, env, &stdout, &stderr, argv, "")
+		want := runGNU(t, dir, argv, "")
+		if got.out != want.out || got.code != want.code {
+			t.Errorf("%q: got %q (status %d), GNU %q (status %d)", argv, got.out, got.code, want.out, want.code)
+		}
+	}
+	// route, merge and join take named edges only.
+	if _, err := builtin.New(nil, []string{"merge", "@a"}); err == nil || err.Error() != "merge: @a: not a named edge (@name)" {
+		t.Errorf("merge '@a': err = %v", err)
 	}
 }
 
@@ -170,7 +205,8 @@ func TestEdgeOperands(t *testing.T) {
 		{"merge @a @b", false, []string{"@a", "@b"}, nil},
 		{"join \\(x\\) @a @b", false, []string{"@a", "@b"}, nil},
 	} {
-		c, err := builtin.New(nil, strings.Fields(tc.cmd))
+		argv := strings.Fields(tc.cmd)
+		c, err := builtin.New(edgeEnv(nil, argv), argv)
 		if err != nil {
 			t.Errorf("%s: %v", tc.cmd, err)
 			continue
@@ -209,7 +245,8 @@ func TestGraphUsage(t *testing.T) {
 		{"join -E (k @a @b", "join: Unmatched ( or \\("},
 		{"join (k) @a f", "join: f: not a named edge (@name)"},
 	} {
-		_, err := builtin.New(nil, strings.Fields(tc.cmd))
+		argv := strings.Fields(tc.cmd)
+		_, err := builtin.New(edgeEnv(nil, argv), argv)
 		var ue *builtin.UsageError
 		if !errors.As(err, &ue) || err.Error() != tc.want {
 			t.Errorf("%s: err = %v, want usage error %q", tc.cmd, err, tc.want)

@@ -102,7 +102,7 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	reads, err := edgeOperands("grep", g.files)
+	reads, err := env.edgeOperands("grep", g.files)
 	if err != nil {
 		return nil, err
 	}

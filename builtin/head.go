@@ -87,7 +87,7 @@ func headNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	h.names = names
-	reads, err := edgeOperands("head", names)
+	reads, err := env.edgeOperands("head", names)
 	if err != nil {
 		return nil, err
 	}

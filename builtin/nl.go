@@ -93,7 +93,7 @@ func nlNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	c.names = names
-	reads, err := edgeOperands("nl", names)
+	reads, err := env.edgeOperands("nl", names)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ func revNew(env *Env, args []string) (*Cmd, error) {
 		r := task.Map(revLine)
 		return &Cmd{ReadsInput: true, Rec: &r}, nil
 	}
-	reads, err := edgeOperands("rev", names)
+	reads, err := env.edgeOperands("rev", names)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	sc.quiet = sc.quiet || quiet
-	reads, err := edgeOperands("sed", operands)
+	reads, err := env.edgeOperands("sed", operands)
 	if err != nil {
 		return nil, err
 	}

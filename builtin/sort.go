@@ -124,7 +124,7 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 	}
 	c.lastCmp = !c.unique && !c.stable
 	c.names = names
-	reads, err := edgeOperands("sort", names)
+	reads, err := env.edgeOperands("sort", names)
 	if err != nil {
 		return nil, err
 	}

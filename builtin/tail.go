@@ -54,7 +54,7 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	t.names = names
-	reads, err := edgeOperands("tail", names)
+	reads, err := env.edgeOperands("tail", names)
 	if err != nil {
 		return nil, err
 	}

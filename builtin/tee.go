@@ -34,7 +34,7 @@ func teeNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	edges, err := edgeOperands("tee", names)
+	edges, err := env.edgeOperands("tee", names)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func teeRun(env *Env, p *buffer.Ports, names []string, appendTo bool) (err error
 	// can take a record by Forward.
 	var live []*buffer.Output
 	for _, name := range names {
-		if !IsEdge(name) {
+		if !env.isEdge(name) {
 			continue
 		}
 		if o := edgeOut(p, name); o != nil {
@@ -88,7 +88,7 @@ func teeRun(env *Env, p *buffer.Ports, names []string, appendTo bool) (err error
 	}
 	live = append(live, p.Out(0))
 	for _, name := range names {
-		if IsEdge(name) && edgeOut(p, name) != nil {
+		if env.isEdge(name) && edgeOut(p, name) != nil {
 			continue // an edge; '@a' quoted has no port and is a file
 		}
 		f, e := env.create(name, appendTo)

@@ -58,13 +58,13 @@ func uniqNew(env *Env, args []string) (*Cmd, error) {
 		u.input = names[0]
 	}
 	if len(names) > 1 && names[1] != "-" {
-		if IsEdge(names[1]) {
+		if env.isEdge(names[1]) {
 			return nil, usagef("uniq", "%s: OUTPUT cannot be a named edge; pipe the output into 'tee %s'", names[1], names[1])
 		}
 		u.output, u.outputToFile = names[1], true
 	}
 	u.streamingPlain = !u.count && !u.dups && !u.singles && !u.outputToFile
-	reads, err := edgeOperands("uniq", names[:min(len(names), 1)])
+	reads, err := env.edgeOperands("uniq", names[:min(len(names), 1)])
 	if err != nil {
 		return nil, err
 	}

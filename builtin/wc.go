@@ -54,7 +54,7 @@ func wcNew(env *Env, args []string) (*Cmd, error) {
 		w.show = [4]bool{true, true, false, true}
 	}
 	w.names = names
-	reads, err := edgeOperands("wc", names)
+	reads, err := env.edgeOperands("wc", names)
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,11 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 			return os.OpenFile(r.path(n), flag, 0o666)
 		},
 	}
+	for _, w := range c.Args[1:] {
+		if w.Edge {
+			env.Edges = append(env.Edges, w.Value)
+		}
+	}
 	bc, err := builtin.New(env, words(c))
 	return &compiled{builtin: bc, env: env, err: err}
 }
