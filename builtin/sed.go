@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/internal/posixre"
 	"github.com/tpipe/tpipe/task"
 )
 
@@ -66,7 +68,7 @@ type sedAddr struct {
 // character is searched as the string plain instead of being compiled.
 type sedRegex struct {
 	plain []byte
-	m     *regexMatcher
+	m     *posixre.Matcher
 }
 
 // sedRepl is a piece of an s replacement: literal text, or a group (0 for
@@ -432,7 +434,7 @@ func (s *sedRegex) match(b []byte) bool {
 	if s.plain != nil {
 		return bytes.Contains(b, s.plain)
 	}
-	return s.m.match(b)
+	return s.m.Match(b)
 }
 
 // subst runs an s command on the pattern space and reports whether it
@@ -462,14 +464,14 @@ func (r *sedRun) subst(c *sedCmd) (bool, error) {
 			at += len(re.plain)
 		}
 	} else {
-		if !re.m.mayMatch(r.ps) {
+		if !re.m.MayMatch(r.ps) {
 			return false, nil
 		}
-		stride = 2 * (re.m.re.NumSubexp() + 1)
+		stride = 2 * (re.m.Regexp().NumSubexp() + 1)
 		if limit == 1 {
-			r.spans = append(r.spans, re.m.re.FindSubmatchIndex(r.ps)...)
+			r.spans = append(r.spans, re.m.Regexp().FindSubmatchIndex(r.ps)...)
 		} else {
-			for _, m := range re.m.re.FindAllSubmatchIndex(r.ps, limit) {
+			for _, m := range re.m.Regexp().FindAllSubmatchIndex(r.ps, limit) {
 				r.spans = append(r.spans, m...)
 			}
 		}
@@ -587,7 +589,7 @@ func sprintfArgs(format string, args []any) string {
 	if len(args) == 0 {
 		return format
 	}
-	return regexErrorf(format, args...).msg
+	return fmt.Sprintf(format, args...)
 }
 
 func (p *sedParser) eof() bool { return p.pos >= len(p.src) }
@@ -843,20 +845,22 @@ func (p *sedParser) compile(pat string, icase bool) (*sedRegex, error) {
 	if pat == "" {
 		return nil, nil
 	}
-	if !icase && regexIsLiteral(pat, p.ere) {
+	syn, fl := posixre.Basic, posixre.Sed
+	if p.ere {
+		syn = posixre.Extended
+	}
+	if !icase && posixre.IsLiteral(pat, syn) {
 		return &sedRegex{plain: []byte(pat)}, nil
 	}
-	o := regexOptions{ere: p.ere, icase: icase, sed: true}
-	src, err := regexTranslate(pat, o)
-	if err != nil {
-		return nil, p.errorf("%s", err)
+	if icase {
+		fl |= posixre.IgnoreCase
 	}
-	re, err := regexCompile(src)
+	re, err := posixre.Compile(pat, syn, fl)
 	if err != nil {
 		return nil, p.errorf("%s", err)
 	}
 	re.Longest()
-	return &sedRegex{m: regexNewMatcher(src, re)}, nil
+	return &sedRegex{m: posixre.NewMatcher(re)}, nil
 }
 
 // subst parses the rest of an s command and what follows it.
@@ -924,7 +928,7 @@ flags:
 	if re != nil {
 		groups = 0
 		if re.m != nil {
-			groups = re.m.re.NumSubexp()
+			groups = re.m.Regexp().NumSubexp()
 		}
 	}
 	c.repl, err = p.replacement(repl, groups)
@@ -961,7 +965,7 @@ func (p *sedParser) replacement(s string, groups int) ([]sedRepl, error) {
 				parts = append(parts, sedRepl{group: g})
 				continue
 			}
-			if ctl, ok := regexSedEscape(d); ok {
+			if ctl, ok := posixre.ControlEscape(d); ok {
 				lit = append(lit, ctl)
 				continue
 			}
@@ -1006,7 +1010,7 @@ func (p *sedParser) translit(c *sedCmd) error {
 					ch = '\n'
 					p.pos++
 				default:
-					if ctl, ok := regexSedEscape(d); ok {
+					if ctl, ok := posixre.ControlEscape(d); ok {
 						ch = ctl
 						p.pos++
 					}
