@@ -293,11 +293,12 @@ func (r *Run) subst(c *command) (bool, error) {
 		limit = -1
 	}
 	// Matches go to r.spans, stride ints each: start and end of the match
-	// and of each group.
+	// and of each group. They are counted by division, never by
+	// multiplying N, which may be as large as an int holds.
 	stride := 2
 	r.spans = r.spans[:0]
 	if re.plain != nil {
-		for at := 0; limit < 0 || len(r.spans) < limit*stride; {
+		for at := 0; limit < 0 || len(r.spans)/stride < limit; {
 			i := bytes.Index(r.ps[at:], re.plain)
 			if i < 0 {
 				break
@@ -319,7 +320,7 @@ func (r *Run) subst(c *command) (bool, error) {
 			}
 		}
 	}
-	if len(r.spans) < c.nth*stride {
+	if len(r.spans)/stride < c.nth {
 		return false, nil
 	}
 	out := r.tmp[:0]

@@ -83,6 +83,10 @@ var runTests = []struct {
 	{"/a/{/b/{=;p}}", true, "ab\na\nb\n", "1\nab\n", 0},
 	{"2!d", false, "a\nb\nc\n", "b\n", 0},
 	{"p;p", true, "a", "a\na", 0}, // a last line without its newline stays so
+
+	// Fixed bugs.
+	{"s/o/0/99999999999999999999", false, "foo\n", "foo\n", 0}, // N overflowed, and s panicked
+	{"s/o*/0/99999999999999999999", false, "foo\n", "foo\n", 0},
 }
 
 func TestRun(t *testing.T) {
