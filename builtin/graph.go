@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/internal/posixre"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 )
@@ -16,7 +17,7 @@ import (
 // route, merge and join, with tee, are the builtins that make a pipeline a
 // graph: they read or write named edges (@name). They follow no GNU tool
 // (this join is pmjq's, not coreutils' join of sorted files); their
-// patterns are grep's (regex.go).
+// patterns are grep's (internal/posixre).
 
 func init() {
 	register(&Spec{
@@ -60,12 +61,12 @@ var graphLongs = []longOpt{
 // graphArgs parses the options and operands of route and join: [-Ei] RE
 // and then named edges only, at least least of them.
 func graphArgs(env *Env, cmd string, args []string, least int) (*regexp.Regexp, []string, error) {
-	var o regexOptions
+	syn, fl := posixre.Basic, posixre.Flags(0)
 	operands, err := getopt{cmd: cmd, shorts: "Ei", longs: graphLongs}.parse(args, func(c byte, _ string) error {
 		if c == 'E' {
-			o.ere = true
+			syn = posixre.Extended
 		} else {
-			o.icase = true
+			fl = posixre.IgnoreCase
 		}
 		return nil
 	})
@@ -79,11 +80,7 @@ func graphArgs(env *Env, cmd string, args []string, least int) (*regexp.Regexp, 
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := regexTranslate(operands[0], o)
-	if err != nil {
-		return nil, nil, usagef(cmd, "%s", err)
-	}
-	re, err := regexCompile(src)
+	re, err := posixre.Compile(operands[0], syn, fl)
 	if err != nil {
 		return nil, nil, usagef(cmd, "%s", err)
 	}
@@ -122,7 +119,7 @@ func routeNew(env *Env, args []string) (*Cmd, error) {
 	if len(edges) > 2 {
 		return nil, usagef("route", "extra operand '%s'", edges[2])
 	}
-	m := regexNewMatcher(re.String(), re)
+	m := posixre.NewMatcher(re)
 	return &Cmd{ReadsInput: true, Writes: edges, Fn: func(ctx context.Context, p *buffer.Ports) error {
 		// Nothing goes to the output: let its reader finish now.
 		p.Out(0).Close()
@@ -147,7 +144,7 @@ func routeNew(env *Env, args []string) (*Cmd, error) {
 				return err
 			}
 			k := 1
-			if m.match(record.TrimEOL(rec)) {
+			if m.Match(record.TrimEOL(rec)) {
 				k = 0
 			}
 			if gone[k] {

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/internal/posixre"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 )
@@ -123,11 +124,15 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 // grepNewMatcher compiles the patterns. Patterns without any special
 // character are searched as strings; the others become one regexp.
 func grepNewMatcher(patterns []string, matcher byte, icase bool) (grepMatcher, error) {
+	syn := posixre.Basic
+	if matcher == 'E' {
+		syn = posixre.Extended
+	}
 	literal := matcher == 'F'
 	if !literal {
 		literal = true
 		for _, p := range patterns {
-			if !regexIsLiteral(p, matcher == 'E') {
+			if !posixre.IsLiteral(p, syn) {
 				literal = false
 				break
 			}
@@ -138,33 +143,21 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool) (grepMatcher, e
 		for _, p := range patterns {
 			b := []byte(p)
 			if icase {
-				regexLower(b)
+				posixre.LowerASCII(b)
 			}
 			l.pats = append(l.pats, b)
 		}
 		return l, nil
 	}
-	o := regexOptions{ere: matcher == 'E', icase: icase}
-	var alt strings.Builder
-	for i, p := range patterns {
-		src, err := regexTranslate(p, o)
-		if err != nil {
-			return nil, usagef("grep", "%s", err)
-		}
-		if i > 0 {
-			alt.WriteByte('|')
-		}
-		if len(patterns) > 1 {
-			src = "(?:" + src + ")"
-		}
-		alt.WriteString(src)
+	var fl posixre.Flags
+	if icase {
+		fl = posixre.IgnoreCase
 	}
-	src := alt.String()
-	re, err := regexCompile(src)
+	re, err := posixre.CompileAny(patterns, syn, fl)
 	if err != nil {
 		return nil, usagef("grep", "%s", err)
 	}
-	m := &grepRegex{regexMatcher: regexNewMatcher(src, re), longest: regexp.MustCompile(src)}
+	m := &grepRegex{Matcher: posixre.NewMatcher(re), longest: regexp.MustCompile(re.String())}
 	m.longest.Longest()
 	return m, nil
 }
@@ -416,7 +409,7 @@ type grepLiteral struct {
 
 func (l *grepLiteral) index(s, pat []byte) int {
 	if l.fold {
-		return grepFoldIndex(s, pat)
+		return posixre.IndexFold(s, pat)
 	}
 	return bytes.Index(s, pat)
 }
@@ -500,83 +493,16 @@ func (l *grepLiteral) find(line []byte, dst [][2]int) [][2]int {
 	return dst
 }
 
-// grepLower maps ASCII upper case letters to lower case and every other
-// byte to itself.
-var grepLower = func() (t [256]byte) {
-	for i := range t {
-		t[i] = byte(i)
-		if i >= 'A' && i <= 'Z' {
-			t[i] = byte(i) | 0x20
-		}
-	}
-	return t
-}()
-
-// grepFoldIndex returns the index of the first instance of pat, which is in
-// lower case, in s ignoring ASCII case, or -1.
-func grepFoldIndex(s, pat []byte) int {
-	if len(pat) == 0 {
-		return 0
-	}
-	lo, up := pat[0], pat[0]
-	if lo >= 'a' && lo <= 'z' {
-		up = lo &^ 0x20
-	}
-	// The next place of each case of the first byte at or after i; -1 is
-	// none left, and -2 is not yet searched.
-	nextLo, nextUp := -2, -2
-	if lo == up {
-		nextUp = -1
-	}
-	for i := 0; i+len(pat) <= len(s); {
-		if nextLo != -1 && nextLo < i {
-			if j := bytes.IndexByte(s[i:], lo); j >= 0 {
-				nextLo = i + j
-			} else {
-				nextLo = -1
-			}
-		}
-		if nextUp != -1 && nextUp < i {
-			if j := bytes.IndexByte(s[i:], up); j >= 0 {
-				nextUp = i + j
-			} else {
-				nextUp = -1
-			}
-		}
-		c := nextLo
-		if c < 0 || nextUp >= 0 && nextUp < c {
-			c = nextUp
-		}
-		if c < 0 || c+len(pat) > len(s) {
-			return -1
-		}
-		if grepFoldEqual(s[c+1:c+len(pat)], pat[1:]) {
-			return c
-		}
-		i = c + 1
-	}
-	return -1
-}
-
-// grepFoldEqual reports whether s equals the lower case pat ignoring ASCII
-// case; len(s) == len(pat).
-func grepFoldEqual(s, pat []byte) bool {
-	for i, c := range pat {
-		if grepLower[s[i]] != c {
-			return false
-		}
-	}
-	return true
-}
-
 // grepRegex matches a regexp, searching first for the strings it needs.
 type grepRegex struct {
-	*regexMatcher
+	*posixre.Matcher
 	longest *regexp.Regexp // the same, leftmost-longest, for find
 }
 
+func (g *grepRegex) match(line []byte) bool { return g.Match(line) }
+
 func (g *grepRegex) find(line []byte, dst [][2]int) [][2]int {
-	if !g.mayMatch(line) {
+	if !g.MayMatch(line) {
 		return dst
 	}
 	for _, m := range g.longest.FindAllIndex(line, -1) {

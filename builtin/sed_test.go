@@ -141,6 +141,8 @@ func TestSedSameAsGNU(t *testing.T) {
 		in(sedText, "sed", "s/[ab]*\\?c/[&]/gI"),
 		in(sedText, "sed", "-E", "s/a**/X/g"),
 		in(sedText, "sed", "-E", "s/(|o)/[&]/g"),
+		in("foo\n", "sed", "s/o/0/99999999999999999999"), // found by FuzzParse
+		in("foo\n", "sed", "s/o*/0/99999999999999999999"),
 	}
 	for _, c := range cases {
 		sameAsGNU(t, dir, c.argv, c.stdin)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpipe/tpipe/internal/posixre"
 	"github.com/tpipe/tpipe/task"
 )
 
@@ -443,7 +444,7 @@ func trCheck(s1, s2 trSet, len1 int, set2 []byte, classAt2 map[int]string, compl
 
 // trClassBytes lists the bytes of a class of the C locale in order.
 func trClassBytes(name string) []byte {
-	in := regexClasses[name]
+	in := posixre.Class(name)
 	var out []byte
 	for c := 0; c < 256; c++ {
 		if in(byte(c)) {
