@@ -9,6 +9,7 @@ require (
 	github.com/peterh/liner v1.2.2
 	github.com/rogpeppe/go-internal v1.16.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.33.0
 	golang.org/x/term v0.32.0
 	pgregory.net/rapid v1.3.0
 )
@@ -16,6 +17,5 @@ require (
 require (
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/mattn/go-runewidth v0.0.31 // indirect
-	golang.org/x/sys v0.33.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

@@ -244,7 +244,7 @@ func (in *Input) readBackLocked() error {
 		// read back needs a slot of its own.
 		q.resolveLocked()
 	}
-	if err := q.disk.readFrame(p.spill, b); err != nil {
+	if err := p.spill.readLocked(q.disk, b); err != nil {
 		p.releaseLocked(b)
 		err = fmt.Errorf("reading back spilled queue %s: %w", q.name, err)
 		p.abortLocked(err)

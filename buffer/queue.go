@@ -2,6 +2,8 @@ package buffer
 
 import (
 	"time"
+
+	"github.com/tpipe/tpipe/record/recfile"
 )
 
 // Queue is a bounded FIFO of buffers between one writing task and one
@@ -32,7 +34,7 @@ type Queue struct {
 	writer, reader      *proc
 	// disk is the backlog of a spilled queue (see spill.go): its oldest
 	// buffers, read before the ring.
-	disk         *spillFile
+	disk         *recfile.Backlog
 	spills       int
 	spilledBytes int64
 }
@@ -42,7 +44,7 @@ func (q *Queue) backlog() int {
 	if q.disk == nil {
 		return 0
 	}
-	return q.disk.frames
+	return q.disk.Blocks()
 }
 
 // Name returns the queue's name.

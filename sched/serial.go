@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,11 +8,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/task"
 )
 
@@ -28,8 +26,9 @@ import (
 // otherwise fill the disk, or run forever on a well-compressed stream.
 var serialMaxBytes int64 = 1 << 30
 
-// serialPattern names the serial policy's files in os.TempDir().
-const serialPattern = "tpipe-serial-*"
+// serialBlock is the raw bytes of records in one compressed block of an
+// edge file: large enough for zstd to find repeats across many records.
+const serialBlock = 1 << 20
 
 // DiskStats are the serial policy's disk traffic: the compressed bytes
 // written to and read back from its edge files.
@@ -50,8 +49,8 @@ func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats,
 // runSerialDisk runs g's tasks one at a time in topological order. Each
 // runs, concurrently, in a small graph of its own: a source per input edge
 // reading that edge's file, the task, and a sink per output edge writing
-// its file (records length-prefixed, so any bytes round-trip, and
-// compressed with zstd at its fastest level). A small graph gets the
+// its file (a record file, package recfile, compressed with zstd at its
+// fastest level). A small graph gets the
 // caller's B, or else its own bound. A task that stops reading early
 // (head) is fine: its upstream has already finished.
 //
@@ -62,7 +61,9 @@ func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats,
 // BuffersHighWater are the most any small graph used. Every file is
 // removed, an edge's as soon as its reader has run. Hooks are not passed
 // on: one written for g's indices could wait for a task a small graph does
-// not have.
+// not have. The files are made by recfile.CreateTemp in o.TempDir and have
+// no name, so a killed run leaves nothing behind; an edge's file stays
+// open from its writer's step until its reader's.
 func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, DiskStats, error) {
 	s := &serialRun{g: g, pl: pl, o: o, spills: make([]spill, len(g.Edges)), start: time.Now()}
 	s.st = &Stats{Policy: Serial, RecordSize: pl.RecordSize, Bound: pl.Bound,
@@ -97,14 +98,16 @@ type serialRun struct {
 // graph, its reader a source task of a later one; the counters are read
 // only after each has returned.
 type spill struct {
-	path          string // "" before the writer runs and once removed
+	f             *os.File // nil before the writer runs and once removed
+	size          int64    // bytes of the finished file
 	written, read int64
 }
 
+// remove closes the file, which has no name: that deletes it.
 func (sp *spill) remove() {
-	if sp.path != "" {
-		os.Remove(sp.path)
-		sp.path = ""
+	if sp.f != nil {
+		sp.f.Close()
+		sp.f = nil
 	}
 }
 
@@ -198,12 +201,6 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 	g := s.g
 	sg := &graph.Graph{}
 	pos := make([]int, len(step)) // where each task of the step is in sg
-	var files []*os.File
-	defer func() {
-		for _, f := range files {
-			f.Close() // the reader opens the file again: one descriptor per running edge
-		}
-	}()
 	for n, i := range step {
 		t := g.Tasks[i]
 		first := len(sg.Tasks)
@@ -217,12 +214,11 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 			sg.Connect(first+p, 0, pos[n], p, g.Edges[k].Cap).Name = g.Edges[k].Name
 		}
 		for p, k := range outs[i] {
-			f, err := os.CreateTemp("", serialPattern)
+			f, err := recfile.CreateTemp(s.o.TempDir)
 			if err != nil {
 				return &TaskError{Task: t.Name, Index: t.Index, Err: fmt.Errorf("edge %s: %w", g.Edges[k].Name, err)}
 			}
-			files = append(files, f)
-			s.spills[k].path = f.Name()
+			s.spills[k].f = f
 			sink := sg.Add(t.Name, 1, 0, s.sink(k, f))
 			sg.Connect(pos[n], p, sink, 0, g.Edges[k].Cap).Name = g.Edges[k].Name
 		}
@@ -299,28 +295,25 @@ func (s *serialRun) source(k int) task.Func {
 	sp := &s.spills[k]
 	name := s.g.Edges[k].Name
 	return func(ctx context.Context, p *buffer.Ports) error {
-		f, err := os.Open(sp.path)
-		if err != nil {
-			return fmt.Errorf("edge %s: %w", name, err)
-		}
-		defer f.Close()
-		// Concurrency 1 decodes in the caller: no goroutine to leak.
-		dec, err := zstd.NewReader(bufio.NewReaderSize(&countReader{f, &sp.read}, 64<<10), zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return fmt.Errorf("edge %s: %w", name, err)
-		}
-		defer dec.Close()
-		sc := record.NewScanner(dec, record.LengthPrefixed, p.RecordSize())
+		// A record larger than a block has a block of its own.
+		r := recfile.NewReader(&countReader{io.NewSectionReader(sp.f, 0, sp.size), &sp.read},
+			max(serialBlock, p.RecordSize())+p.RecordSize()/64+64)
 		out := p.Out(0)
-		for sc.Scan() {
-			if err := out.Write(sc.Record()); err != nil {
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read edge %s: %w", name, err)
+			}
+			if len(rec) > p.RecordSize() {
+				return fmt.Errorf("read edge %s: %w", name, &record.TooLargeError{Size: len(rec), Max: p.RecordSize()})
+			}
+			if err := out.Write(rec); err != nil {
 				return err
 			}
 		}
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("read edge %s: %w", name, err)
-		}
-		return nil
 	}
 }
 
@@ -330,18 +323,9 @@ func (s *serialRun) sink(k int, f *os.File) task.Func {
 	e := s.g.Edges[k]
 	from, to := s.g.Tasks[e.From.Task].Name, s.g.Tasks[e.To.Task].Name
 	return func(ctx context.Context, p *buffer.Ports) error {
-		// One goroutine (concurrency 1 encodes in the caller), and a 1 MiB
-		// window: the default's tables cost more to set up than a short
-		// edge takes to compress.
-		enc, err := zstd.NewWriter(&countWriter{f, &sp.written}, zstd.WithEncoderLevel(zstd.SpeedFastest),
-			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
-		if err != nil {
-			return fmt.Errorf("edge %s: %w", e.Name, err)
-		}
-		w := bufio.NewWriterSize(enc, 64<<10)
+		w := recfile.NewWriter(&countWriter{f, &sp.written}, recfile.Zstd, serialBlock)
 		in := p.In(0)
 		var n int64
-		var frame []byte
 		for {
 			rec, err := in.Read()
 			if err == io.EOF {
@@ -353,17 +337,14 @@ func (s *serialRun) sink(k int, f *os.File) task.Func {
 			if n += int64(len(rec) + record.LengthPrefixed.Overhead()); n > serialMaxBytes {
 				return fmt.Errorf("edge %s from %s to %s: more than %d bytes: the serial policy keeps every edge on disk and needs finite input", e.Name, from, to, serialMaxBytes)
 			}
-			frame = record.LengthPrefixed.Append(frame[:0], rec)
-			if _, err := w.Write(frame); err != nil {
+			if err := w.Add(rec); err != nil {
 				return fmt.Errorf("write edge %s: %w", e.Name, err)
 			}
 		}
-		if err := w.Flush(); err != nil {
+		if err := w.Close(); err != nil {
 			return fmt.Errorf("write edge %s: %w", e.Name, err)
 		}
-		if err := enc.Close(); err != nil {
-			return fmt.Errorf("write edge %s: %w", e.Name, err)
-		}
+		sp.size = w.Written()
 		return nil
 	}
 }

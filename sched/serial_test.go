@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
 	"strings"
 	"testing"
 
@@ -22,7 +22,7 @@ func serialDir(t *testing.T) func() {
 	t.Setenv("TMPDIR", dir)
 	return func() {
 		t.Helper()
-		if left, _ := filepath.Glob(filepath.Join(dir, serialPattern)); len(left) > 0 {
+		if left, _ := os.ReadDir(dir); len(left) > 0 {
 			t.Errorf("files left behind: %v", left)
 		}
 	}
