@@ -1,0 +1,102 @@
+package recfile_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/tpipe/tpipe/record/recfile"
+	"pgregory.net/rapid"
+)
+
+// A FIFO behaves as a slice of records whatever its budget: Push appends,
+// Front and Pop take the oldest, Drop forgets the oldest k; Len and Bytes
+// agree once the front was read.
+func TestFIFOModel(t *testing.T) {
+	dir := t.TempDir()
+	spilled := false
+	rapid.Check(t, func(rt *rapid.T) {
+		budget := rapid.SampledFrom([]int{0, 100, 5000}).Draw(rt, "budget")
+		q := recfile.NewFIFO(dir, budget)
+		defer q.Close()
+		var model [][]byte
+		next := 0
+		for range rapid.IntRange(1, 200).Draw(rt, "ops") {
+			switch rapid.IntRange(0, 9).Draw(rt, "op") {
+			case 0, 1, 2, 3, 4:
+				n := rapid.SampledFrom([]int{0, 1, 10, 300, 9000}).Draw(rt, "len")
+				rec := bytes.Repeat([]byte{byte('a' + next%26)}, n)
+				next++
+				if err := q.Push(rec); err != nil {
+					rt.Fatal(err)
+				}
+				model = append(model, rec)
+			case 5, 6, 7:
+				rec, err := q.Front()
+				if len(model) == 0 {
+					if err != io.EOF {
+						rt.Fatalf("Front of empty: %v", err)
+					}
+					continue
+				}
+				if err != nil || !bytes.Equal(rec, model[0]) {
+					rt.Fatalf("Front = %.20q (%d bytes), %v; want %.20q (%d bytes)", rec, len(rec), err, model[0], len(model[0]))
+				}
+				if err := q.Pop(); err != nil {
+					rt.Fatal(err)
+				}
+				model = model[1:]
+			default:
+				k := rapid.IntRange(0, 20).Draw(rt, "drop")
+				if err := q.Drop(int64(k)); err != nil {
+					rt.Fatal(err)
+				}
+				model = model[min(k, len(model)):]
+			}
+			if q.Len() != int64(len(model)) {
+				rt.Fatalf("Len = %d, want %d", q.Len(), len(model))
+			}
+			spilled = spilled || q.Spilled() > 0
+		}
+		for len(model) > 0 {
+			rec, err := q.Front()
+			if err != nil || !bytes.Equal(rec, model[0]) {
+				rt.Fatalf("draining: Front = %d bytes, %v; want %d bytes", len(rec), err, len(model[0]))
+			}
+			var total int64
+			for _, m := range model {
+				total += int64(len(m))
+			}
+			if q.Bytes() != total {
+				rt.Fatalf("Bytes = %d, want %d", q.Bytes(), total)
+			}
+			if err := q.Pop(); err != nil {
+				rt.Fatal(err)
+			}
+			model = model[1:]
+		}
+	})
+	if !spilled {
+		t.Error("no case spilled to disk")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left in the temp dir", len(ents))
+	}
+}
+
+// Records pushed past the budget go to disk: memory stays bounded while
+// the FIFO holds many times its budget.
+func TestFIFOSpills(t *testing.T) {
+	q := recfile.NewFIFO(t.TempDir(), 64<<10)
+	defer q.Close()
+	line := bytes.Repeat([]byte("x"), 99)
+	for range 10000 {
+		if err := q.Push(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q.Bytes() != 990000 || q.Spilled() < 900000 {
+		t.Errorf("Bytes %d, Spilled %d: want 990000 held, most of it on disk", q.Bytes(), q.Spilled())
+	}
+}
