@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/task"
 )
 
@@ -257,9 +258,9 @@ func (h *headCmd) one(src *operand, out *joiner) error {
 	}
 	switch {
 	case h.elide && h.bytes:
-		return headElideBytes(src, out, h.n)
+		return headElideBytes(h.env, src, out, h.n)
 	case h.elide:
-		return headElideLines(src, out, h.n)
+		return headElideLines(h.env, src, out, h.n)
 	}
 	left := h.n
 	for left > 0 {
@@ -285,9 +286,11 @@ func (h *headCmd) one(src *operand, out *joiner) error {
 }
 
 // headElideLines writes all but the last n lines: a line is written once n
-// newer lines are held, so memory is proportional to n lines.
-func headElideLines(src *operand, out *joiner, n uint64) error {
-	var ring tailRing
+// newer lines are held. They are held in a FIFO of bounded memory, as
+// tail's (tailLast).
+func headElideLines(env *Env, src *operand, out *joiner, n uint64) error {
+	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
+	defer q.Close()
 	for {
 		rec, err := src.Read()
 		if err == io.EOF {
@@ -302,20 +305,34 @@ func headElideLines(src *operand, out *joiner, n uint64) error {
 			}
 			continue
 		}
-		if uint64(ring.len()) == n {
-			if err := out.write(ring.oldest()); err != nil {
+		if uint64(q.Len()) == n {
+			if err := headWriteOldest(q, out); err != nil {
 				return err
 			}
-			ring.drop()
 		}
-		ring.push(rec)
+		if err := q.Push(rec); err != nil {
+			return err
+		}
 	}
+}
+
+// headWriteOldest writes the oldest line of q and drops it.
+func headWriteOldest(q *recfile.FIFO, out *joiner) error {
+	rec, err := q.Front()
+	if err != nil {
+		return err
+	}
+	if err := out.write(rec); err != nil {
+		return err
+	}
+	return q.Pop()
 }
 
 // headElideBytes writes all but the last n bytes, holding whole lines until
 // more than n bytes follow them.
-func headElideBytes(src *operand, out *joiner, n uint64) error {
-	var ring tailRing
+func headElideBytes(env *Env, src *operand, out *joiner, n uint64) error {
+	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
+	defer q.Close()
 	for {
 		rec, err := src.Read()
 		if err == io.EOF {
@@ -324,18 +341,30 @@ func headElideBytes(src *operand, out *joiner, n uint64) error {
 		if err != nil {
 			return err
 		}
-		ring.push(rec)
-		for ring.len() > 0 && uint64(ring.bytes-len(ring.oldest())) >= n {
-			if err := out.write(ring.oldest()); err != nil {
+		if err := q.Push(rec); err != nil {
+			return err
+		}
+		for q.Len() > 0 {
+			oldest, err := q.Front()
+			if err != nil {
 				return err
 			}
-			ring.drop()
+			if uint64(q.Bytes()-int64(len(oldest))) < n {
+				break
+			}
+			if err := headWriteOldest(q, out); err != nil {
+				return err
+			}
 		}
 	}
 	// What is held is at most n bytes more than the oldest line, so what is
 	// left to write is a part of that line.
-	if ring.len() > 0 && uint64(ring.bytes) > n {
-		return out.write(ring.oldest()[:uint64(ring.bytes)-n])
+	if q.Len() > 0 && uint64(q.Bytes()) > n {
+		oldest, err := q.Front()
+		if err != nil {
+			return err
+		}
+		return out.write(oldest[:uint64(q.Bytes())-n])
 	}
 	return nil
 }

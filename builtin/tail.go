@@ -3,9 +3,11 @@ package builtin
 import (
 	"context"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record/recfile"
 )
 
 func init() {
@@ -86,12 +88,11 @@ func tailObsolete(args []string) (n uint64, fromStart, ok bool) {
 }
 
 func (t *tailCmd) run(ctx context.Context, p *buffer.Ports) error {
-	var ring tailRing // reused from operand to operand
 	return headTailRun(t.env, p, "tail", t.names, t.headers, func(src *operand, out *joiner) error {
 		if t.fromStart {
 			return tailFrom(src, out, t.n)
 		}
-		return tailLast(src, out, &ring, t.n)
+		return tailLast(t.env, src, out, t.n)
 	})
 }
 
@@ -120,12 +121,16 @@ func tailFrom(src *operand, out *joiner, n uint64) error {
 	}
 }
 
-// tailLast writes the last n lines of src, held in ring until the end.
-func tailLast(src *operand, out *joiner, ring *tailRing, n uint64) error {
-	ring.reset()
+// tailLast writes the last n lines of src. They are held in a FIFO of
+// bounded memory (Env.SortMemory, as sort's runs): past it, older lines go
+// to disk and lines too old to print are dropped unread, so tail reads
+// back at most the n lines it prints.
+func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
 	if n == 0 {
 		return nil
 	}
+	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
+	defer q.Close()
 	for {
 		rec, err := src.Read()
 		if err == io.EOF {
@@ -134,57 +139,26 @@ func tailLast(src *operand, out *joiner, ring *tailRing, n uint64) error {
 		if err != nil {
 			return err
 		}
-		if uint64(ring.len()) == n {
-			ring.drop()
-		}
-		ring.push(rec)
-	}
-	for ring.len() > 0 {
-		if err := out.write(ring.oldest()); err != nil {
+		if err := q.Push(rec); err != nil {
 			return err
 		}
-		ring.drop()
+		if extra := q.Len() - int64(min(n, math.MaxInt64)); extra > 0 {
+			if err := q.Drop(extra); err != nil {
+				return err
+			}
+		}
+	}
+	for q.Len() > 0 {
+		rec, err := q.Front()
+		if err != nil {
+			return err
+		}
+		if err := out.write(rec); err != nil {
+			return err
+		}
+		if err := q.Pop(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
-
-// tailRing is a FIFO of copies of lines. Its slots keep their memory when
-// lines are dropped, so once it has grown to the number of lines it holds
-// it allocates no more. The zero tailRing is empty and ready to use.
-type tailRing struct {
-	slots [][]byte
-	start int // index of the oldest line
-	n     int // number of lines held
-	bytes int // total length of the lines held
-}
-
-func (r *tailRing) len() int { return r.n }
-
-// push appends a copy of rec as the newest line, growing the ring if it is
-// full.
-func (r *tailRing) push(rec []byte) {
-	if r.n == len(r.slots) {
-		// Grow, unrolling the ring so that the oldest line is in slot 0.
-		slots := make([][]byte, max(8, 2*len(r.slots)))
-		k := copy(slots, r.slots[r.start:])
-		copy(slots[k:], r.slots[:r.start])
-		r.slots, r.start = slots, 0
-	}
-	i := (r.start + r.n) % len(r.slots)
-	r.slots[i] = append(r.slots[i][:0], rec...)
-	r.n++
-	r.bytes += len(rec)
-}
-
-// oldest returns the oldest line held, valid until the next push.
-func (r *tailRing) oldest() []byte { return r.slots[r.start] }
-
-// drop forgets the oldest line.
-func (r *tailRing) drop() {
-	r.bytes -= len(r.slots[r.start])
-	r.start = (r.start + 1) % len(r.slots)
-	r.n--
-}
-
-// reset forgets every line and keeps the memory.
-func (r *tailRing) reset() { r.start, r.n, r.bytes = 0, 0, 0 }

@@ -1,6 +1,14 @@
 package builtin_test
 
-import "testing"
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tpipe/tpipe/builtin"
+)
 
 func TestTailSameAsGNU(t *testing.T) {
 	dir := filesFixture(t)
@@ -55,4 +63,30 @@ func TestTailErrors(t *testing.T) {
 		filesC("tail -n", ""),
 		filesC("tail -x", ""),
 	})
+}
+
+// tail -n N, head -n -N and head -c -N hold their lines in a FIFO bounded
+// by Env.SortMemory: with a budget far below what they hold, they spill to
+// disk and still print what GNU prints, leaving no file behind.
+func TestTailHeadSpill(t *testing.T) {
+	var in strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&in, "%d %s\n", i, strings.Repeat("x", i%37))
+	}
+	for _, argv := range [][]string{
+		{"tail", "-n", "15000"}, {"tail", "-n", "3"}, {"tail", "-n", "+4000"},
+		{"head", "-n", "-15000"}, {"head", "-n", "-3"}, {"head", "-c", "-100000"},
+	} {
+		tmp := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		env := &builtin.Env{Stderr: &stderr, TempDir: tmp, SortMemory: 4 << 10}
+		got := runWithEnv(t, env, &stdout, &stderr, argv, in.String())
+		want := runGNU(t, "", argv, in.String())
+		if got.out != want.out || got.code != want.code {
+			t.Errorf("%q: %d bytes (status %d), GNU %d bytes (status %d)", argv, len(got.out), got.code, len(want.out), want.code)
+		}
+		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+			t.Errorf("%q: %d files left in TMPDIR", argv, len(ents))
+		}
+	}
 }
