@@ -247,7 +247,7 @@ func joinNew(env *Env, args []string) (*Cmd, error) {
 				firstOn, first = i, append(first[:0], record.TrimEOL(rec)...)
 			}
 		}
-		if err := task.Join(key, unmatched)(ctx, p); err != nil {
+		if err := task.Join(key, unmatched, task.JoinOptions{Memory: sortBudget(env), Dir: sortTempDir(env)})(ctx, p); err != nil {
 			return err
 		}
 		if count == 0 {

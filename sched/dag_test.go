@@ -165,7 +165,7 @@ func (s *dagSpec) build() *dagRun {
 			t, nout = g.Add(name, 2, 1, task.Join(func(rec []byte) ([]byte, bool) {
 				i := bytes.IndexByte(rec, ':')
 				return rec[:max(i, 0)], i > 0
-			}, nil)), 1
+			}, nil, task.JoinOptions{})), 1
 			g.Tasks[t].ReadsAny = true
 			det = detKeys
 		}

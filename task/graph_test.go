@@ -259,7 +259,7 @@ func joinGraph(inputs [][][]byte, out, unmatched *[][]byte) *graph.Graph {
 		return k, ok
 	}
 	report := func(i int, rec []byte) { *unmatched = append(*unmatched, fmt.Appendf(nil, "%d:%s", i, rec)) }
-	join := g.Add("join", len(inputs), 1, task.Join(key, report))
+	join := g.Add("join", len(inputs), 1, task.Join(key, report, task.JoinOptions{}))
 	g.Tasks[join].ReadsAny = true
 	for i, recs := range inputs {
 		g.Connect(g.Add(fmt.Sprint("in", i), 0, 1, task.Records(recs...)), 0, join, i, 1)
