@@ -100,6 +100,11 @@ type Cmd struct {
 	// ReadsAny is set for a command that reads its inputs in the order
 	// records arrive (merge, join; see buffer.Ports.Ready).
 	ReadsAny bool
+	// Spills is set for a command that holds data outside the pool's
+	// buffers (sort's runs, tail's lines, join's waiting records): it keeps
+	// at most Env.SortMemory of it in memory and moves the rest to
+	// unlinked files in Env.TempDir.
+	Spills bool
 }
 
 // Spec describes one builtin.

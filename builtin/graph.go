@@ -229,7 +229,7 @@ func joinNew(env *Env, args []string) (*Cmd, error) {
 		}
 		return line[m[2]:m[3]], true
 	}
-	return &Cmd{Reads: edges, ReadsAny: true, Fn: func(ctx context.Context, p *buffer.Ports) error {
+	return &Cmd{Reads: edges, ReadsAny: true, Spills: true, Fn: func(ctx context.Context, p *buffer.Ports) error {
 		// Fields follow the ports' order, which must be the operands'.
 		for i, name := range edges {
 			if i >= p.NumIn() || p.In(i).Name() != name {

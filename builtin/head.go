@@ -92,7 +92,7 @@ func headNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: h.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: h.run, Spills: h.elide && h.n > 0}, nil
 }
 
 func headIsDigit(c byte) bool { return '0' <= c && c <= '9' }

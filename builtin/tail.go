@@ -60,7 +60,7 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: t.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: t.run, Spills: !t.fromStart && t.n > 0}, nil
 }
 
 // tailObsolete recognizes the old forms "tail -N [FILE]" and "tail +N

@@ -62,7 +62,7 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	if c == 0 {
 		c = r.cfg.Policy.DefaultCap()
 	}
-	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{}, names: map[string]int{}, cap: c, dry: dry,
+	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(r.taskMemory())}, names: map[string]int{}, cap: c, dry: dry,
 		edges: map[string]*edgeEnds{}}
 	for _, pl := range pls {
 		if err := b.pipeline(pl); err != nil {
@@ -317,6 +317,9 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		}
 		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
 		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
+		if cmd.Spills {
+			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
+		}
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
 		}

@@ -95,3 +95,11 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 	bc, err := builtin.New(env, words(c))
 	return &compiled{builtin: bc, env: env, err: err}
 }
+
+// taskMemory is the budget of each task that spills (builtin.Cmd.Spills).
+func (r *Runner) taskMemory() int {
+	if r.cfg.SortMemory > 0 {
+		return r.cfg.SortMemory
+	}
+	return builtin.DefaultSortMemory
+}

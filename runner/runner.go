@@ -379,6 +379,10 @@ type Job struct {
 	Graph   *graph.Graph
 	Plan    *sched.Plan
 	Warning string // B below the bound
+	// Spilling names the tasks that hold data outside the pool, each up
+	// to TaskMemory bytes in memory before it spills to disk.
+	Spilling   []string
+	TaskMemory int64
 	title   string // "graph 2 (lines 3, 4)" when a script has several
 	closers []io.Closer
 	closed  bool
