@@ -126,7 +126,7 @@ const (
 	StatusUsage       = 2   // usage and syntax errors
 	StatusCannotExec  = 126 // found but not executable
 	StatusNotFound    = 127 // command not found
-	StatusInterrupted = 130 // Ctrl-C
+	StatusInterrupted = 130 // Ctrl-C; other signals: SignalError
 )
 
 // Parse parses src with the Runner's environment expansion.
@@ -138,7 +138,8 @@ func (r *Runner) Parse(src string) (*shell.Script, error) {
 // that pipelines linked by named edges (@name) run together as one graph;
 // it returns the exit status of the last graph (or 2 for a syntax error or
 // a broken edge rule, reported on Stderr with a caret). Ctrl-C (ctx
-// cancelled) stops the script with 130.
+// cancelled) stops the script with 130, or 128+n when ctx's cause is a
+// *SignalError.
 func (r *Runner) RunScript(ctx context.Context, src string) int {
 	p, err := r.compileSource(src)
 	if err != nil {
@@ -147,7 +148,7 @@ func (r *Runner) RunScript(ctx context.Context, src string) int {
 	status := 0
 	for _, g := range p.groups {
 		if ctx.Err() != nil {
-			return StatusInterrupted
+			return cancelStatus(context.Cause(ctx))
 		}
 		status = r.runJob(ctx, func() (*Job, error) { return r.build(ctx, p, g, false) })
 	}
@@ -269,6 +270,10 @@ func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
 	if cerr := job.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
+	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// A task may say only "canceled"; the cause says why.
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		return r.report(err)
 	}
@@ -289,7 +294,7 @@ func (r *Runner) report(err error) int {
 		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s\n", me.Error(), r.advice(err))
 		return StatusUsage
 	case errors.Is(err, context.Canceled):
-		return StatusInterrupted
+		return cancelStatus(err)
 	case errors.As(err, &ee) && errors.As(err, &te):
 		// The command has said why, if it had something to say.
 		if ee.Err != nil {

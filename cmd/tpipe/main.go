@@ -11,13 +11,17 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	if os.Getenv("TPIPE_DEBUG") == "" {
+		// A Go crash (a fatal error, a panic no recover caught) prints
+		// its message without the goroutine dump, which means nothing to
+		// a user.
+		debug.SetTraceback("none")
+	}
 	if name := os.Getenv("TPIPE_CPUPROFILE"); name != "" {
 		if f, err := os.Create(name); err == nil {
 			if err := pprof.StartCPUProfile(f); err == nil {
@@ -27,8 +31,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "tpipe: TPIPE_CPUPROFILE: %v\n", err)
 		}
 	}
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	code := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	pprof.StopCPUProfile()
 	os.Exit(code)
 }

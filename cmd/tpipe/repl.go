@@ -53,11 +53,20 @@ func replSettings() string {
 
 // interactive runs the shell on a terminal. Line editing and the history
 // file come from github.com/peterh/liner, which reads the terminal itself.
-func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Reader, stdout, stderr io.Writer) int {
+//
+// SIGTERM, SIGHUP and SIGQUIT end the shell (e); at the prompt they find it
+// in a read of the terminal, so e exits without it, after putting the
+// terminal back in the mode it had.
+func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg.Stdin = nil // the terminal belongs to the line editor
 	r := runner.New(cfg)
 	defer r.Close()
 	r.Advise = func(setting, value string) string { return fmt.Sprintf("try: set %s %s", setting, value) }
+	if f, ok := stdin.(*os.File); ok {
+		if st, err := term.GetState(int(f.Fd())); err == nil {
+			e.atExit(func() { term.Restore(int(f.Fd()), st) })
+		}
+	}
 	line := liner.NewLiner()
 	defer line.Close()
 	line.SetCtrlCAborts(true)
@@ -82,6 +91,10 @@ func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Rea
 	status := 0
 	var src string
 	for {
+		var se *runner.SignalError
+		if errors.As(context.Cause(ctx), &se) {
+			return se.Status()
+		}
 		prompt := "tpipe> "
 		if src != "" {
 			prompt = "> "

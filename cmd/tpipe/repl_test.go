@@ -26,11 +26,15 @@ type ptyTerm struct {
 	done chan struct{}
 }
 
-func startTerm(t *testing.T, hist string) *ptyTerm {
+// startTerm starts the shell on a pseudo-terminal: the program exe, or
+// with exe "" this test binary as tpipe.
+func startTerm(t *testing.T, exe, hist string) *ptyTerm {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "TPIPE_TEST_MAIN=1", "TERM=xterm", "TPIPE_HISTORY="+hist, "LC_ALL=C")
@@ -89,7 +93,7 @@ func (tm *ptyTerm) send(s string) {
 
 func TestInteractiveShell(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "history")
-	tm := startTerm(t, hist)
+	tm := startTerm(t, "", hist)
 	tm.expect("tpipe> ")
 
 	tm.send("seq 3 | wc -l\r")

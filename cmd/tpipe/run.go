@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/tpipe/tpipe/builtin"
@@ -141,7 +141,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	return o, fs.Args(), 0, true
 }
 
-// run is the whole command; main only adds signals and os.Exit.
+// exitSignals end tpipe with status 128+n (see exiter); SIGINT comes
+// first, for the interactive shell to leave out.
+var exitSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// run is the whole command; main only adds os.Exit. On a signal of
+// exitSignals run may itself exit (see exiter).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	// Tasks' panics are already errors (package sched); this catches a bug
 	// in tpipe's own code, so that no Go panic trace reaches a user.
@@ -155,12 +160,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}()
 	if len(args) > 0 && args[0] == "bench" {
+		ctx, e := exitOn(ctx, exitSignals...)
+		defer e.stop()
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	}
 	o, rest, code, ok := parseFlags(args, stdout, stderr)
 	if !ok {
 		return code
 	}
+	// The interactive shell keeps SIGINT (Ctrl-C) for itself: it stops
+	// the running pipeline, not the shell.
+	repl := o.file == "" && len(rest) == 0 && isTerminal(stdin)
+	sigs := exitSignals
+	if repl {
+		sigs = sigs[1:]
+	}
+	ctx, e := exitOn(ctx, sigs...)
+	defer e.stop()
 	cfg := o.cfg
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = stdin, stdout, stderr
 	if o.trace != "" {
@@ -183,8 +199,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		src = string(b)
 	case len(rest) == 1:
 		src = rest[0]
-	case isTerminal(stdin):
-		return interactive(ctx, cfg, o, stdin, stdout, stderr)
+	case repl:
+		return interactive(ctx, e, cfg, o, stdin, stdout, stderr)
 	default:
 		b, err := io.ReadAll(stdin)
 		if err != nil {
@@ -194,10 +210,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		src = string(b)
 		cfg.Stdin = nil // the script was stdin; commands get none
 	}
-	// Ctrl-C cancels the run: tasks stop, child processes are killed and
-	// reaped, and the status is 130 as in a shell.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
 	r := runner.New(cfg)
 	defer r.Close()
 	if o.explain {
