@@ -199,6 +199,11 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 		case i == 0:
 			in = input{from: -1, stdin: true}
 		}
+		if prev >= 0 && in.from < 0 {
+			// A '<' wins over the pipe, as in bash: what the previous
+			// command writes goes nowhere.
+			b.drop(input{from: prev})
+		}
 		last := i == len(pl.Cmds)-1
 		stderr := b.r.cfg.Stderr
 		if rd.err != nil {
