@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/shell"
@@ -187,7 +188,7 @@ func meta(line string, r *runner.Runner, stdout, stderr io.Writer) (bool, int) {
 			}
 			return true, 0
 		}
-		fmt.Fprintf(stderr, "tpipe: help: %s: not a builtin\n", strings.Join(f[1:], " "))
+		fmt.Fprintf(stderr, "tpipe: help: %s: not a builtin\n", visible.Controls(strings.Join(f[1:], " ")))
 		return true, 1
 	case "set":
 		return true, set(f[1:], r, stdout, stderr)
@@ -205,7 +206,7 @@ func set(args []string, r *runner.Runner, stdout, stderr io.Writer) int {
 		return 0
 	}
 	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "tpipe: set: "+format+"\n", a...)
+		fmt.Fprintf(stderr, "tpipe: set: %s\n", visible.Controls(fmt.Sprintf(format, a...)))
 		return 2
 	}
 	if len(args) != 2 {

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
 )
@@ -120,10 +121,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 			return o, nil, 0, false
 		}
 		if badSetting != nil {
-			fmt.Fprintf(stderr, "tpipe: --%v\n", badSetting)
+			fmt.Fprintf(stderr, "tpipe: --%s\n", visible.Controls(badSetting.Error()))
 			return o, nil, 2, false
 		}
-		fmt.Fprintf(stderr, "tpipe: %v (see tpipe --help)\n", err)
+		fmt.Fprintf(stderr, "tpipe: %s (see tpipe --help)\n", visible.Controls(err.Error()))
 		return o, nil, 2, false
 	}
 	bad := func(format string, a ...any) (options, []string, int, bool) {
@@ -264,7 +265,7 @@ func fileError(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		s := pe.Err.Error()
-		return pe.Path + ": " + strings.ToUpper(s[:1]) + s[1:]
+		return visible.Controls(pe.Path) + ": " + strings.ToUpper(s[:1]) + s[1:]
 	}
-	return err.Error()
+	return visible.Controls(err.Error())
 }
