@@ -180,14 +180,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer e.stop()
 	cfg := o.cfg
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = stdin, stdout, stderr
+	var trace *outFile
 	if o.trace != "" {
-		f, err := os.Create(o.trace)
-		if err != nil {
-			fmt.Fprintf(stderr, "tpipe: --trace: %s\n", fileError(err))
-			return 2
-		}
-		defer f.Close()
-		cfg.Trace = f
+		trace = &outFile{name: o.trace}
+		cfg.Trace = trace
+		defer func() {
+			if err := trace.close(); err != nil {
+				fmt.Fprintf(stderr, "tpipe: --trace: %s\n", fileError(err))
+				if status == 0 {
+					status = 1
+				}
+			}
+		}()
 	}
 	var src string
 	switch {
@@ -223,7 +227,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var runs []*sched.Stats
 	r.OnStats = func(st *sched.Stats) { runs = append(runs, st) }
 	status = r.RunScript(ctx, src)
-	if o.statsJSON != "" {
+	if o.statsJSON != "" && len(runs) > 0 {
 		if err := writeJSON(o.statsJSON, runs); err != nil {
 			fmt.Fprintf(stderr, "tpipe: --stats-json: %s\n", fileError(err))
 			if status == 0 {
@@ -248,16 +252,14 @@ func limitMemory(recordMemory int64, sortMemory int) {
 	debug.SetMemoryLimit(recordMemory + int64(sortMemory) + 8<<20)
 }
 
+// writeJSON writes the statistics of runs to the file name (see outFile).
 func writeJSON(name string, runs []*sched.Stats) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
+	f := &outFile{name: name}
+	err := runner.WriteStatsJSON(f, runs)
+	if cerr := f.close(); err == nil {
+		err = cerr
 	}
-	if err := runner.WriteStatsJSON(f, runs); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return err
 }
 
 // fileError says "NAME: reason" as a shell does.
