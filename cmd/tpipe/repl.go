@@ -77,7 +77,10 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 		f.Close()
 	}
 	defer func() {
-		if f, err := os.Create(hist); err == nil {
+		// What a user typed is theirs alone to read, as with bash's
+		// history: 0600, and an older file made so too.
+		if f, err := os.OpenFile(hist, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+			f.Chmod(0o600)
 			line.WriteHistory(f)
 			f.Close()
 		}

@@ -144,4 +144,26 @@ func TestInteractiveShell(t *testing.T) {
 	if err != nil || !strings.Contains(string(h), "seq 3 | wc -l") {
 		t.Fatalf("history %q, %v", h, err)
 	}
+	// Fixed: the history was created 0644, for anyone to read.
+	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("history file: %v, %v; want mode 0600", fi.Mode(), err)
+	}
+}
+
+// An older history file that others could read is made private.
+func TestHistoryFileMode(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	if err := os.WriteFile(hist, []byte("seq 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(hist, 0o644) // whatever the umask
+	tm := startTerm(t, "", hist)
+	tm.expect("tpipe> ")
+	tm.send("\x04")
+	if err := waitDone(tm); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("history file: %v, %v; want mode 0600", fi.Mode(), err)
+	}
 }
