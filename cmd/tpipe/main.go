@@ -10,9 +10,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"syscall"
 )
 
 func main() {
@@ -31,7 +33,20 @@ func main() {
 			fmt.Fprintf(os.Stderr, "tpipe: TPIPE_CPUPROFILE: %v\n", err)
 		}
 	}
-	code := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	var stdout io.Writer = os.Stdout
+	if closedAtStart(1) {
+		stdout = closedStdout{}
+	}
+	code := run(context.Background(), os.Args[1:], os.Stdin, stdout, os.Stderr)
 	pprof.StopCPUProfile()
 	os.Exit(code)
+}
+
+// closedStdout stands for a standard output that was closed when tpipe
+// started: every write fails with EBADF, as it does for a shell's
+// commands, and the status says so.
+type closedStdout struct{}
+
+func (closedStdout) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EBADF}
 }
