@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/record"
 )
 
@@ -370,7 +371,7 @@ func quote(name string) string {
 // warnFile writes "cmd: name: text" to env's stderr, with name as given:
 // the coreutils quote it (quote), grep and sed do not.
 func warnFile(env *Env, cmd, name string, err error) {
-	fmt.Fprintf(env.stderr(), "%s: %s: %s\n", cmd, name, errText(err))
+	fmt.Fprintf(env.stderr(), "%s: %s: %s\n", cmd, visible.Controls(name), errText(err))
 }
 
 // joiner writes the output of a tool that concatenates its operands

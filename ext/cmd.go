@@ -180,7 +180,7 @@ func (c *Cmd) startOnce(ctx context.Context) (err error) {
 
 	// Every Stdin, Stdout and Stderr is nil or an *os.File, so exec starts
 	// no copying goroutine of its own.
-	if err := cmd.Start(); err != nil {
+	if err := startProcess(cmd); err != nil {
 		return commandError(name, err)
 	}
 	c.cmd, c.stdin, c.stdout, c.stderr = cmd, stdin, stdout, stderr
@@ -270,6 +270,7 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 	c.copier.Wait()
 	close(done)
 	guard.Wait()
+	forget(c.Pid())
 	if c.stdout != nil {
 		c.stdout.Close()
 	}

@@ -16,7 +16,11 @@
 // the output task has no port and only waits. The process starts when the
 // first of its tasks runs. It runs in a process group of its own, so that a
 // cancelled run can stop it and everything it started: SIGTERM to the group,
-// then SIGKILL if anything is still there after a short grace.
+// then SIGKILL if anything is still there after a short grace. KillAll
+// reaches every group still running, for a program that leaves without
+// waiting. On Linux the process also gets SIGKILL if tpipe dies, however it
+// dies (see start_linux.go); what the process started in turn is reached
+// only by the group kill, so it outlives a tpipe killed with SIGKILL.
 //
 // Records are lines (record.Lines); a final line without '\n' stays so.
 //

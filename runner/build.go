@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"golang.org/x/term"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/shell"
@@ -132,7 +134,7 @@ func (b *builder) openRedirs(c *shell.Cmd) redirs {
 		}
 		switch x.Op {
 		case shell.RedirIn:
-			f, err = os.Open(b.r.path(name))
+			f, err = openInput(b.r.path(name))
 		case shell.RedirOut, shell.RedirErr, shell.RedirAppend, shell.RedirErrAppend:
 			flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 			if x.Op == shell.RedirAppend || x.Op == shell.RedirErrAppend {
@@ -161,6 +163,21 @@ func (b *builder) openRedirs(c *shell.Cmd) redirs {
 		}
 	}
 	return rd
+}
+
+// openInput opens a '<' file. A directory opens, but nothing can read it:
+// it is refused here, so that the message names the file as typed ("/tmp:
+// Is a directory") instead of coming from the read.
+func openInput(name string) (*os.File, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
+	}
+	return f, nil
 }
 
 // describe gives the reason of a file error the way a shell says it.
@@ -198,6 +215,11 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 			in = input{from: -1, edge: rd.inEdge}
 		case i == 0:
 			in = input{from: -1, stdin: true}
+		}
+		if prev >= 0 && in.from < 0 {
+			// A '<' wins over the pipe, as in bash: what the previous
+			// command writes goes nowhere.
+			b.drop(input{from: prev})
 		}
 		last := i == len(pl.Cmds)-1
 		stderr := b.r.cfg.Stderr
@@ -291,7 +313,7 @@ func (b *builder) stdinSource() task.Func {
 func (b *builder) failing(name string, in input, msg string, code int, stderr io.Writer) int {
 	b.drop(in)
 	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Ports) error {
-		fmt.Fprintln(stderr, msg)
+		fmt.Fprintln(stderr, visible.Controls(msg))
 		return task.Exit(code)
 	})
 }

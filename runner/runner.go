@@ -20,6 +20,7 @@ import (
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/shell"
@@ -126,7 +127,7 @@ const (
 	StatusUsage       = 2   // usage and syntax errors
 	StatusCannotExec  = 126 // found but not executable
 	StatusNotFound    = 127 // command not found
-	StatusInterrupted = 130 // Ctrl-C
+	StatusInterrupted = 130 // Ctrl-C; other signals: SignalError
 )
 
 // Parse parses src with the Runner's environment expansion.
@@ -138,7 +139,8 @@ func (r *Runner) Parse(src string) (*shell.Script, error) {
 // that pipelines linked by named edges (@name) run together as one graph;
 // it returns the exit status of the last graph (or 2 for a syntax error or
 // a broken edge rule, reported on Stderr with a caret). Ctrl-C (ctx
-// cancelled) stops the script with 130.
+// cancelled) stops the script with 130, or 128+n when ctx's cause is a
+// *SignalError.
 func (r *Runner) RunScript(ctx context.Context, src string) int {
 	p, err := r.compileSource(src)
 	if err != nil {
@@ -147,7 +149,7 @@ func (r *Runner) RunScript(ctx context.Context, src string) int {
 	status := 0
 	for _, g := range p.groups {
 		if ctx.Err() != nil {
-			return StatusInterrupted
+			return cancelStatus(context.Cause(ctx))
 		}
 		status = r.runJob(ctx, func() (*Job, error) { return r.build(ctx, p, g, false) })
 	}
@@ -228,7 +230,8 @@ func (r *Runner) reportCompile(src string, err error) int {
 	default:
 		return r.report(err)
 	}
-	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n%s\n", pos, msg, strings.TrimSuffix(pos.Caret(src), "\n"))
+	// The caret's lines escape control bytes themselves (shell.Pos.Caret).
+	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n%s\n", pos, visible.Controls(msg), strings.TrimSuffix(pos.Caret(src), "\n"))
 	return StatusUsage
 }
 
@@ -245,14 +248,14 @@ func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
 	if err != nil {
 		var ee *EdgeError
 		if errors.As(err, &ee) {
-			fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", ee)
+			r.sayf("%s", ee)
 			return StatusUsage
 		}
 		return r.report(err)
 	}
 	defer job.Close()
 	if job.Warning != "" {
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: warning: %s\n", job.Warning)
+		r.sayf("warning: %s", job.Warning)
 	}
 	if r.BeforeRun != nil {
 		r.BeforeRun(job)
@@ -268,6 +271,10 @@ func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
 	}
 	if cerr := job.Close(); err == nil && cerr != nil {
 		err = cerr
+	}
+	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// A task may say only "canceled"; the cause says why.
+		err = context.Cause(ctx)
 	}
 	if err != nil {
 		return r.report(err)
@@ -286,24 +293,24 @@ func (r *Runner) report(err error) int {
 	)
 	switch {
 	case errors.As(err, &me):
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s\n", me.Error(), r.advice(err))
+		r.sayf("%s%s", me.Error(), r.advice(err))
 		return StatusUsage
 	case errors.Is(err, context.Canceled):
-		return StatusInterrupted
+		return cancelStatus(err)
 	case errors.As(err, &ee) && errors.As(err, &te):
 		// The command has said why, if it had something to say.
 		if ee.Err != nil {
-			fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", ee.Err)
+			r.sayf("%s", ee.Err)
 		}
 		return ee.Code
 	case errors.As(err, &ue):
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", ue.Error())
+		r.sayf("%s", ue.Error())
 		return StatusUsage
 	case errors.As(err, &d):
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s\n", d.Error(), r.advice(err))
+		r.sayf("%s%s", d.Error(), r.advice(err))
 		return 1
 	default:
-		fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s\n", oneLine(err.Error()), r.advice(err))
+		r.sayf("%s%s", oneLine(err.Error()), r.advice(err))
 		return 1
 	}
 }
@@ -372,6 +379,12 @@ func roundUpPow2(n int) int {
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// sayf prints a message on Stderr after "tpipe: ", with the control bytes
+// of what the user typed (a file name, a command) escaped.
+func (r *Runner) sayf(format string, a ...any) {
+	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", visible.Controls(fmt.Sprintf(format, a...)))
+}
 
 // Job is a pipeline ready to run: its graph with the plan to run it, and
 // the files it opened.

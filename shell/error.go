@@ -1,6 +1,10 @@
 package shell
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/tpipe/tpipe/internal/visible"
+)
 
 // ParseError is the error Parse returns: what is wrong and where. Parse
 // stops at the first error, so there is at most one per call.
@@ -32,7 +36,9 @@ func (e *ParseError) Caret(src string) string { return e.Pos.Caret(src) }
 //
 // src must be the text that was given to Parse. Tabs in the line are kept
 // in the caret line and every other rune becomes one space, so the caret
-// lines up when the terminal shows each rune in one cell. Errors found
+// lines up when the terminal shows each rune in one cell; other control
+// bytes are shown escaped (package visible), with as many spaces under
+// them as the escape is long. Errors found
 // after parsing (a named edge with two writers) point at a word this way.
 func (p Pos) Caret(src string) string {
 	line := ""
@@ -52,12 +58,20 @@ func (p Pos) Caret(src string) string {
 	col := min(max(p.Col-1, 0), len(line))
 
 	var b strings.Builder
-	b.WriteString(line)
+	for i, part := range strings.Split(line, "\t") {
+		if i > 0 {
+			b.WriteByte('\t')
+		}
+		b.WriteString(visible.Controls(part))
+	}
 	b.WriteByte('\n')
 	for _, r := range line[:col] {
-		if r == '\t' {
+		switch {
+		case r == '\t':
 			b.WriteByte('\t')
-		} else {
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(strings.Repeat(" ", len(visible.Controls(string(r)))))
+		default:
 			b.WriteByte(' ')
 		}
 	}

@@ -392,6 +392,8 @@ func TestCaret(t *testing.T) {
 		{"a\n\tb && c\r\nd", "\tb && c\n\t  ^"},
 		{"é && b", "é && b\n  ^"},
 		{"a |", "a |\n  ^"},
+		// Fixed: control bytes reached the terminal raw.
+		{"\x1b[2J && b", `\x1b[2J && b` + "\n        ^"},
 	}
 	for _, tt := range tests {
 		_, err := shell.Parse(tt.src, shell.Options{})

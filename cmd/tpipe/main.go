@@ -10,14 +10,20 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
-	"os/signal"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	if os.Getenv("TPIPE_DEBUG") == "" {
+		// A Go crash (a fatal error, a panic no recover caught) prints
+		// its message without the goroutine dump, which means nothing to
+		// a user.
+		debug.SetTraceback("none")
+	}
 	if name := os.Getenv("TPIPE_CPUPROFILE"); name != "" {
 		if f, err := os.Create(name); err == nil {
 			if err := pprof.StartCPUProfile(f); err == nil {
@@ -27,8 +33,20 @@ func main() {
 			fmt.Fprintf(os.Stderr, "tpipe: TPIPE_CPUPROFILE: %v\n", err)
 		}
 	}
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	var stdout io.Writer = os.Stdout
+	if closedAtStart(1) {
+		stdout = closedStdout{}
+	}
+	code := run(context.Background(), os.Args[1:], os.Stdin, stdout, os.Stderr)
 	pprof.StopCPUProfile()
 	os.Exit(code)
+}
+
+// closedStdout stands for a standard output that was closed when tpipe
+// started: every write fails with EBADF, as it does for a shell's
+// commands, and the status says so.
+type closedStdout struct{}
+
+func (closedStdout) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EBADF}
 }

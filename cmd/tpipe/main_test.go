@@ -16,6 +16,9 @@ type leakCheck struct{ m *testing.M }
 
 func (l leakCheck) Run() int {
 	code := l.m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/shell"
@@ -53,11 +54,20 @@ func replSettings() string {
 
 // interactive runs the shell on a terminal. Line editing and the history
 // file come from github.com/peterh/liner, which reads the terminal itself.
-func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Reader, stdout, stderr io.Writer) int {
+//
+// SIGTERM, SIGHUP and SIGQUIT end the shell (e); at the prompt they find it
+// in a read of the terminal, so e exits without it, after putting the
+// terminal back in the mode it had.
+func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg.Stdin = nil // the terminal belongs to the line editor
 	r := runner.New(cfg)
 	defer r.Close()
 	r.Advise = func(setting, value string) string { return fmt.Sprintf("try: set %s %s", setting, value) }
+	if f, ok := stdin.(*os.File); ok {
+		if st, err := term.GetState(int(f.Fd())); err == nil {
+			e.atExit(func() { term.Restore(int(f.Fd()), st) })
+		}
+	}
 	line := liner.NewLiner()
 	defer line.Close()
 	line.SetCtrlCAborts(true)
@@ -67,7 +77,10 @@ func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Rea
 		f.Close()
 	}
 	defer func() {
-		if f, err := os.Create(hist); err == nil {
+		// What a user typed is theirs alone to read, as with bash's
+		// history: 0600, and an older file made so too.
+		if f, err := os.OpenFile(hist, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+			f.Chmod(0o600)
 			line.WriteHistory(f)
 			f.Close()
 		}
@@ -82,6 +95,10 @@ func interactive(ctx context.Context, cfg runner.Config, o options, stdin io.Rea
 	status := 0
 	var src string
 	for {
+		var se *runner.SignalError
+		if errors.As(context.Cause(ctx), &se) {
+			return se.Status()
+		}
 		prompt := "tpipe> "
 		if src != "" {
 			prompt = "> "
@@ -174,7 +191,7 @@ func meta(line string, r *runner.Runner, stdout, stderr io.Writer) (bool, int) {
 			}
 			return true, 0
 		}
-		fmt.Fprintf(stderr, "tpipe: help: %s: not a builtin\n", strings.Join(f[1:], " "))
+		fmt.Fprintf(stderr, "tpipe: help: %s: not a builtin\n", visible.Controls(strings.Join(f[1:], " ")))
 		return true, 1
 	case "set":
 		return true, set(f[1:], r, stdout, stderr)
@@ -192,7 +209,7 @@ func set(args []string, r *runner.Runner, stdout, stderr io.Writer) int {
 		return 0
 	}
 	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "tpipe: set: "+format+"\n", a...)
+		fmt.Fprintf(stderr, "tpipe: set: %s\n", visible.Controls(fmt.Sprintf(format, a...)))
 		return 2
 	}
 	if len(args) != 2 {

@@ -26,11 +26,15 @@ type ptyTerm struct {
 	done chan struct{}
 }
 
-func startTerm(t *testing.T, hist string) *ptyTerm {
+// startTerm starts the shell on a pseudo-terminal: the program exe, or
+// with exe "" this test binary as tpipe.
+func startTerm(t *testing.T, exe, hist string) *ptyTerm {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "TPIPE_TEST_MAIN=1", "TERM=xterm", "TPIPE_HISTORY="+hist, "LC_ALL=C")
@@ -89,7 +93,7 @@ func (tm *ptyTerm) send(s string) {
 
 func TestInteractiveShell(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "history")
-	tm := startTerm(t, hist)
+	tm := startTerm(t, "", hist)
 	tm.expect("tpipe> ")
 
 	tm.send("seq 3 | wc -l\r")
@@ -139,5 +143,27 @@ func TestInteractiveShell(t *testing.T) {
 	h, err := os.ReadFile(hist)
 	if err != nil || !strings.Contains(string(h), "seq 3 | wc -l") {
 		t.Fatalf("history %q, %v", h, err)
+	}
+	// Fixed: the history was created 0644, for anyone to read.
+	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("history file: %v, %v; want mode 0600", fi.Mode(), err)
+	}
+}
+
+// An older history file that others could read is made private.
+func TestHistoryFileMode(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	if err := os.WriteFile(hist, []byte("seq 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(hist, 0o644) // whatever the umask
+	tm := startTerm(t, "", hist)
+	tm.expect("tpipe> ")
+	tm.send("\x04")
+	if err := waitDone(tm); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("history file: %v, %v; want mode 0600", fi.Mode(), err)
 	}
 }

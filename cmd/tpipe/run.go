@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
 )
@@ -120,10 +121,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 			return o, nil, 0, false
 		}
 		if badSetting != nil {
-			fmt.Fprintf(stderr, "tpipe: --%v\n", badSetting)
+			fmt.Fprintf(stderr, "tpipe: --%s\n", visible.Controls(badSetting.Error()))
 			return o, nil, 2, false
 		}
-		fmt.Fprintf(stderr, "tpipe: %v (see tpipe --help)\n", err)
+		fmt.Fprintf(stderr, "tpipe: %s (see tpipe --help)\n", visible.Controls(err.Error()))
 		return o, nil, 2, false
 	}
 	bad := func(format string, a ...any) (options, []string, int, bool) {
@@ -141,7 +142,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	return o, fs.Args(), 0, true
 }
 
-// run is the whole command; main only adds signals and os.Exit.
+// exitSignals end tpipe with status 128+n (see exiter); SIGINT comes
+// first, for the interactive shell to leave out.
+var exitSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// run is the whole command; main only adds os.Exit. On a signal of
+// exitSignals run may itself exit (see exiter).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	// Tasks' panics are already errors (package sched); this catches a bug
 	// in tpipe's own code, so that no Go panic trace reaches a user.
@@ -155,22 +161,37 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}()
 	if len(args) > 0 && args[0] == "bench" {
+		ctx, e := exitOn(ctx, exitSignals...)
+		defer e.stop()
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	}
 	o, rest, code, ok := parseFlags(args, stdout, stderr)
 	if !ok {
 		return code
 	}
+	// The interactive shell keeps SIGINT (Ctrl-C) for itself: it stops
+	// the running pipeline, not the shell.
+	repl := o.file == "" && len(rest) == 0 && isTerminal(stdin)
+	sigs := exitSignals
+	if repl {
+		sigs = sigs[1:]
+	}
+	ctx, e := exitOn(ctx, sigs...)
+	defer e.stop()
 	cfg := o.cfg
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = stdin, stdout, stderr
+	var trace *outFile
 	if o.trace != "" {
-		f, err := os.Create(o.trace)
-		if err != nil {
-			fmt.Fprintf(stderr, "tpipe: --trace: %s\n", fileError(err))
-			return 2
-		}
-		defer f.Close()
-		cfg.Trace = f
+		trace = &outFile{name: o.trace}
+		cfg.Trace = trace
+		defer func() {
+			if err := trace.close(); err != nil {
+				fmt.Fprintf(stderr, "tpipe: --trace: %s\n", fileError(err))
+				if status == 0 {
+					status = 1
+				}
+			}
+		}()
 	}
 	var src string
 	switch {
@@ -183,8 +204,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		src = string(b)
 	case len(rest) == 1:
 		src = rest[0]
-	case isTerminal(stdin):
-		return interactive(ctx, cfg, o, stdin, stdout, stderr)
+	case repl:
+		return interactive(ctx, e, cfg, o, stdin, stdout, stderr)
 	default:
 		b, err := io.ReadAll(stdin)
 		if err != nil {
@@ -194,10 +215,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		src = string(b)
 		cfg.Stdin = nil // the script was stdin; commands get none
 	}
-	// Ctrl-C cancels the run: tasks stop, child processes are killed and
-	// reaped, and the status is 130 as in a shell.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
 	r := runner.New(cfg)
 	defer r.Close()
 	if o.explain {
@@ -210,7 +227,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var runs []*sched.Stats
 	r.OnStats = func(st *sched.Stats) { runs = append(runs, st) }
 	status = r.RunScript(ctx, src)
-	if o.statsJSON != "" {
+	if o.statsJSON != "" && len(runs) > 0 {
 		if err := writeJSON(o.statsJSON, runs); err != nil {
 			fmt.Fprintf(stderr, "tpipe: --stats-json: %s\n", fileError(err))
 			if status == 0 {
@@ -235,16 +252,14 @@ func limitMemory(recordMemory int64, sortMemory int) {
 	debug.SetMemoryLimit(recordMemory + int64(sortMemory) + 8<<20)
 }
 
+// writeJSON writes the statistics of runs to the file name (see outFile).
 func writeJSON(name string, runs []*sched.Stats) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
+	f := &outFile{name: name}
+	err := runner.WriteStatsJSON(f, runs)
+	if cerr := f.close(); err == nil {
+		err = cerr
 	}
-	if err := runner.WriteStatsJSON(f, runs); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return err
 }
 
 // fileError says "NAME: reason" as a shell does.
@@ -252,7 +267,7 @@ func fileError(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		s := pe.Err.Error()
-		return pe.Path + ": " + strings.ToUpper(s[:1]) + s[1:]
+		return visible.Controls(pe.Path) + ": " + strings.ToUpper(s[:1]) + s[1:]
 	}
-	return err.Error()
+	return visible.Controls(err.Error())
 }
