@@ -223,7 +223,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.dot {
 		return r.Dot(ctx, src, stdout)
 	}
-	r.BeforeRun = func(j *runner.Job) { limitMemory(j.Plan.Memory(), cfg.SortMemory) }
+	r.BeforeRun = func(j *runner.Job) { limitMemory(j.Plan.Memory(), j.TaskMemory*int64(len(j.Spilling))) }
 	var runs []*sched.Stats
 	r.OnStats = func(st *sched.Stats) { runs = append(runs, st) }
 	status = r.RunScript(ctx, src)
@@ -239,17 +239,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // limitMemory sets the GC's soft memory limit to the record memory B x S
-// plus sort's budget plus room for the rest, so that the heap's growth
-// between collections does not double what tpipe promised to use. A
-// GOMEMLIMIT set by the user wins.
-func limitMemory(recordMemory int64, sortMemory int) {
+// plus the budgets of the tasks that spill (runner.Job.Spilling) plus room
+// for the rest, so that the heap's growth between collections does not
+// double what tpipe promised to use. A GOMEMLIMIT set by the user wins.
+func limitMemory(recordMemory, taskMemory int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if sortMemory == 0 {
-		sortMemory = builtin.DefaultSortMemory
-	}
-	debug.SetMemoryLimit(recordMemory + int64(sortMemory) + 8<<20)
+	debug.SetMemoryLimit(recordMemory + max(taskMemory, builtin.DefaultSortMemory) + 8<<20)
 }
 
 // writeJSON writes the statistics of runs to the file name (see outFile).
