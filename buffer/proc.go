@@ -35,6 +35,12 @@ type proc struct {
 	done   bool
 	slot   int // position in pool.procs, for stuckLocked
 	rr     int // the input Ready looks at first (round robin)
+	// prog is the number of the external program the task bridges to
+	// (SetProgram), or -1. outside is set while the task waits on the
+	// program's pipe (OpWrite: full; OpRead: empty), since outSince.
+	prog     int
+	outside  Op
+	outSince time.Time
 
 	blockedTime time.Duration
 	parkedAt    time.Time     // when the current wait began; zero when not waiting
@@ -171,6 +177,7 @@ func (c *Proc) Finish(failed bool) {
 		return
 	}
 	t.done = true
+	t.endOutsideLocked()
 	if t.got != nil {
 		p.releaseLocked(t.got)
 		t.got = nil
@@ -221,6 +228,7 @@ func (t *proc) parkLocked(w waiting) error {
 	if p.err != nil {
 		return p.err
 	}
+	t.endOutsideLocked() // a task in the pool is not waiting on a pipe
 	t.wait = w
 	t.parked.Store(true)
 	p.blocked++

@@ -204,6 +204,7 @@ func (q *Queue) discardLocked() {
 // Close releases the spill files and the codec of the pool. Call it after
 // every task has finished.
 func (p *Pool) Close() error {
+	p.stopWatch()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, q := range p.queues {
