@@ -35,6 +35,11 @@ import (
 // of a real deadlock would need every stuck task to wait to read, which a
 // graph without cycles cannot give.
 //
+// A queue that was grown or spilled because its reader is such a bridge
+// overflows to disk from then on (Queue.overflow), until the bridge moves
+// again: each stall through a program costs a grace period to be seen, and
+// without this the writer would stall again a capacity later.
+//
 // A task entering a wait outside arms one timer for the moment its grace
 // runs out; when it fires, the pool looks for stuck tasks as it does when
 // a task blocks, and arms the timer again for the next wait still in its
@@ -102,7 +107,24 @@ func (t *proc) endOutsideLocked() {
 		t.outside = 0
 		t.outSince = time.Time{}
 		t.pool.outside--
+		for _, in := range t.ins {
+			in.q.overflow = false
+		}
 	}
+}
+
+// spillOverflowLocked spills the queues read by stuck bridges, for a task
+// about to wait for FREE. It returns the buffers freed.
+func (p *Pool) spillOverflowLocked() (int, error) {
+	if p.spill == nil {
+		return 0, nil
+	}
+	for _, q := range p.queues {
+		if q.overflow && q.n > 0 {
+			return q.spillLocked()
+		}
+	}
+	return 0, nil
 }
 
 func (p *Pool) grace() time.Duration {

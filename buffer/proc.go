@@ -123,6 +123,9 @@ func (c *Proc) SetParker(pk Parker) {
 func (c *Proc) CopyReads() {
 	t := c.t()
 	for _, in := range t.ins {
+		if in.priv != nil {
+			continue // called twice
+		}
 		in.priv = &Buf{data: make([]byte, 0, t.pool.size), ends: make([]int32, 0, t.pool.nrec), id: -1}
 	}
 }
@@ -360,6 +363,12 @@ func (t *proc) takeFreeWaitLocked(q *Queue) (*Buf, error) {
 		t.flushLocked()
 		if b := p.takeFreeLocked(); b != nil {
 			return b, nil // flushing gave an empty buffer back
+		}
+		if n, err := p.spillOverflowLocked(); err != nil {
+			p.abortLocked(err)
+			return nil, err
+		} else if n > 0 {
+			continue
 		}
 		p.freeWait = append(p.freeWait, t)
 		err := t.parkLocked(waiting{waitFree, q})

@@ -169,6 +169,11 @@ func (p *Pool) resolveLocked(stuck []*proc) (bool, error) {
 	// spilling an earlier queue only moves the stall one step on (and makes
 	// the same records go to disk twice). Then the smallest, as Parks says.
 	endOfChain := func(q *Queue) bool { return q.reader == nil || q.reader.wait.kind != waitRoom }
+	for _, q := range p.queues {
+		if r := q.reader; r != nil && r.outside != 0 && slices.Contains(stuck, r) {
+			q.overflow = true // see outside.go
+		}
+	}
 	sort.SliceStable(full, func(i, j int) bool {
 		if a, b := endOfChain(full[i]), endOfChain(full[j]); a != b {
 			return a

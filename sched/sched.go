@@ -309,8 +309,19 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 	}
 	for _, i := range g.Order() {
 		t := g.Tasks[i]
-		if r.procs[i], err = pool.NewProc(t.Name, t.Index, ins[i], outs[i]); err != nil {
+		p, err := pool.NewProc(t.Name, t.Index, ins[i], outs[i])
+		if err != nil {
 			return nil, err
+		}
+		r.procs[i] = p
+		if t.Together != "" {
+			// A part of an external program: its waits on the program's
+			// pipes count for deadlock detection.
+			p.SetProgram(t.Together)
+		}
+		if t.Blocking && t.In > 0 {
+			// No pool buffer may be kept through a wait outside tpipe.
+			p.CopyReads()
 		}
 	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
@@ -348,7 +359,13 @@ func (r *runState) runTask(i int) {
 	if failed {
 		// An error that is the pool's own abort (a deadlock, a
 		// cancellation, another task's failure) is not this task's.
-		if perr := r.pool.Err(); perr == nil || !errors.Is(err, perr) {
+		perr := r.pool.Err()
+		if perr != nil && errors.Is(err, perr) {
+			// The pool's own abort (a deadlock): tasks waiting outside
+			// tpipe learn it from ctx, which stops their programs.
+			r.cancel(perr)
+		}
+		if perr == nil || !errors.Is(err, perr) {
 			te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
 			r.mu.Lock()
 			if r.first == nil {
