@@ -16,6 +16,8 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,6 +169,17 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	}
 	pl.capAuto = o.CapAuto && pl.Runs.row().capAuto
 	pl.Bound, pl.Safe, pl.Shape = g.Shape()
+	if progs := programs(g); len(progs) > 0 {
+		// What a program does with its pipes is not in the graph: no B
+		// can be promised safe. Stalls through it are seen at run time.
+		if pl.Safe {
+			pl.Bound = max(pl.Bound, len(g.Edges)+1)
+		}
+		pl.Safe = false
+		pl.Shape += fmt.Sprintf("; this does not cover the external programs (%s): one may stop reading a pipe until another is fed or drained, "+
+			"which tpipe cannot know in advance; at run time a program's task that waits on its pipe with no bytes moved for %v counts as blocked, "+
+			"and such a stall is resolved like any other (grow the smallest full queue, then spill it) or reported", strings.Join(progs, ", "), buffer.DefaultGrace)
+	}
 	if pl.Resolve && !pl.Safe {
 		pl.BoundIs = "the larger of the sum of queue capacities and one more than the queues"
 	}
@@ -241,6 +254,18 @@ func (pl *Plan) Run(ctx context.Context) (*Stats, error) {
 		st.Policy, st.Runs = pl.Policy, pl.Runs
 	}
 	return st, err
+}
+
+// programs returns the external programs of g (graph.Task.Together), in
+// task order.
+func programs(g *graph.Graph) []string {
+	var names []string
+	for _, t := range g.Tasks {
+		if t.Together != "" && !slices.Contains(names, t.Together) {
+			names = append(names, t.Together)
+		}
+	}
+	return names
 }
 
 func hasBlocking(g *graph.Graph) bool {
