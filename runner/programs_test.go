@@ -150,10 +150,14 @@ func TestSoakProgramsNeverHang(t *testing.T) {
 		if cfg.Buffers > 0 && got.status != 0 && strings.Contains(got.errText, "tpipe: deadlock") {
 			// Below the bound a stall may be beyond repair (a builtin
 			// holding the only buffer): a clear report, not a hang.
-			if msg := got.errText[strings.Index(got.errText, "tpipe: deadlock"):]; strings.Count(msg, "\n") != 1 {
+			msg := got.errText[strings.Index(got.errText, "tpipe: deadlock"):]
+			if strings.Count(msg, "\n") != 1 {
 				t.Fatalf("%q: report is not one line: %q", script, msg)
 			}
 			reported++
+			if os.Getenv("TPIPE_SOAK_V") != "" {
+				t.Logf("%s B %d cap %d S %d: %q: %s", cfg.Policy, cfg.Buffers, cfg.Cap, cfg.RecordSize, script, msg)
+			}
 			continue
 		}
 		if got.status != want.status || got.out != want.out {
