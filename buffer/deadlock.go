@@ -3,6 +3,7 @@ package buffer
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Wait says what one blocked task waits on when a pool stalls.
@@ -10,10 +11,15 @@ type Wait struct {
 	Task  string
 	Index int
 	// On is "read" (its input queue is empty), "room" (its output queue is
-	// full), "free" (FREE is empty) or "drain" (it waits for its reader to
-	// take everything, before it reports bad input).
+	// full), "free" (FREE is empty), "drain" (it waits for its reader to
+	// take everything, before it reports bad input) or "program" (it is a
+	// bridge waiting on its external program's pipe: Op is OpWrite when
+	// the program does not read, OpRead when it does not write).
 	On    string
-	Queue string // the queue, for "read" and "room"; several, for Any
+	Queue string // the queue, for "read" and "room"; several, for Any; the program, for "program"
+	Op    Op
+	// For is how long a "program" wait has lasted with nothing moved.
+	For time.Duration
 	// Any is set when the task reads whichever of its inputs has a record
 	// first (Ports.Ready) and all of them are empty.
 	Any   bool
@@ -34,6 +40,12 @@ func (w Wait) String() string {
 		return fmt.Sprintf("%s waits for room in %s (%d/%d)", w.Task, w.Queue, w.Len, w.Cap)
 	case "drain":
 		return fmt.Sprintf("%s waits for its reader to take all of %s", w.Task, w.Queue)
+	case "program":
+		d := w.For.Round(time.Millisecond)
+		if w.Op == OpWrite {
+			return fmt.Sprintf("%s waits for %s to read its pipe (full, nothing moved for %v)", w.Task, w.Queue, d)
+		}
+		return fmt.Sprintf("%s waits for %s to write (its pipe empty for %v)", w.Task, w.Queue, d)
 	default:
 		return fmt.Sprintf("%s waits for a free buffer (FREE %d of %d)", w.Task, w.Free, w.Total)
 	}
@@ -132,6 +144,10 @@ func (p *Pool) describeLocked(t *proc) Wait {
 		w.On = "free"
 	case waitDrain:
 		w.On = "drain"
+	case waitNone:
+		if t.outside != 0 && t.prog >= 0 {
+			w.On, w.Queue, w.Op, w.For = "program", p.programs[t.prog], t.outside, now().Sub(t.outSince)
+		}
 	}
 	if q := t.wait.q; q != nil {
 		w.Queue, w.Len, w.Cap = q.name, q.occupancy(), q.cap

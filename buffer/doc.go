@@ -58,7 +58,12 @@
 // blocked in this package, the pool is stalled: it asks its resolver (see
 // Options.Resolver and Options.Spill) and, failing that, fails the run with a *DeadlockError
 // that says what every task waits on. A stall is detected by the last task
-// to block, so there is no polling and no timer.
+// to block, so there is no polling. The one exception is a task bridged to
+// an external program, which waits in system calls: it says when it waits
+// on the program's pipe (Ports.WaitOutside), and counts as blocked once it
+// has waited Options.Grace with nothing moved; a timer, armed only while
+// such a wait is in its grace, looks again when the grace runs out (see
+// outside.go).
 //
 // # Concurrency
 //

@@ -92,6 +92,11 @@ type Options struct {
 	// the scheduler, not the order of waiting, must decide who takes it (a
 	// handoff to a task of lower index breaks Theorem 4.1).
 	Compete bool
+	// Grace is how long a bridge to an external program (Proc.SetProgram)
+	// must wait on the program's pipe, with nothing moved, before deadlock
+	// detection counts it as blocked (see outside.go); 0 means
+	// DefaultGrace.
+	Grace time.Duration
 }
 
 // A Resolver is asked, with the pool locked, how to resolve a stall before
@@ -130,6 +135,17 @@ type Pool struct {
 	// spill, with Options.Spill, is the state of spilling queues to disk.
 	spill  *spiller
 	mayAct []bool // scratch of stuckLocked
+
+	// Bridges to external programs and their waits outside (outside.go).
+	programs []string // names, by number (proc.prog)
+	progMay  []bool   // scratch of stuckLocked, by program
+	progPool []bool   // scratch of stuckLocked, by program
+	outside  int      // tasks waiting outside now
+	watch    *time.Timer
+	watchAt  time.Time // when watch fires
+	watchGen uint64    // which timer is current
+	watchers sync.WaitGroup
+	closed   bool // Close has begun: arm no timer
 }
 
 // Op names a point where a task may block; a Hook sees it before the task
@@ -210,7 +226,7 @@ func (p *Pool) NewQueue(name string, c int) (*Queue, error) {
 // Proc.Ports. A queue may be an input of one task and an output of one
 // task. Register every task before any starts.
 func (p *Pool) NewProc(name string, index int, ins, outs []*Queue) (*Proc, error) {
-	t := &proc{pool: p, name: name, index: index, wake: make(chan struct{}, 1)}
+	t := &proc{pool: p, name: name, index: index, wake: make(chan struct{}, 1), prog: -1}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, q := range ins {

@@ -372,6 +372,13 @@ func (o *Output) reserveLocked() error {
 			return nil
 		}
 		t.flushLocked()
+		if q.overflow && q.n > 0 && p.spill != nil {
+			if _, err := q.spillLocked(); err != nil {
+				p.abortLocked(err)
+				return err
+			}
+			continue
+		}
 		q.wwait = t
 		if err := t.parkLocked(waiting{waitRoom, q}); err != nil {
 			return err

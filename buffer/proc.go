@@ -35,6 +35,12 @@ type proc struct {
 	done   bool
 	slot   int // position in pool.procs, for stuckLocked
 	rr     int // the input Ready looks at first (round robin)
+	// prog is the number of the external program the task bridges to
+	// (SetProgram), or -1. outside is set while the task waits on the
+	// program's pipe (OpWrite: full; OpRead: empty), since outSince.
+	prog     int
+	outside  Op
+	outSince time.Time
 
 	blockedTime time.Duration
 	parkedAt    time.Time     // when the current wait began; zero when not waiting
@@ -117,6 +123,9 @@ func (c *Proc) SetParker(pk Parker) {
 func (c *Proc) CopyReads() {
 	t := c.t()
 	for _, in := range t.ins {
+		if in.priv != nil {
+			continue // called twice
+		}
 		in.priv = &Buf{data: make([]byte, 0, t.pool.size), ends: make([]int32, 0, t.pool.nrec), id: -1}
 	}
 }
@@ -171,6 +180,7 @@ func (c *Proc) Finish(failed bool) {
 		return
 	}
 	t.done = true
+	t.endOutsideLocked()
 	if t.got != nil {
 		p.releaseLocked(t.got)
 		t.got = nil
@@ -221,6 +231,7 @@ func (t *proc) parkLocked(w waiting) error {
 	if p.err != nil {
 		return p.err
 	}
+	t.endOutsideLocked() // a task in the pool is not waiting on a pipe
 	t.wait = w
 	t.parked.Store(true)
 	p.blocked++
@@ -352,6 +363,12 @@ func (t *proc) takeFreeWaitLocked(q *Queue) (*Buf, error) {
 		t.flushLocked()
 		if b := p.takeFreeLocked(); b != nil {
 			return b, nil // flushing gave an empty buffer back
+		}
+		if n, err := p.spillOverflowLocked(); err != nil {
+			p.abortLocked(err)
+			return nil, err
+		} else if n > 0 {
+			continue
 		}
 		p.freeWait = append(p.freeWait, t)
 		err := t.parkLocked(waiting{waitFree, q})

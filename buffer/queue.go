@@ -37,6 +37,10 @@ type Queue struct {
 	disk         *recfile.Backlog
 	spills       int
 	spilledBytes int64
+	// overflow is set while the queue's reader is a bridge stuck on its
+	// program (outside.go): a full queue then spills at once instead of
+	// making its writer wait for another stall to be seen.
+	overflow bool
 }
 
 // backlog is the number of buffers of q on disk.

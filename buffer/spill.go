@@ -116,6 +116,7 @@ func (q *Queue) discardLocked() {
 // Close releases the spill files of the pool. Call it after every task has
 // finished.
 func (p *Pool) Close() error {
+	p.stopWatch()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, q := range p.queues {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Local deadlock detection. A pool used to see a stall only when every
@@ -15,7 +16,9 @@ import (
 // local detection for Kahn process networks:
 //
 //   - a task that is not blocked in the pool (running, not yet started, in a
-//     system call) may act;
+//     system call) may act, unless it is a bridge to an external program
+//     that has waited on the program's pipe for a grace period with nothing
+//     moved: it may act only if its program may (see outside.go);
 //   - a task waiting to read a queue may be woken if that queue's writer
 //     may act (it may write, or finish and so send eof); one reading
 //     whichever input comes first, if any of its writers may act;
@@ -41,9 +44,30 @@ func (p *Pool) stuckLocked() []*proc {
 		p.mayAct = may
 	}
 	may = may[:len(p.procs)]
+	var clock time.Time
+	if p.outside > 0 {
+		clock = now()
+	}
 	for i, t := range p.procs {
 		t.slot = i
-		may[i] = !t.done && t.wait.kind == waitNone
+		may[i] = !t.done && t.wait.kind == waitNone && !t.stuckOutsideLocked(clock)
+	}
+	// A program may act while one of its bridges may, or while none of
+	// them waits in the pool (see outside.go).
+	progMay, progPool := p.progMay[:0], p.progPool[:0]
+	for range p.programs {
+		progMay, progPool = append(progMay, false), append(progPool, false)
+	}
+	p.progMay, p.progPool = progMay, progPool
+	for i, t := range p.procs {
+		if t.prog < 0 || t.done {
+			continue
+		}
+		progMay[t.prog] = progMay[t.prog] || may[i]
+		progPool[t.prog] = progPool[t.prog] || t.wait.kind != waitNone
+	}
+	for k := range progMay {
+		progMay[k] = progMay[k] || !progPool[k]
 	}
 	canFree := func() bool {
 		for i, u := range p.procs {
@@ -61,6 +85,8 @@ func (p *Pool) stuckLocked() []*proc {
 			}
 			ok := false
 			switch t.wait.kind {
+			case waitNone: // blocked outside, on its program
+				ok = progMay[t.prog]
 			case waitRead:
 				ok = t.wait.q.writer != nil && may[t.wait.q.writer.slot]
 			case waitAny:
@@ -78,6 +104,9 @@ func (p *Pool) stuckLocked() []*proc {
 			if ok {
 				may[i] = true
 				changed = true
+				if t.prog >= 0 {
+					progMay[t.prog] = true
+				}
 			}
 		}
 	}
@@ -140,6 +169,11 @@ func (p *Pool) resolveLocked(stuck []*proc) (bool, error) {
 	// spilling an earlier queue only moves the stall one step on (and makes
 	// the same records go to disk twice). Then the smallest, as Parks says.
 	endOfChain := func(q *Queue) bool { return q.reader == nil || q.reader.wait.kind != waitRoom }
+	for _, q := range p.queues {
+		if r := q.reader; r != nil && r.outside != 0 && slices.Contains(stuck, r) {
+			q.overflow = true // see outside.go
+		}
+	}
 	sort.SliceStable(full, func(i, j int) bool {
 		if a, b := endOfChain(full[i]), endOfChain(full[j]); a != b {
 			return a
@@ -183,7 +217,9 @@ func (p *Pool) deadlockOf(stuck []*proc) *DeadlockError {
 	d := &DeadlockError{}
 	for _, t := range stuck {
 		w := p.describeLocked(t)
-		d.Artificial = d.Artificial || w.On != "read"
+		// A program that waits is neither: more memory does not help
+		// it, and its bridges' neighbours in the pool say what would.
+		d.Artificial = d.Artificial || (w.On != "read" && w.On != "program")
 		d.Waits = append(d.Waits, w)
 	}
 	if len(stuck) < p.live {

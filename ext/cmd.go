@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tpipe/tpipe/buffer"
-	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 )
 
@@ -75,8 +74,8 @@ func (c *Cmd) Input() task.Func {
 
 // Output returns the output task: no input port, and one output port unless
 // Options.Stdout is set. It cuts the process's standard output into
-// records, handing each chunk over as soon as it is read so that a slow
-// process's lines flow at once, and then waits for the process. It returns
+// records, handing over what it has read whenever the pipe is empty so that
+// a slow process's lines flow at once, and then waits for the process. It returns
 // only once the process has been reaped.
 //
 // It returns nil if the process exited with status 0, and a *task.ExitError
@@ -210,29 +209,15 @@ func (c *Cmd) input(ctx context.Context, p *buffer.Ports) error {
 	stop := afterFunc(ctx, func() { w.Close() })
 	defer stop()
 
-	r := record.NewReader(p.In(0), record.Lines)
-	buf := make([]byte, chunk)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				switch {
-				case errors.Is(werr, os.ErrClosed) && ctx.Err() != nil:
-					return context.Cause(ctx)
-				case errors.Is(werr, syscall.EPIPE), errors.Is(werr, os.ErrClosed):
-					// The process stopped reading: so do we.
-					return nil
-				}
-				return fmt.Errorf("write to %s: %w", c.o.Args[0], werr)
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	err := feed(p, w, c.o.Args[0])
+	switch {
+	case errors.Is(err, os.ErrClosed) && ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, os.ErrClosed):
+		// The process stopped reading: so do we.
+		return nil
 	}
+	return err
 }
 
 // output is the output task.
@@ -250,7 +235,7 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 
 	var err error
 	if c.stdout != nil {
-		err = c.copyOut(p)
+		err = drain(p, c.stdout, c.o.Args[0])
 	}
 	gone := errors.Is(err, buffer.ErrReaderGone)
 	// A failure of our own, not an effect of the guard closing stdout.
@@ -297,31 +282,6 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 		return task.Exit(ws.ExitStatus())
 	}
 	return nil
-}
-
-// copyOut writes the process's output to the output port until the
-// process closes it. At the end it closes the record writer, which writes
-// a last line that lacks its '\n'.
-func (c *Cmd) copyOut(p *buffer.Ports) error {
-	w := record.NewWriter(p.Out(0), record.Lines, p.RecordSize())
-	buf := make([]byte, chunk)
-	for {
-		n, err := c.stdout.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return werr
-			}
-			// The next read may wait for a slow process: hand over
-			// what we have.
-			p.Flush()
-		}
-		if err == io.EOF {
-			return w.Close()
-		}
-		if err != nil {
-			return fmt.Errorf("read from %s: %w", c.o.Args[0], err)
-		}
-	}
 }
 
 // guard runs in a goroutine of the output task. Once ctx is cancelled or

@@ -401,12 +401,14 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 	}
 	out := b.g.Add(b.unique(name), 0, nout, x.Output())
 	b.g.Tasks[out].Blocking = true
+	// One process: its tasks (the reader of its output, the feeder of its
+	// input, those of its /dev/fd edges) run at the same time, and deadlock
+	// detection sees them as bridges to one program.
+	b.g.Tasks[out].Together = b.g.Tasks[out].Name
 	if f := x.Input(); f != nil {
 		t := b.g.Add(b.unique(name+":stdin"), 1, 0, f)
 		b.g.Tasks[t].Blocking = true
-		// One process: its feeder and its reader run at the same time.
 		b.g.Tasks[t].Together = b.g.Tasks[out].Name
-		b.g.Tasks[out].Together = b.g.Tasks[out].Name
 		b.feed(in, t)
 	} else {
 		b.drop(in)

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,12 +8,9 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"syscall"
 
-	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/graph"
-	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 
 	"github.com/tpipe/tpipe/builtin"
@@ -313,20 +309,10 @@ func (b *builder) extEdges(c *shell.Cmd, o *ext.Options, name string) ([]*fdEdge
 func (fe *fdEdge) add(b *builder, group string) {
 	var t int
 	if fe.write {
-		t = b.g.Add(b.unique(group+":"+fe.name), 0, 1, func(ctx context.Context, p *buffer.Ports) error {
-			defer fe.ours.Close()
-			return task.ReadFrom(fe.ours, record.Lines)(ctx, p)
-		})
+		t = b.g.Add(b.unique(group+":"+fe.name), 0, 1, ext.Drain(fe.ours, group))
 		b.writeEdge(fe.name, t, 0)
 	} else {
-		t = b.g.Add(b.unique(group+":"+fe.name), 1, 0, func(ctx context.Context, p *buffer.Ports) error {
-			defer fe.ours.Close()
-			err := task.WriteTo(fe.ours, record.Lines)(ctx, p)
-			if errors.Is(err, syscall.EPIPE) {
-				return nil // the process stopped reading, as before head
-			}
-			return err
-		})
+		t = b.g.Add(b.unique(group+":"+fe.name), 1, 0, ext.Feed(fe.ours, group))
 		b.readEdge(fe.name, t, 0)
 	}
 	b.g.Tasks[t].Blocking = true

@@ -16,6 +16,8 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,6 +169,17 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	}
 	pl.capAuto = o.CapAuto && pl.Runs.row().capAuto
 	pl.Bound, pl.Safe, pl.Shape = g.Shape()
+	if progs := programs(g); len(progs) > 0 {
+		// What a program does with its pipes is not in the graph: no B
+		// can be promised safe. Stalls through it are seen at run time.
+		if pl.Safe {
+			pl.Bound = max(pl.Bound, len(g.Edges)+1)
+		}
+		pl.Safe = false
+		pl.Shape += fmt.Sprintf("; this does not cover the external programs (%s): one may stop reading a pipe until another is fed or drained, "+
+			"which tpipe cannot know in advance; at run time a program's task that waits on its pipe with no bytes moved for %v counts as blocked, "+
+			"and such a stall is resolved like any other (grow the smallest full queue, then spill it) or reported", strings.Join(progs, ", "), buffer.DefaultGrace)
+	}
 	if pl.Resolve && !pl.Safe {
 		pl.BoundIs = "the larger of the sum of queue capacities and one more than the queues"
 	}
@@ -243,6 +256,18 @@ func (pl *Plan) Run(ctx context.Context) (*Stats, error) {
 	return st, err
 }
 
+// programs returns the external programs of g (graph.Task.Together), in
+// task order.
+func programs(g *graph.Graph) []string {
+	var names []string
+	for _, t := range g.Tasks {
+		if t.Together != "" && !slices.Contains(names, t.Together) {
+			names = append(names, t.Together)
+		}
+	}
+	return names
+}
+
 func hasBlocking(g *graph.Graph) bool {
 	for _, t := range g.Tasks {
 		if t.Blocking {
@@ -309,8 +334,19 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 	}
 	for _, i := range g.Order() {
 		t := g.Tasks[i]
-		if r.procs[i], err = pool.NewProc(t.Name, t.Index, ins[i], outs[i]); err != nil {
+		p, err := pool.NewProc(t.Name, t.Index, ins[i], outs[i])
+		if err != nil {
 			return nil, err
+		}
+		r.procs[i] = p
+		if t.Together != "" {
+			// A part of an external program: its waits on the program's
+			// pipes count for deadlock detection.
+			p.SetProgram(t.Together)
+		}
+		if t.Blocking && t.In > 0 {
+			// No pool buffer may be kept through a wait outside tpipe.
+			p.CopyReads()
 		}
 	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
@@ -348,7 +384,13 @@ func (r *runState) runTask(i int) {
 	if failed {
 		// An error that is the pool's own abort (a deadlock, a
 		// cancellation, another task's failure) is not this task's.
-		if perr := r.pool.Err(); perr == nil || !errors.Is(err, perr) {
+		perr := r.pool.Err()
+		if perr != nil && errors.Is(err, perr) {
+			// The pool's own abort (a deadlock): tasks waiting outside
+			// tpipe learn it from ctx, which stops their programs.
+			r.cancel(perr)
+		}
+		if perr == nil || !errors.Is(err, perr) {
 			te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
 			r.mu.Lock()
 			if r.first == nil {

@@ -416,3 +416,23 @@ func TestPolicyTable(t *testing.T) {
 		t.Error("the table's rows do not say what the policies are")
 	}
 }
+
+// A plan of a graph with an external program promises no safe B: what the
+// program does with its pipes is not in the graph (issue 13).
+func TestPlanDoesNotClaimSafetyThroughPrograms(t *testing.T) {
+	g := &graph.Graph{}
+	src := g.Add("seq", 0, 1, func(context.Context, *buffer.Ports) error { return nil })
+	in := g.Add("awk:stdin", 1, 0, func(context.Context, *buffer.Ports) error { return nil })
+	out := g.Add("awk", 0, 1, func(context.Context, *buffer.Ports) error { return nil })
+	sink := g.Add("wc", 1, 0, func(context.Context, *buffer.Ports) error { return nil })
+	g.Tasks[in].Together, g.Tasks[out].Together = "awk", "awk"
+	g.Connect(src, 0, in, 0, 2)
+	g.Connect(out, 0, sink, 0, 2)
+	pl, err := sched.MakePlan(g, sched.Options{Policy: sched.Concurrent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Safe || !strings.Contains(pl.Shape, "does not cover the external programs (awk)") {
+		t.Fatalf("safe %v, shape %q", pl.Safe, pl.Shape)
+	}
+}

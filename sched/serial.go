@@ -226,11 +226,13 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 	if err := sg.Validate(); err != nil {
 		return fmt.Errorf("sched: serial: internal error: %w", err)
 	}
-	spl := Plan{Policy: Serial, Runs: Serial, Buffers: s.o.Buffers, RecordSize: s.pl.RecordSize, Bound: sg.Bound()}
+	// A step with an external program is not a chain (the program's
+	// tasks are apart): its stalls through the program are resolved.
+	spl := Plan{Policy: Serial, Runs: Serial, Buffers: s.o.Buffers, RecordSize: s.pl.RecordSize, Bound: sg.Bound(), Resolve: !sg.IsChain()}
 	if spl.Buffers == 0 {
 		spl.Buffers = spl.Bound
 	}
-	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, Stderr: s.o.Stderr, Resolver: s.o.Resolver})
+	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, Stderr: s.o.Stderr, Resolver: s.o.Resolver, TempDir: s.o.TempDir})
 	if st != nil {
 		s.mergeStep(step, pos, ins, outs, sg, st)
 		s.st.Buffers = max(s.st.Buffers, spl.Buffers)

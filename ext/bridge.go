@@ -1,0 +1,217 @@
+package ext
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/task"
+)
+
+// Bridges. A task that copies between its ports and a pipe of a program
+// waits in system calls, where the pool's deadlock detection cannot see
+// it. Each copy below therefore goes through pipeEnd, which does the
+// system calls itself on the non-blocking descriptor (through
+// syscall.RawConn, so the runtime's poller still does the waiting) and
+// tells the pool when it is about to wait with nothing moved
+// (buffer.Ports.WaitOutside) and when bytes move again (Moved). A partial
+// write or read counts as progress, so a program that drains a pipe slowly
+// is not taken for one that has stopped. The scheduler names the program
+// (buffer.Proc.SetProgram); a bridge that waits past the pool's grace with
+// nothing moved then counts as blocked on it.
+//
+// os.File.Write was rejected for this: it hides partial writes inside one
+// call, so a 64 KiB write to a program reading a line a second would look
+// stuck for a minute.
+
+// Feed returns a bridge task with one input port and no output that writes
+// its records to w, the write end of a pipe the program named program
+// reads (its standard input, or a /dev/fd/N it was given). If the program
+// stops reading (EPIPE), the task stops reading too and returns nil, as
+// the tasks before head do. The task closes w when it returns.
+func Feed(w *os.File, program string) task.Func {
+	return func(ctx context.Context, p *buffer.Ports) error {
+		defer w.Close()
+		err := feed(p, w, program)
+		if errors.Is(err, syscall.EPIPE) {
+			return nil
+		}
+		return err
+	}
+}
+
+// Drain returns a bridge task with no input port and one output port that
+// cuts what the program named program writes to r, the read end of a pipe,
+// into lines, until the program closes its end. A final line without '\n'
+// stays so. The task closes r when it returns.
+func Drain(r *os.File, program string) task.Func {
+	return func(ctx context.Context, p *buffer.Ports) error {
+		defer r.Close()
+		return drain(p, r, program)
+	}
+}
+
+// feed copies the batches of input port 0 to w until eof. Under
+// buffer.Proc.CopyReads (the scheduler sets it for tasks that wait
+// outside) a batch is the task's own copy, so no pool buffer is held
+// while the write waits on the program.
+func feed(p *buffer.Ports, w *os.File, program string) error {
+	pe := newPipeEnd(w, p)
+	in := p.In(0)
+	for {
+		data, _, err := in.ReadBatch()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := pe.Write(data); err != nil {
+			return fmt.Errorf("write to %s: %w", program, err)
+		}
+	}
+}
+
+// drain writes what the program writes to r to output port 0, cut into
+// lines, until eof; then it closes the record writer, which writes a last
+// line that lacks its '\n'. Before a read waits, what was read is handed
+// over (WaitOutside flushes), so a slow program's lines flow at once.
+func drain(p *buffer.Ports, r *os.File, program string) error {
+	pe := newPipeEnd(r, p)
+	w := record.NewWriter(p.Out(0), record.Lines, p.RecordSize())
+	buf := make([]byte, chunk)
+	for {
+		n, err := pe.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return w.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("read from %s: %w", program, err)
+		}
+	}
+}
+
+// pipeEnd is a bridge's end of a pipe: Read or Write that report their
+// waits to the bridge's pool. It belongs to one task.
+type pipeEnd struct {
+	f       *os.File
+	rc      syscall.RawConn // nil: plain f.Read and f.Write, which the pool cannot see wait
+	p       *buffer.Ports
+	waiting bool // WaitOutside was called and Moved not yet
+}
+
+func newPipeEnd(f *os.File, p *buffer.Ports) *pipeEnd {
+	pe := &pipeEnd{f: f, p: p}
+	if rc, err := f.SyscallConn(); err == nil {
+		pe.rc = rc
+	}
+	return pe
+}
+
+func (pe *pipeEnd) wait(op buffer.Op) {
+	if !pe.waiting {
+		pe.waiting = true
+		pe.p.WaitOutside(op)
+	}
+}
+
+func (pe *pipeEnd) moved() {
+	if pe.waiting {
+		pe.waiting = false
+		pe.p.Moved()
+	}
+}
+
+// Write writes all of b, or returns why not: the error of the write
+// (syscall.EPIPE when the program has closed its end), or os.ErrClosed
+// when f was closed meanwhile.
+func (pe *pipeEnd) Write(b []byte) (int, error) {
+	if pe.rc == nil {
+		return pe.f.Write(b)
+	}
+	n := 0
+	var werr error
+	err := pe.rc.Write(func(fd uintptr) bool {
+		for n < len(b) {
+			k, err := syscall.Write(int(fd), b[n:])
+			if k > 0 {
+				n += k
+				pe.moved()
+			}
+			switch err {
+			case nil:
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				pe.wait(buffer.OpWrite)
+				return false // the poller waits until the pipe has room
+			default:
+				werr = err
+				return true
+			}
+		}
+		return true
+	})
+	pe.moved()
+	return n, pe.err("write", werr, err)
+}
+
+// Read reads what the pipe holds, waiting while it is empty; at the end
+// it returns 0, io.EOF.
+func (pe *pipeEnd) Read(b []byte) (int, error) {
+	if pe.rc == nil {
+		return pe.f.Read(b)
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n := 0
+	var rerr error
+	err := pe.rc.Read(func(fd uintptr) bool {
+		for {
+			k, err := syscall.Read(int(fd), b)
+			switch err {
+			case nil:
+				if k == 0 {
+					rerr = io.EOF
+				}
+				n = k
+				return true
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				pe.wait(buffer.OpRead)
+				return false // the poller waits until the pipe has bytes
+			default:
+				rerr = err
+				return true
+			}
+		}
+	})
+	pe.moved()
+	if rerr == io.EOF {
+		return 0, io.EOF
+	}
+	return n, pe.err("read", rerr, err)
+}
+
+// err is the error of an operation: that of the system call, or else the
+// poller's, which only a Close of f during the wait gives (the poller's
+// own error value is internal, so it is given as os.ErrClosed).
+func (pe *pipeEnd) err(op string, sys, poll error) error {
+	switch {
+	case sys != nil:
+		return &os.PathError{Op: op, Path: pe.f.Name(), Err: sys}
+	case poll != nil:
+		return &os.PathError{Op: op, Path: pe.f.Name(), Err: os.ErrClosed}
+	}
+	return nil
+}
