@@ -143,6 +143,8 @@ func TestSedSameAsGNU(t *testing.T) {
 		in(sedText, "sed", "-E", "s/(|o)/[&]/g"),
 		in("foo\n", "sed", "s/o/0/99999999999999999999"), // found by FuzzParse
 		in("foo\n", "sed", "s/o*/0/99999999999999999999"),
+		in("a\nb\nc\na\nb\n", "sed", "-n", "/b/,+p"),
+		in("a\nb\nc\na\nb\n", "sed", "-n", "/b/,~p"),
 	}
 	for _, c := range cases {
 		sameAsGNU(t, dir, c.argv, c.stdin)
