@@ -224,6 +224,8 @@ func TestSedMessages(t *testing.T) {
 		{"sed", "-E", "s/a)/x/"},
 		{"sed", "-E", "s/a{1/x/"},
 		{"sed", "-E", "s/a{x}/x/"},
+		{"sed", "\\"},
+		{"sed", "1,\\"},
 		{"sed", "s/\\{1\\}a/x/"},
 		{"sed", "s/a**/x/"},
 		{"sed", "s/a*\\{2\\}/x/"},

@@ -332,7 +332,7 @@ func (p *parser) address(second bool) (*address, error) {
 		delim := byte('/')
 		if c == '\\' {
 			if p.eof() {
-				return nil, p.errorf("unexpected end of file")
+				return nil, p.errorf("unterminated address regex")
 			}
 			delim = p.src[p.pos]
 			p.pos++
