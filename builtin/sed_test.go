@@ -143,6 +143,8 @@ func TestSedSameAsGNU(t *testing.T) {
 		in(sedText, "sed", "-E", "s/(|o)/[&]/g"),
 		in("foo\n", "sed", "s/o/0/99999999999999999999"), // found by FuzzParse
 		in("foo\n", "sed", "s/o*/0/99999999999999999999"),
+		in("a\nb\nc\na\nb\n", "sed", "-n", "/b/,+p"),
+		in("a\nb\nc\na\nb\n", "sed", "-n", "/b/,~p"),
 	}
 	for _, c := range cases {
 		sameAsGNU(t, dir, c.argv, c.stdin)
@@ -222,6 +224,8 @@ func TestSedMessages(t *testing.T) {
 		{"sed", "-E", "s/a)/x/"},
 		{"sed", "-E", "s/a{1/x/"},
 		{"sed", "-E", "s/a{x}/x/"},
+		{"sed", "\\"},
+		{"sed", "1,\\"},
 		{"sed", "s/\\{1\\}a/x/"},
 		{"sed", "s/a**/x/"},
 		{"sed", "s/a*\\{2\\}/x/"},

@@ -317,20 +317,22 @@ func (p *parser) address(second bool) (*address, error) {
 		return &address{kind: '$'}, nil
 	case (c == '+' || c == '~') && second:
 		p.pos++
-		if d := p.peek(); d < '0' || d > '9' {
-			return nil, p.errorf("expected newer version of sed")
-		}
 		kind := byte('+')
 		if c == '~' {
 			kind = 'm'
 		}
-		return &address{kind: kind, n: p.number()}, nil
+		// GNU reads a missing N as 0: "A,+" and "A,~" end where they start.
+		n := 0
+		if d := p.peek(); d >= '0' && d <= '9' {
+			n = p.number()
+		}
+		return &address{kind: kind, n: n}, nil
 	case c == '/' || c == '\\':
 		p.pos++
 		delim := byte('/')
 		if c == '\\' {
 			if p.eof() {
-				return nil, p.errorf("unexpected end of file")
+				return nil, p.errorf("unterminated address regex")
 			}
 			delim = p.src[p.pos]
 			p.pos++

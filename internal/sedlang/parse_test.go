@@ -45,6 +45,10 @@ var parseErrorTests = []struct {
 	{[]string{"s/*a/x/"}, true, 1, 7, "Invalid preceding regular expression"},
 	{[]string{"s/a)/x/"}, true, 1, 7, `Unmatched ) or \)`},
 	{[]string{"s/a**/x/"}, false, 1, 8, "Invalid preceding regular expression"},
+
+	// Fixed bugs.
+	{[]string{`\`}, false, 1, 1, "unterminated address regex"}, // was "unexpected end of file"
+	{[]string{`1,\`}, false, 1, 3, "unterminated address regex"},
 }
 
 func TestParseErrors(t *testing.T) {

@@ -87,6 +87,9 @@ var runTests = []struct {
 	// Fixed bugs.
 	{"s/o/0/99999999999999999999", false, "foo\n", "foo\n", 0}, // N overflowed, and s panicked
 	{"s/o*/0/99999999999999999999", false, "foo\n", "foo\n", 0},
+	{"/b/,+p", true, "a\nb\nc\na\nb\n", "b\nb\n", 0}, // a missing N was refused; GNU reads 0
+	{"/b/,~p", true, "a\nb\nc\na\nb\n", "b\nb\n", 0},
+	{"2,~p", true, "a\nb\nc\n", "b\n", 0},
 }
 
 func TestRun(t *testing.T) {
