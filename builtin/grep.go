@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/internal/posixre"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 )
@@ -19,13 +21,15 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "grep",
-		Usage: "grep [-vicnEFoq] [-e PATTERN]... [PATTERN] [FILE]...",
+		Usage: "grep [-vicnEFoqa] [-e PATTERN]... [PATTERN] [FILE]...",
 		Help: "Print the lines that match a pattern: a POSIX basic regular expression, " +
 			"an extended one (-E) or fixed strings (-F); a newline in PATTERN separates " +
 			"several patterns. -v selects the lines that do not match, -i ignores case, " +
 			"-c counts the selected lines, -n numbers them, -o prints only the matched " +
-			"parts and -q prints nothing and stops at the first match. Exit status 0 if " +
-			"a line was selected, 1 if none, 2 on error.",
+			"parts and -q prints nothing and stops at the first match. Input with a NUL " +
+			"byte is binary, as for GNU grep: its lines are not printed, and a match " +
+			"says \"binary file matches\" on stderr; -a reads it as text. Exit status " +
+			"0 if a line was selected, 1 if none, 2 on error.",
 		New: newGrep,
 	})
 }
@@ -38,6 +42,7 @@ type grepCmd struct {
 	number bool
 	only   bool
 	quiet  bool
+	text   bool // -a: binary input is read as text
 	m      grepMatcher
 	files  []string
 	label  bool // prefix each output line with its file's name
@@ -54,6 +59,7 @@ var grepLongs = []longOpt{
 	{"quiet", 'q', false},
 	{"silent", 'q', false},
 	{"regexp", 'e', true},
+	{"text", 'a', false},
 }
 
 func newGrep(env *Env, args []string) (*Cmd, error) {
@@ -62,7 +68,7 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	havePattern := false
 	matcher := byte(0) // 'E' or 'F' once chosen
 	icase := false
-	operands, err := getopt{cmd: "grep", shorts: "vicnEFoqe:", longs: grepLongs}.parse(args, func(c byte, arg string) error {
+	operands, err := getopt{cmd: "grep", shorts: "vicnEFoqae:", longs: grepLongs}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'v':
 			g.invert = true
@@ -76,6 +82,8 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 			g.only = true
 		case 'q':
 			g.quiet = true
+		case 'a':
+			g.text = true
 		case 'E', 'F':
 			if matcher != 0 && matcher != c {
 				return usagef("grep", "conflicting matchers specified")
@@ -109,12 +117,15 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	}
 	c := &Cmd{Name: "grep", ReadsInput: readsInput(g.files), Reads: reads}
 	if len(g.files) == 0 && !g.count && !g.number && !g.only && !g.quiet {
+		// Rec is the per-record form, for fusion; Fn looks at the start
+		// of the input for binary data first, and, for a literal, searches
+		// whole buffers.
 		c.Rec = g.filter()
-		if l, ok := g.m.(*grepLiteral); ok && l.seekable() {
-			// The same filter, faster: Rec stays the per-record form,
-			// for fusion, and Fn searches whole buffers.
-			c.Fn = g.seekFilter(l)
+		l, _ := g.m.(*grepLiteral)
+		if l != nil && !l.seekable() {
+			l = nil
 		}
+		c.Fn = g.filterFunc(l)
 		return c, nil
 	}
 	c.Fn = g.run
@@ -182,6 +193,8 @@ func (g *grepCmd) filter() *task.PerRecord {
 type grepFilter struct {
 	*grepCmd
 	selected bool
+	bin      bool // the input is binary (see grepBinaryProbe)
+	binMatch bool // a line of binary input was selected
 	tail     []byte
 	// hit is the address of the match seek found last, or 0: the record
 	// that holds it, which keep is given next, matches without a search.
@@ -189,11 +202,21 @@ type grepFilter struct {
 }
 
 func (f *grepFilter) reset() {
-	f.selected, f.tail, f.hit = false, f.tail[:0], 0
+	f.selected, f.bin, f.binMatch, f.tail, f.hit = false, false, false, f.tail[:0], 0
 }
 
 func (f *grepFilter) keep(rec []byte) bool {
 	line := record.TrimEOL(rec)
+	if !f.text && !f.bin && bytes.IndexByte(line, 0) >= 0 {
+		f.bin = true
+	}
+	if f.bin {
+		f.hit = 0
+		if !f.binMatch && f.binarySelects(rec) > 0 {
+			f.binMatch, f.selected = true, true
+		}
+		return false
+	}
 	var matched bool
 	if hit := f.hit; hit != 0 {
 		f.hit = 0
@@ -215,6 +238,9 @@ func (f *grepFilter) keep(rec []byte) bool {
 }
 
 func (f *grepFilter) end(emit task.Emit) error {
+	if f.binMatch {
+		binaryMatches(f.env, "(standard input)")
+	}
 	if len(f.tail) > 0 {
 		if err := emit(f.tail); err != nil {
 			return err
@@ -226,62 +252,129 @@ func (f *grepFilter) end(emit task.Emit) error {
 	return nil
 }
 
-// seekFilter is the filter form of a literal grep as a Func that gives the
-// runtime the search for the literal (Output.Sift with a Skip): a buffer
-// is searched once, and the lines before the first match are dropped (or
-// kept, with -v) in bulk, with no call per line. It writes what Rec.Func
-// writes.
-func (g *grepCmd) seekFilter(l *grepLiteral) task.Func {
+// filterFunc is the filter form as a Func. It first reads up to
+// grepBinaryProbe bytes ahead: if they hold a NUL, the input is binary from
+// its start and the general form takes over; if not, they go through the
+// filter and the rest follows, searched a buffer at a time for a literal
+// l (see sift) and a record at a time otherwise.
+func (g *grepCmd) filterFunc(l *grepLiteral) task.Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
 		f := &grepFilter{grepCmd: g}
-		// seek returns the offset of the first byte Keep must decide, or
-		// -1 when every line shares the fate of those skipped.
-		seek := func(data []byte) int {
-			at := l.seek(data)
-			if g.invert {
-				// The lines before at are kept without a call to keep: the
-				// last line of the input, if it lacks its '\n', must
-				// still get one from keep.
-				if n := len(data); n > 0 && data[n-1] != '\n' {
-					if last := bytes.LastIndexByte(data, '\n') + 1; at < 0 || last < at {
-						at = last
-						f.hit = 0
-						if bytes.IndexByte(data[:at], '\n') >= 0 {
-							f.selected = true
-						}
-						return at
-					}
-				}
-				// Some line ends before at (or there is no match): it is
-				// kept.
-				if at < 0 || bytes.IndexByte(data[:at], '\n') >= 0 {
-					f.selected = true
-				}
-			}
-			f.hit = 0
-			if at >= 0 {
-				f.hit = uintptr(unsafe.Pointer(unsafe.SliceData(data))) + uintptr(at)
-			}
-			return at
-		}
-		sieve := buffer.Sieve{Keep: f.keep, Skip: func(data []byte) (int, bool) {
-			if at := seek(data); at >= 0 {
-				return at, g.invert
-			}
-			return len(data), g.invert
-		}}
-		in, out := p.In(0), p.Out(0)
-		for {
-			err := out.Sift(in, sieve)
-			if err == io.EOF {
-				break
-			}
+		if !g.text {
+			ahead, bin, err := grepProbe(p.In(0))
 			if err != nil {
 				return err
 			}
+			if bin {
+				r := &grepRun{grepCmd: g, out: p.Out(0)}
+				return r.finish(r.file(ctx, p, "-", "(standard input)", ahead))
+			}
+			for _, rec := range ahead {
+				if f.keep(rec) {
+					if err := p.Out(0).Write(rec); err != nil {
+						return err
+					}
+				}
+			}
 		}
-		return f.end(out.Write)
+		if l != nil {
+			return g.sift(p, f, l)
+		}
+		return task.PerRecord{Keep: f.keep, End: f.end}.Func()(ctx, p)
 	}
+}
+
+// grepProbe reads records from in until it has grepBinaryProbe bytes, a
+// record with a NUL, or the end, and returns copies of them and whether
+// one holds a NUL.
+func grepProbe(in *buffer.Input) (ahead [][]byte, bin bool, err error) {
+	size := 0
+	for size < grepBinaryProbe && !bin {
+		rec, err := in.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		ahead = append(ahead, bytes.Clone(rec))
+		size += len(rec)
+		bin = bytes.IndexByte(rec, 0) >= 0
+	}
+	return ahead, bin, nil
+}
+
+// sift is the filter form of a literal grep given the runtime the search
+// for the literal (Output.Sift with a Skip): a buffer is searched once, and
+// the lines before the first match are dropped (or kept, with -v) in bulk,
+// with no call per line. It writes what the per-record form writes.
+func (g *grepCmd) sift(p *buffer.Ports, f *grepFilter, l *grepLiteral) error {
+	// seek returns the offset of the first byte Keep must decide, or
+	// -1 when every line shares the fate of those skipped.
+	seek := func(data []byte) int {
+		at := l.seek(data)
+		if g.invert {
+			// The lines before at are kept without a call to keep: the
+			// last line of the input, if it lacks its '\n', must
+			// still get one from keep.
+			if n := len(data); n > 0 && data[n-1] != '\n' {
+				if last := bytes.LastIndexByte(data, '\n') + 1; at < 0 || last < at {
+					at = last
+					f.hit = 0
+					if bytes.IndexByte(data[:at], '\n') >= 0 {
+						f.selected = true
+					}
+					return at
+				}
+			}
+			// Some line ends before at (or there is no match): it is
+			// kept.
+			if at < 0 || bytes.IndexByte(data[:at], '\n') >= 0 {
+				f.selected = true
+			}
+		}
+		f.hit = 0
+		if at >= 0 {
+			f.hit = uintptr(unsafe.Pointer(unsafe.SliceData(data))) + uintptr(at)
+		}
+		return at
+	}
+	sieve := buffer.Sieve{Keep: f.keep, Skip: func(data []byte) (int, bool) {
+		switch {
+		case f.bin && f.binMatch:
+			return len(data), false // nothing more to say
+		case f.bin:
+			return 0, false // Keep decides, line by line
+		}
+		was := f.selected
+		at := seek(data)
+		end := at
+		if at < 0 {
+			end = len(data)
+		}
+		if !g.text {
+			// A NUL makes the input binary from its line on: Keep
+			// decides that line.
+			if z := bytes.IndexByte(data[:end], 0); z >= 0 {
+				cut := bytes.LastIndexByte(data[:z], '\n') + 1
+				f.hit = 0
+				f.selected = was || g.invert && cut > 0
+				return cut, g.invert
+			}
+		}
+		return end, g.invert
+	}}
+	in, out := p.In(0), p.Out(0)
+	for {
+		err := out.Sift(in, sieve)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return f.end(out.Write)
 }
 
 // grepRun is the state of one run of the general form.
@@ -291,10 +384,55 @@ type grepRun struct {
 	buf      []byte
 	spans    [][2]int
 	selected bool
+	failed   bool // an input could not be read
 }
 
 // errGrepDone stops reading at the first match of grep -q.
 var errGrepDone = errors.New("grep: done")
+
+// errGrepBinary stops reading an input at the first line selected once it
+// is known to be binary.
+var errGrepBinary = errors.New("grep: binary")
+
+// Binary input, as GNU grep 3 treats it in the C locale. An input whose
+// first grepBinaryProbe bytes hold a NUL is binary from its start; any
+// other becomes binary at the first line that holds one. (GNU decides per
+// buffer of its own reads, so past the probe a NUL can take effect a few
+// lines sooner there; and the per-record form, which fusion runs and which
+// cannot look ahead, prints the lines selected before the first line with
+// a NUL.) In binary input a NUL ends a line as '\n' does;
+// selected lines are not printed: grep stops at the first and says
+// "grep: NAME: binary file matches" on stderr, status 0. -c counts on and
+// -q stops as for text, and neither says anything; -a reads the input as
+// text.
+const grepBinaryProbe = 32 << 10
+
+// binarySelects returns how many of the lines that rec, a record of binary
+// input, is cut into at its NULs grep selects. A NUL that ends the last
+// record, which lacks its '\n', ends its last line.
+func (g *grepCmd) binarySelects(rec []byte) int {
+	line := record.TrimEOL(rec)
+	if n := len(line); n == len(rec) && n > 0 && line[n-1] == 0 {
+		line = line[:n-1]
+	}
+	k := 0
+	for {
+		piece, rest, more := bytes.Cut(line, []byte{0})
+		if g.m.match(piece) != g.invert {
+			k++
+		}
+		if !more {
+			return k
+		}
+		line = rest
+	}
+}
+
+// binaryMatches says, as GNU grep does, that the binary input label had a
+// selected line.
+func binaryMatches(env *Env, label string) {
+	fmt.Fprintf(env.stderr(), "grep: %s: binary file matches\n", visible.Controls(label))
+}
 
 func (g *grepCmd) run(ctx context.Context, p *buffer.Ports) error {
 	r := &grepRun{grepCmd: g, out: p.Out(0)}
@@ -302,27 +440,39 @@ func (g *grepCmd) run(ctx context.Context, p *buffer.Ports) error {
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
-	failed := false
 	for _, name := range files {
 		label := name
 		if name == "-" {
 			label = "(standard input)"
 		}
-		err := r.file(ctx, p, name, label)
+		err := r.file(ctx, p, name, label, nil)
 		if err == errGrepDone {
 			return nil
 		}
 		if fe, ok := err.(*fileError); ok {
 			warnFile(g.env, "grep", fe.name, fe.err)
-			failed = true
+			r.failed = true
 			continue
 		}
 		if err != nil {
 			return err
 		}
 	}
+	return r.finish(nil)
+}
+
+// finish returns the status of a run whose last input ended with err.
+func (r *grepRun) finish(err error) error {
 	switch {
-	case failed:
+	case err == errGrepDone:
+		return nil
+	case err != nil:
+		if fe, ok := err.(*fileError); ok {
+			warnFile(r.env, "grep", fe.name, fe.err)
+			return task.Exit(2)
+		}
+		return err
+	case r.failed:
 		return task.Exit(2)
 	case !r.selected:
 		return task.Exit(1)
@@ -330,12 +480,37 @@ func (g *grepCmd) run(ctx context.Context, p *buffer.Ports) error {
 	return nil
 }
 
-// file greps one input and writes its count if asked to.
-func (r *grepRun) file(ctx context.Context, p *buffer.Ports, name, label string) error {
+// file greps one input and writes its count if asked to. ahead are
+// records of the input already read by grepProbe, which found a NUL in
+// them; with none, file looks ahead itself.
+func (r *grepRun) file(ctx context.Context, p *buffer.Ports, name, label string, ahead [][]byte) error {
 	n, count := 0, 0
-	err := eachRecord(ctx, r.env, p, name, func(rec []byte) error {
+	bin := len(ahead) > 0
+	probing := !r.text && !bin
+	binMatch := false
+	// line greps one record.
+	line := func(rec []byte) error {
 		n++
 		line := record.TrimEOL(rec)
+		if !r.text && !bin && bytes.IndexByte(line, 0) >= 0 {
+			bin = true
+		}
+		if bin {
+			k := r.binarySelects(rec)
+			if k == 0 {
+				return nil
+			}
+			count += k
+			r.selected = true
+			switch {
+			case r.quiet:
+				return errGrepDone
+			case r.count:
+				return nil
+			}
+			binMatch = true
+			return errGrepBinary
+		}
 		if r.m.match(line) == r.invert {
 			return nil
 		}
@@ -363,8 +538,56 @@ func (r *grepRun) file(ctx context.Context, p *buffer.Ports, name, label string)
 		r.buf = append(r.prefix(label, n), line...)
 		r.buf = append(r.buf, '\n')
 		return r.out.Write(r.buf)
-	})
+	}
+	// Until grepBinaryProbe bytes are read, records wait in ahead: a NUL
+	// among them makes the input binary from its first line.
+	size := 0
+	flush := func() error {
+		probing = false
+		for _, rec := range ahead {
+			if err := line(rec); err != nil {
+				return err
+			}
+		}
+		ahead = nil
+		return nil
+	}
+	var err error
+	if bin {
+		err = flush()
+	}
+	if err == nil {
+		err = eachRecord(ctx, r.env, p, name, func(rec []byte) error {
+			if !probing {
+				return line(rec)
+			}
+			ahead = append(ahead, bytes.Clone(rec))
+			size += len(rec)
+			if bytes.IndexByte(rec, 0) >= 0 {
+				bin = true
+				return flush()
+			}
+			if size >= grepBinaryProbe {
+				return flush()
+			}
+			return nil
+		})
+	}
 	fe, isFile := err.(*fileError)
+	if probing && (err == nil || isFile && !fe.atOpen) {
+		// The input ended (or failed part way) within the probe.
+		if ferr := flush(); ferr != nil {
+			err = ferr
+		}
+	}
+	if err == errGrepBinary {
+		// GNU stops reading binary input at its first selected line.
+		err = nil
+	}
+	if binMatch {
+		binaryMatches(r.env, label)
+	}
+	fe, isFile = err.(*fileError)
 	if r.count && (err == nil || isFile && !fe.atOpen) {
 		// GNU counts what it read, even of a file that failed part way.
 		r.buf = r.buf[:0]

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -142,8 +143,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	return o, fs.Args(), 0, true
 }
 
-// exitSignals end tpipe with status 128+n (see exiter); SIGINT comes
-// first, for the interactive shell to leave out.
+// exitSignals end tpipe with status 128+n (see exiter).
 var exitSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // run is the whole command; main only adds os.Exit. On a signal of
@@ -170,11 +170,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	// The interactive shell keeps SIGINT (Ctrl-C) for itself: it stops
-	// the running pipeline, not the shell.
+	// the running pipeline, not the shell. Like bash it ignores SIGQUIT
+	// (Ctrl-\), which would otherwise end it.
 	repl := o.file == "" && len(rest) == 0 && isTerminal(stdin)
 	sigs := exitSignals
 	if repl {
-		sigs = sigs[1:]
+		sigs = []os.Signal{syscall.SIGTERM, syscall.SIGHUP}
+		signal.Ignore(syscall.SIGQUIT)
 	}
 	ctx, e := exitOn(ctx, sigs...)
 	defer e.stop()

@@ -216,8 +216,8 @@ func TestSignals(t *testing.T) {
 }
 
 // The interactive shell, waiting at its prompt in a read of the terminal,
-// ends on SIGTERM and SIGHUP (not on SIGINT, which a terminal sends for
-// Ctrl-C) and leaves the terminal as it found it.
+// ends on SIGTERM and SIGHUP (not on SIGINT or SIGQUIT, which a terminal
+// sends for Ctrl-C and Ctrl-\).
 func TestSignalsAtPrompt(t *testing.T) {
 	bin := tpipeBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
@@ -225,6 +225,7 @@ func TestSignalsAtPrompt(t *testing.T) {
 			tm := startTerm(t, bin, filepath.Join(t.TempDir(), "history"))
 			tm.expect("tpipe> ")
 			tm.cmd.Process.Signal(syscall.SIGINT)
+			tm.cmd.Process.Signal(syscall.SIGQUIT)
 			tm.cmd.Process.Signal(sig)
 			err := waitDone(tm)
 			var ee *exec.ExitError
