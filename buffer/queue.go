@@ -65,6 +65,10 @@ func (q *Queue) Cap() int {
 func (q *Queue) occupancy() int { return q.n + q.reserved + q.held }
 
 func (q *Queue) pushLocked(b *Buf) {
+	if q.backlog() > 0 {
+		q.spillPushLocked(b)
+		return
+	}
 	if q.n == len(q.ring) {
 		// Only after a resolution raised cap with a writer already reserved;
 		// the ring follows the capacity.

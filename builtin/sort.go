@@ -583,7 +583,12 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 	spill := &spillFiles{dir: sortTempDir(c.env)}
 	defer spill.cleanup()
 	buf := &sortBuffer{budget: budget}
-	var runs []string
+	// runs are in input order, their levels never increasing: whenever
+	// spillFanIn runs share the last level they are merged into one run of
+	// the next, so at most spillFanIn-1 runs a level stay open and each
+	// line is rewritten once a level, as a merge level by level at the end
+	// would, without holding a descriptor for every run.
+	var runs []*spillRun
 	flushRun := func() error {
 		c.sortLines(buf)
 		w, err := spill.create()
@@ -592,16 +597,29 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		}
 		for _, r := range buf.lines {
 			if err := w.add(buf.at(r)); err != nil {
-				w.abort()
 				return err
 			}
 		}
-		name, err := w.close()
+		run, err := w.close()
 		if err != nil {
 			return err
 		}
-		runs = append(runs, name)
+		runs = append(runs, run)
 		buf.reset()
+		for len(runs) >= spillFanIn {
+			tail := runs[len(runs)-spillFanIn:]
+			if tail[0].level != tail[len(tail)-1].level {
+				break
+			}
+			merged, err := spill.mergeRuns(tail, c.compare, c.unique)
+			if err != nil {
+				return err
+			}
+			runs = append(runs[:len(runs)-spillFanIn], merged)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		return ctx.Err()
 	}
 	err := c.read(p, func(line []byte) error {
@@ -642,18 +660,18 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 	// input order still breaks ties; level by level, so that each line is
 	// rewritten once per level (log16 of the number of runs).
 	for len(runs) >= spillFanIn {
-		var next []string
+		var next []*spillRun
 		for i := 0; i < len(runs); i += spillFanIn {
 			group := runs[i:min(i+spillFanIn, len(runs))]
 			if len(group) == 1 {
 				next = append(next, group[0])
 				continue
 			}
-			name, err := spill.mergeFiles(group, c.compare, c.unique)
+			merged, err := spill.mergeRuns(group, c.compare, c.unique)
 			if err != nil {
 				return err
 			}
-			next = append(next, name)
+			next = append(next, merged)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -661,12 +679,11 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		runs = next
 	}
 	srcs := make([]spillSource, 0, len(runs)+1)
-	for _, name := range runs {
-		r, err := spill.open(name)
+	for _, run := range runs {
+		r, err := spill.open(run)
 		if err != nil {
 			return err
 		}
-		defer r.close()
 		srcs = append(srcs, r)
 	}
 	srcs = append(srcs, &spillMem{buf: buf})

@@ -3,31 +3,34 @@ package builtin
 // External merge sort for sort: sorted runs spilled to compressed temporary
 // files and merged back with a heap.
 //
-// The runs are compressed with S2 (github.com/klauspost/compress/s2)
-// rather than zstd. A run is written once and read once, by the same
-// process, so what matters is the CPU spent per byte more than the ratio:
-// on sorted lines of random words (400k lines, 8.7 MB, one goroutine) an
-// S2 round trip ran at 257 MB/s and zstd's fastest level at 155 MB/s, while
-// the sort itself handles about 50 MB/s: S2 adds about a fifth to the
-// sort's time, zstd a third. zstd did shrink those lines better (42%
-// against 73%), which would matter on a slow disk. S2's streaming state is
-// one block per stream: with 64 KiB blocks an open run costs about 150
-// KiB, which bounds the memory of a merge with many runs open.
+// A run is a record file (package recfile) of one line a record, in S2
+// blocks of 64 KiB, rather than zstd. A run is written once and read once,
+// by the same process, so what matters is the CPU spent per byte more than
+// the ratio: on sorted lines of random words (400k lines, 8.7 MB, one
+// goroutine) an S2 round trip ran at 257 MB/s and zstd's fastest level at
+// 155 MB/s, while the sort itself handles about 50 MB/s: S2 adds about a
+// fifth to the sort's time, zstd a third. zstd did shrink those lines
+// better (42% against 73%), which would matter on a slow disk. A run being
+// written or read holds one block of lines and one compressed, which
+// bounds the memory of a merge with many runs open.
+//
+// Run files come from recfile.CreateTemp and have no name: a sort killed
+// in the middle leaves nothing in TMPDIR. A run is an open descriptor
+// until it is merged; sort merges runs as soon as spillFanIn of them are
+// at the same level, so few are open at once.
 
 import (
 	"container/heap"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/klauspost/compress/s2"
+	"github.com/tpipe/tpipe/record/recfile"
 )
 
 const (
-	// spillBlock is the S2 block size of a run file, which bounds the
-	// memory of each run being written or read.
+	// spillBlock is the raw bytes of lines in one block of a run file,
+	// which bounds the memory of each run being written or read.
 	spillBlock = 64 << 10
 	// spillFanIn is the most runs merged at once, which bounds the files
 	// open and the memory of a merge; more runs are merged in several
@@ -57,130 +60,99 @@ func (m *spillMem) next() ([]byte, error) {
 }
 
 // spillFiles creates the run files of one sort in a directory (dir, or
-// os.TempDir() if empty) and removes them all in cleanup, however the sort
+// os.TempDir() if empty) and closes them all in cleanup, however the sort
 // ends. It is not safe for concurrent use.
 type spillFiles struct {
-	dir   string
-	names []string   // every file created and not yet removed
-	z     *s2.Writer // reused from run to run: one run is written at a time
+	dir  string
+	runs []*spillRun     // every run created and not yet removed
+	w    *recfile.Writer // reused from run to run: one run is written at a time
+}
+
+// spillRun is one run file: open, with no name, size bytes long once
+// written.
+type spillRun struct {
+	f     *os.File
+	size  int64
+	level int // how many merges its lines went through
 }
 
 // create starts a new run file. The previous one must be closed (or
 // aborted) first.
 func (s *spillFiles) create() (*spillWriter, error) {
-	dir := s.dir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	f, err := os.CreateTemp(dir, "tpipe-sort-*")
+	f, err := recfile.CreateTemp(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("spill: %w", err)
 	}
-	s.names = append(s.names, f.Name())
-	if s.z == nil {
-		// One goroutine: the other tasks of the pipeline use the other
-		// cores, and a synchronous writer has nothing to shut down on an
-		// error.
-		s.z = s2.NewWriter(f, s2.WriterConcurrency(1), s2.WriterBlockSize(spillBlock))
+	run := &spillRun{f: f}
+	s.runs = append(s.runs, run)
+	if s.w == nil {
+		s.w = recfile.NewWriter(f, recfile.S2, spillBlock)
 	} else {
-		s.z.Reset(f)
+		s.w.Reset(f)
 	}
-	return &spillWriter{f: f, z: s.z}, nil
+	return &spillWriter{run: run, w: s.w}, nil
 }
 
-// open opens a finished run file for reading.
-func (s *spillFiles) open(name string) (*spillReader, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("spill: %w", err)
-	}
-	return &spillReader{f: f, z: s2.NewReader(f, s2.ReaderMaxBlockSize(spillBlock))}, nil
+// open starts reading a finished run.
+func (s *spillFiles) open(run *spillRun) (*spillReader, error) {
+	// A line longer than a block has a block of its own: no limit but the
+	// format's.
+	return &spillReader{r: recfile.NewReader(io.NewSectionReader(run.f, 0, run.size), 0)}, nil
 }
 
-// remove deletes run file name (once merged).
-func (s *spillFiles) remove(name string) {
-	os.Remove(name)
-	for i, n := range s.names {
-		if n == name {
-			s.names = append(s.names[:i], s.names[i+1:]...)
+// remove deletes a run (once merged).
+func (s *spillFiles) remove(run *spillRun) {
+	run.f.Close()
+	for i, r := range s.runs {
+		if r == run {
+			s.runs = append(s.runs[:i], s.runs[i+1:]...)
 			break
 		}
 	}
 }
 
-// cleanup deletes every run file left.
+// cleanup deletes every run left.
 func (s *spillFiles) cleanup() {
-	for _, n := range s.names {
-		os.Remove(n)
+	for _, r := range s.runs {
+		r.f.Close()
 	}
-	s.names = nil
+	s.runs = nil
 }
 
-// spillWriter writes one run: each line as a uvarint length and its bytes,
-// S2-compressed.
+// spillWriter writes one run.
 type spillWriter struct {
-	f   *os.File
-	z   *s2.Writer
-	hdr [binary.MaxVarintLen64]byte
+	run *spillRun
+	w   *recfile.Writer
 }
 
 func (w *spillWriter) add(line []byte) error {
-	n := binary.PutUvarint(w.hdr[:], uint64(len(line)))
-	if _, err := w.z.Write(w.hdr[:n]); err != nil {
-		return fmt.Errorf("spill: %w", err)
-	}
-	if _, err := w.z.Write(line); err != nil {
+	if err := w.w.Add(line); err != nil {
 		return fmt.Errorf("spill: %w", err)
 	}
 	return nil
 }
 
-// close finishes the run and returns its file name. The writer is closed
-// even on error.
-func (w *spillWriter) close() (string, error) {
-	zerr := w.z.Close()
-	ferr := w.f.Close()
-	if err := errors.Join(zerr, ferr); err != nil {
-		return "", fmt.Errorf("spill: %w", err)
+// close finishes the run and returns it.
+func (w *spillWriter) close() (*spillRun, error) {
+	if err := w.w.Close(); err != nil {
+		return nil, fmt.Errorf("spill: %w", err)
 	}
-	return w.f.Name(), nil
-}
-
-// abort closes the writer after a failure; the file is removed by cleanup.
-func (w *spillWriter) abort() {
-	w.z.Close()
-	w.f.Close()
+	w.run.size = w.w.Written()
+	return w.run, nil
 }
 
 // spillReader reads a run written by spillWriter. It is a spillSource.
 type spillReader struct {
-	f   *os.File
-	z   *s2.Reader
-	buf []byte
+	r *recfile.Reader
 }
 
 func (r *spillReader) next() ([]byte, error) {
-	n, err := binary.ReadUvarint(r.z)
-	if err == io.EOF {
-		return nil, io.EOF
+	line, err := r.r.Next()
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("spill: read: %w", err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("spill: read %s: %w", r.f.Name(), err)
-	}
-	if uint64(cap(r.buf)) < n {
-		r.buf = make([]byte, n)
-	}
-	r.buf = r.buf[:n]
-	if _, err := io.ReadFull(r.z, r.buf); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("spill: read %s: %w", r.f.Name(), err)
-	}
-	return r.buf, nil
+	return line, err
 }
-
-func (r *spillReader) close() { r.f.Close() }
 
 // spillMerge merges the sorted sources into emit in the order of cmp. Of
 // lines that compare equal, those of an earlier source come first, so a
@@ -253,43 +225,34 @@ func (h *spillHeap) Pop() any {
 	return it
 }
 
-// mergeFiles merges the run files names, in input order, into one
-// new run and removes them. With unique, the new run keeps the first of
-// each group of equal lines.
-func (s *spillFiles) mergeFiles(names []string, cmp func(a, b []byte) int, unique bool) (string, error) {
-	var readers []*spillReader
-	defer func() {
-		for _, r := range readers {
-			r.close()
-		}
-	}()
-	srcs := make([]spillSource, 0, len(names))
-	for _, n := range names {
-		r, err := s.open(n)
+// mergeRuns merges runs, in input order, into one new run and removes
+// them. With unique, the new run keeps the first of each group of equal
+// lines.
+func (s *spillFiles) mergeRuns(runs []*spillRun, cmp func(a, b []byte) int, unique bool) (*spillRun, error) {
+	srcs := make([]spillSource, 0, len(runs))
+	level := 0
+	for _, run := range runs {
+		r, err := s.open(run)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		readers = append(readers, r)
 		srcs = append(srcs, r)
+		level = max(level, run.level)
 	}
 	w, err := s.create()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := spillMerge(srcs, cmp, unique, w.add); err != nil {
-		w.abort()
-		return "", err
+		return nil, err // the new run goes with cleanup
 	}
-	name, err := w.close()
+	merged, err := w.close()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	for _, r := range readers {
-		r.close()
+	merged.level = level + 1
+	for _, run := range runs {
+		s.remove(run)
 	}
-	readers = nil
-	for _, n := range names {
-		s.remove(n)
-	}
-	return name, nil
+	return merged, nil
 }

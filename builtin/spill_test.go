@@ -24,15 +24,14 @@ func TestSortSpillRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	name, err := w.close()
+	run, err := w.close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.open(name)
+	r, err := s.open(run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.close()
 	for i, want := range lines {
 		got, err := r.next()
 		if err != nil || !bytes.Equal(got, want) {
@@ -55,17 +54,18 @@ func TestSortSpillTruncated(t *testing.T) {
 	for i := range 1000 {
 		w.add(fmt.Appendf(nil, "line %d", i))
 	}
-	name, err := w.close()
+	run, err := w.close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(name)
-	os.WriteFile(name, data[:len(data)/2], 0o666)
-	r, err := s.open(name)
+	run.size /= 2
+	if err := run.f.Truncate(run.size); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.open(run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.close()
 	for {
 		_, err := r.next()
 		if err == io.EOF {
@@ -79,7 +79,8 @@ func TestSortSpillTruncated(t *testing.T) {
 
 // Merging keeps the order of cmp, breaks ties by source (input order) and,
 // with unique, keeps the first of equal lines; merging files level by
-// level removes the merged runs.
+// level removes the merged runs. Run files never have a name in the
+// directory.
 func TestSortSpillMerge(t *testing.T) {
 	byFirst := func(a, b []byte) int { return bytes.Compare(a[:1], b[:1]) }
 	src := func(lines ...string) spillSource {
@@ -105,7 +106,7 @@ func TestSortSpillMerge(t *testing.T) {
 	dir := t.TempDir()
 	s := &spillFiles{dir: dir}
 	defer s.cleanup()
-	var names []string
+	var runs []*spillRun
 	for i := range 3 {
 		w, err := s.create()
 		if err != nil {
@@ -114,24 +115,26 @@ func TestSortSpillMerge(t *testing.T) {
 		for _, l := range []string{"a", "b", "c"} {
 			w.add([]byte(l + fmt.Sprint(i)))
 		}
-		n, err := w.close()
+		run, err := w.close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, n)
+		runs = append(runs, run)
 	}
-	merged, err := s.mergeFiles(names, byFirst, false)
+	merged, err := s.mergeRuns(runs, byFirst, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 1 {
-		t.Errorf("%d files after merging, want 1", len(left))
+	if len(s.runs) != 1 || merged.level != 1 {
+		t.Errorf("%d runs after merging (level %d), want 1 (level 1)", len(s.runs), merged.level)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%d named files in the directory", len(left))
 	}
 	r, err := s.open(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.close()
 	var got []string
 	for {
 		l, err := r.next()
@@ -144,8 +147,8 @@ func TestSortSpillMerge(t *testing.T) {
 		t.Errorf("merged run: %q, want %q", got, want)
 	}
 	s.cleanup()
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("%d files after cleanup", len(left))
+	if len(s.runs) != 0 {
+		t.Errorf("%d runs after cleanup", len(s.runs))
 	}
 }
 

@@ -297,9 +297,8 @@ func (s *serialRun) source(k int) task.Func {
 	sp := &s.spills[k]
 	name := s.g.Edges[k].Name
 	return func(ctx context.Context, p *buffer.Ports) error {
-		// A record larger than a block has a block of its own.
 		r := recfile.NewReader(&countReader{io.NewSectionReader(sp.f, 0, sp.size), &sp.read},
-			max(serialBlock, p.RecordSize())+p.RecordSize()/64+64)
+			recfile.ReadLimit(serialBlock, p.RecordSize()))
 		out := p.Out(0)
 		for {
 			rec, err := r.Next()

@@ -159,6 +159,9 @@ func (b *Block) Len() int { return len(b.ends) }
 // Size returns the bytes of the block's records, lengths not counted.
 func (b *Block) Size() int { return len(b.data) }
 
+// rawSize is the raw payload the block encodes to: lengths and records.
+func (b *Block) rawSize() int { return len(b.data) + len(b.lens) }
+
 // Record returns record i. It is the block's memory, valid until the block
 // is next changed.
 func (b *Block) Record(i int) []byte {

@@ -273,3 +273,25 @@ func TestCompresses(t *testing.T) {
 		}
 	}
 }
+
+// A Writer's blocks stay within ReadLimit whatever the records: many empty
+// ones (each costs a length byte and no data) or one larger than a block.
+func TestBlocksWithinReadLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		recs [][]byte
+		max  int
+	}{
+		{"empty records", make([][]byte, 100000), 0},
+		{"short records", bytes.Split(bytes.Repeat([]byte("ab\n"), 50000), []byte("\n")), 2},
+		{"one large record", [][]byte{bytes.Repeat([]byte("z"), 10000), {}, []byte("x")}, 10000},
+	} {
+		for _, c := range codecs {
+			data := writeFile(t, c, 1000, tc.recs)
+			got, err := readAll(data, recfile.ReadLimit(1000, tc.max))
+			if err != nil || len(got) != len(tc.recs) {
+				t.Errorf("%s, %v: %d records, %v; want %d", tc.name, c, len(got), err, len(tc.recs))
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package recfile
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 )
@@ -13,8 +14,10 @@ const DefaultBlockSize = 256 << 10
 var ErrClosed = errors.New("recfile: write after close")
 
 // Writer writes a record file to an io.Writer: records are collected in a
-// block of about blockSize raw bytes, which is compressed and written when
-// full, at EndBlock, or at Close. The first error is sticky. The zero
+// block of at most blockSize raw bytes (records and their lengths), which
+// is compressed and written when full, at EndBlock, or at Close. A record
+// too large for that has a block of its own, so a reader's limit must be
+// ReadLimit(blockSize, the longest record). The first error is sticky. The zero
 // Writer is not usable; call NewWriter.
 type Writer struct {
 	w         io.Writer
@@ -45,8 +48,7 @@ func (w *Writer) Reset(dst io.Writer) {
 	w.blk.Reset()
 }
 
-// Add appends a copy of rec to the file. A record larger than the block
-// size gets a block of its own.
+// Add appends a copy of rec to the file.
 func (w *Writer) Add(rec []byte) error {
 	if w.err != nil {
 		return w.err
@@ -54,7 +56,7 @@ func (w *Writer) Add(rec []byte) error {
 	if w.closed {
 		return ErrClosed
 	}
-	if w.blk.Len() > 0 && w.blk.Size()+len(rec) > w.blockSize {
+	if w.blk.Len() > 0 && w.blk.rawSize()+binary.MaxVarintLen64+len(rec) > w.blockSize {
 		if err := w.EndBlock(); err != nil {
 			return err
 		}
@@ -124,3 +126,12 @@ func (w *Writer) Blocks() int { return w.blocks }
 
 // Records returns the number of records added so far.
 func (w *Writer) Records() int64 { return w.records }
+
+// ReadLimit is the largest raw block a Writer with blockSize writes when
+// no record is longer than maxRecord: the limit to give its Reader.
+func ReadLimit(blockSize, maxRecord int) int {
+	if blockSize <= 0 {
+		blockSize = DefaultBlockSize
+	}
+	return min(MaxBlock, max(blockSize, maxRecord+binary.MaxVarintLen64))
+}
