@@ -128,7 +128,7 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run, Spills: true}, nil
 }
 
 // sortSetOrdering applies option letter o to k and reports whether it is
