@@ -203,9 +203,9 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	case pl.Buffers < 0:
 		return nil, fmt.Errorf("sched: %d buffers: need at least 1", pl.Buffers)
 	case pl.Buffers < pl.Bound && pl.Resolve && pl.Runs.row().anyB:
-		pl.Warning = fmt.Sprintf("%d buffers is below %d (one more than the queues); stalls will be resolved by spilling a buffer at a time, which is slow", pl.Buffers, pl.Bound)
+		pl.Warning = fmt.Sprintf("%d buffers is below %d (%s); stalls will be resolved by spilling a buffer at a time, which is slow", pl.Buffers, pl.Bound, pl.BoundIs)
 	case pl.Buffers < pl.Bound && pl.Resolve && !pl.Safe:
-		pl.Warning = fmt.Sprintf("%d buffers is below %d (one more than the queues); a stall may not be resolvable and would be reported", pl.Buffers, pl.Bound)
+		pl.Warning = fmt.Sprintf("%d buffers is below %d (%s); a stall may not be resolvable and would be reported", pl.Buffers, pl.Bound, pl.BoundIs)
 	case pl.Buffers < pl.Bound:
 		pl.Warning = fmt.Sprintf("%d buffers is below the bound of %d (the sum of queue capacities, Theorem 3.2); the run may deadlock", pl.Buffers, pl.Bound)
 	}
