@@ -357,10 +357,29 @@ func (j *join) end(ctx context.Context, out func([]byte) error, unmatched func(i
 			return nil
 		})
 	}
-	p := j.parts
-	if err := p.finish(); err != nil {
+	if err := j.parts.finish(); err != nil {
 		return err
 	}
+	return j.matchParts(ctx, j.parts, j.depth+1, func(rec []byte) error {
+		_, _, joined, err := joinDecode(rec)
+		if err != nil {
+			return err
+		}
+		return out(joined)
+	}, func(rec []byte) error {
+		_, input, r, err := joinDecode(rec)
+		if err == nil && unmatched != nil {
+			unmatched(input, r)
+		}
+		return err
+	})
+}
+
+// matchParts matches each finished partition of p on its own (matchPart)
+// and merges the results: the matches by arrival number into out, the
+// records left waiting by input and arrival number into left. Both get
+// records as stored (joinEncode).
+func (j *join) matchParts(ctx context.Context, p *joinParts, depth int, out, left func([]byte) error) error {
 	var outs, lefts []*os.File
 	defer func() {
 		for _, f := range slices.Concat(outs, lefts) {
@@ -370,7 +389,7 @@ func (j *join) end(ctx context.Context, out func([]byte) error, unmatched func(i
 		}
 	}()
 	for i, f := range p.files {
-		o, l, err := j.matchPart(ctx, f, p.size[i], j.depth+1)
+		o, l, err := j.matchPart(ctx, f, p.size[i], depth)
 		if err != nil {
 			return err
 		}
@@ -378,23 +397,36 @@ func (j *join) end(ctx context.Context, out func([]byte) error, unmatched func(i
 		p.files[i] = nil
 		outs, lefts = append(outs, o), append(lefts, l)
 	}
-	err := joinMerge(outs, bySeq, func(rec []byte) error {
-		_, _, joined, err := joinDecode(rec)
+	if err := joinMerge(outs, bySeq, out); err != nil {
+		return err
+	}
+	return joinMerge(lefts, byInputSeq, left)
+}
+
+// eachStored calls fn with every record of partition file f: as stored,
+// and decoded, with its key.
+func (j *join) eachStored(f *os.File, fn func(stored []byte, seq int64, input int, rec, k []byte) error) error {
+	r := recfile.NewReader(f, 0)
+	for {
+		b, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		return out(joined)
-	})
-	if err != nil {
-		return err
-	}
-	return joinMerge(lefts, byInputSeq, func(rec []byte) error {
-		_, input, r, err := joinDecode(rec)
-		if err == nil && unmatched != nil {
-			unmatched(input, r)
+		seq, input, rec, err := joinDecode(b)
+		if err != nil {
+			return err
 		}
-		return err
-	})
+		k, ok := j.key(rec)
+		if !ok || input >= j.n {
+			return errJoinCorrupt
+		}
+		if err := fn(b, seq, input, rec, k); err != nil {
+			return err
+		}
+	}
 }
 
 // matchPart matches the records of partition file f (size bytes stored)
@@ -456,26 +488,11 @@ func (j *join) matchInMemory(f *os.File, ow, lw *recfile.Writer) error {
 		tmp = binary.AppendUvarint(tmp, 0)
 		return ow.Add(append(tmp, joined...))
 	})
-	r := recfile.NewReader(f, 0)
-	for {
-		b, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		seq, input, rec, err := joinDecode(b)
-		if err != nil {
-			return err
-		}
-		k, ok := j.key(rec)
-		if !ok || input >= j.n {
-			return errJoinCorrupt
-		}
-		if err := sub.match(seq, input, k, rec); err != nil {
-			return err
-		}
+	err := j.eachStored(f, func(_ []byte, seq int64, input int, rec, k []byte) error {
+		return sub.match(seq, input, k, rec)
+	})
+	if err != nil {
+		return err
 	}
 	return sub.report(func(input int, seq int64, rec []byte) error {
 		tmp = joinEncode(tmp[:0], seq, input, rec)
@@ -490,53 +507,18 @@ func (j *join) splitPart(ctx context.Context, f *os.File, depth int, ow, lw *rec
 		return err
 	}
 	defer p.close()
-	r := recfile.NewReader(f, 0)
-	for {
-		b, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		_, _, rec, err := joinDecode(b)
-		if err != nil {
-			return err
-		}
-		k, ok := j.key(rec)
-		if !ok {
-			return errJoinCorrupt
-		}
+	err = j.eachStored(f, func(stored []byte, _ int64, _ int, _, k []byte) error {
 		i := maphash.Bytes(p.seed, k) % joinFanout
-		p.size[i] += int64(len(b))
-		if err := p.w[i].Add(b); err != nil {
-			return err
-		}
+		p.size[i] += int64(len(stored))
+		return p.w[i].Add(stored)
+	})
+	if err != nil {
+		return err
 	}
 	if err := p.finish(); err != nil {
 		return err
 	}
-	var outs, lefts []*os.File
-	defer func() {
-		for _, f := range slices.Concat(outs, lefts) {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}()
-	for i, pf := range p.files {
-		o, l, err := j.matchPart(ctx, pf, p.size[i], depth+1)
-		if err != nil {
-			return err
-		}
-		pf.Close()
-		p.files[i] = nil
-		outs, lefts = append(outs, o), append(lefts, l)
-	}
-	if err := joinMerge(outs, bySeq, ow.Add); err != nil {
-		return err
-	}
-	return joinMerge(lefts, byInputSeq, lw.Add)
+	return j.matchParts(ctx, p, depth+1, ow.Add, lw.Add)
 }
 
 // bySeq and byInputSeq order stored records (joinEncode) by arrival
