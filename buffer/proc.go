@@ -182,6 +182,7 @@ func (c *Proc) Finish(failed bool) {
 				p.releaseLocked(o.pend)
 				o.pend = nil
 			} else {
+				o.endOpenLocked()
 				o.commitLocked()
 			}
 		}

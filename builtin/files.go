@@ -213,7 +213,7 @@ type operand struct {
 	in   *buffer.Input // set for "-" and a named edge
 	rc   io.ReadCloser
 	sc   *record.Scanner // made by the first Read
-	max  int             // the record size
+	max  int             // the longest line, the pool's MaxRecord
 }
 
 // openOperand opens operand name. Its error is the one Env.Open returned,
@@ -233,7 +233,7 @@ func openOperand(env *Env, p *buffer.Ports, name string) (*operand, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &operand{name: name, rc: rc, max: p.RecordSize()}, nil
+	return &operand{name: name, rc: rc, max: p.MaxRecord()}, nil
 }
 
 // fileError is a FILE operand that could not be opened (atOpen) or read
@@ -250,8 +250,10 @@ type fileError struct {
 func (e *fileError) Error() string { return e.name + ": " + errText(e.err) }
 func (e *fileError) Unwrap() error { return e.err }
 
-// Read returns the next line, with its '\n' if it has one. The line is
-// valid until the next Read or Close. Read returns io.EOF at the end, a
+// Read returns the next line, with its '\n' if it has one, however long
+// (up to the pool's MaxRecord: a line longer than S is read into memory of
+// the operand's, outside the pool, as Input.Read does). The line is valid
+// until the next Read or Close. Read returns io.EOF at the end, a
 // *fileError when a file cannot be read, and the port's error otherwise.
 func (s *operand) Read() ([]byte, error) {
 	if s.in != nil {
@@ -264,6 +266,10 @@ func (s *operand) Read() ([]byte, error) {
 		return s.sc.Record(), nil
 	}
 	if err := s.sc.Err(); err != nil {
+		var tl *record.TooLargeError
+		if errors.As(err, &tl) {
+			tl.Limit = buffer.MaxRecordLimit
+		}
 		return nil, &fileError{name: s.name, err: err}
 	}
 	return nil, io.EOF

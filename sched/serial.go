@@ -230,7 +230,7 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 	if spl.Buffers == 0 {
 		spl.Buffers = spl.Bound
 	}
-	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, Stderr: s.o.Stderr, Resolver: s.o.Resolver})
+	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, MaxRecord: s.o.MaxRecord, Stderr: s.o.Stderr, Resolver: s.o.Resolver})
 	if st != nil {
 		s.mergeStep(step, pos, ins, outs, sg, st)
 		s.st.Buffers = max(s.st.Buffers, spl.Buffers)
@@ -295,9 +295,10 @@ func (s *serialRun) source(k int) task.Func {
 	sp := &s.spills[k]
 	name := s.g.Edges[k].Name
 	return func(ctx context.Context, p *buffer.Ports) error {
-		// A record larger than a block has a block of its own.
+		// A record larger than a block has a block of its own; the
+		// longest is the pool's MaxRecord, written as one chain.
 		r := recfile.NewReader(&countReader{io.NewSectionReader(sp.f, 0, sp.size), &sp.read},
-			max(serialBlock, p.RecordSize())+p.RecordSize()/64+64)
+			max(serialBlock, p.MaxRecord())+p.MaxRecord()/64+64)
 		out := p.Out(0)
 		for {
 			rec, err := r.Next()
@@ -307,8 +308,9 @@ func (s *serialRun) source(k int) task.Func {
 			if err != nil {
 				return fmt.Errorf("read edge %s: %w", name, err)
 			}
-			if len(rec) > p.RecordSize() {
-				return fmt.Errorf("read edge %s: %w", name, &record.TooLargeError{Size: len(rec), Max: p.RecordSize()})
+			if len(rec) > p.MaxRecord() {
+				return fmt.Errorf("read edge %s: %w", name, &record.TooLargeError{Size: len(rec), Max: p.MaxRecord(),
+					Limit: buffer.MaxRecordLimit})
 			}
 			if err := out.Write(rec); err != nil {
 				return err
