@@ -156,6 +156,40 @@ func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
 	return o.pass(in, keep, nil)
 }
 
+// Copy moves the rest of in's current buffer (the next buffer, if it is
+// used up) to o as it is, without a copy: the batch form of a task that
+// copies its input unchanged. Unlike Pass it never looks at a record, so a
+// record longer than S moves in its pieces and is never reassembled: a
+// chain stays a chain, since such a task writes nothing between one
+// buffer of a chain and the next. It returns io.EOF at the end of in;
+// other errors are those of Write. Records read from in before Copy must
+// not be used after it.
+func (o *Output) Copy(in *Input) error {
+	in.last = lastNone
+	if b := in.cur; b == nil || in.i >= len(b.ends) {
+		if err := in.fill(); err != nil {
+			return err
+		}
+	}
+	b := in.cur
+	if b == in.priv {
+		// The private buffer of CopyReads stays with its task: copy the
+		// pieces, a chain's last one left open.
+		for in.i < len(b.ends) {
+			end := int(b.ends[in.i])
+			piece := b.data[in.off:end:end]
+			in.i, in.off = in.i+1, end
+			if err := o.WriteChunk(piece, in.i == len(b.ends) && b.cont); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lo := in.i
+	in.i, in.off = len(b.ends), b.end()
+	return o.move(in, lo)
+}
+
 // A Sieve decides which records of a batch pass a filter (Output.Sift).
 // Keep decides one record; rec is valid only during the call. Skip, if
 // set, decides many at once: given the unread records of a buffer back to

@@ -33,6 +33,7 @@ const (
 	midPass                // Pass, keeping all
 	midChunkForward        // ReadChunk, Forward
 	midChunkCopy           // ReadChunk, WriteChunk
+	midCopyAll             // Copy
 )
 
 // How dst reads q1.
@@ -69,7 +70,7 @@ func TestChainsCarryAnyRecord(t *testing.T) {
 		b := c0 + c1 + rapid.IntRange(0, 2).Draw(t, "spare")
 		recs := rapid.SliceOfN(rapid.SliceOfN(rapid.Byte(), 0, 4*s+3), 0, 30).Draw(t, "recs")
 		srcMode := rapid.IntRange(srcWrite, srcChunks).Draw(t, "src")
-		midMode := rapid.IntRange(midForward, midChunkCopy).Draw(t, "mid")
+		midMode := rapid.IntRange(midForward, midCopyAll).Draw(t, "mid")
 		dstMode := rapid.IntRange(dstRead, dstBytes).Draw(t, "dst")
 		copyReads := rapid.Bool().Draw(t, "copyReads")
 
@@ -132,6 +133,8 @@ func TestChainsCarryAnyRecord(t *testing.T) {
 						}
 					case midPass:
 						err = out.Pass(in, func([]byte) bool { return true })
+					case midCopyAll:
+						err = out.Copy(in)
 					case midChunkForward, midChunkCopy:
 						var piece []byte
 						var more bool

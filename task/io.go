@@ -61,9 +61,10 @@ func WriteTo(w io.Writer, f record.Framing) Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		if f == record.Lines || f == record.NUL {
-			// Records are their bytes: write whole buffers.
+			// Records are their bytes: write whole buffers, a long
+			// line in its pieces, never held whole.
 			for {
-				data, _, err := in.ReadBatch()
+				data, err := in.ReadBytes()
 				if err == io.EOF {
 					return nil
 				}
