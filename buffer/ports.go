@@ -622,6 +622,18 @@ func (o *Output) commitLocked() {
 	q.pushLocked(b)
 }
 
+// EndRecord ends the record being written where it is, if it is
+// unfinished (a line ScanFrom left without its end, or WriteChunk with
+// more set) and its last piece is still in o's buffer: what was written
+// of it is the whole record, and the next write starts a new one. A source
+// that hands over its last line before it ends (a process that closed its
+// output and lives on) calls it before Ports.Flush. If the record's
+// pieces were all handed over already, the record ends at the next write
+// or at the end of the output. It never blocks.
+func (o *Output) EndRecord() {
+	o.endOpenLocked() // only o's own buffer is touched: no lock needed
+}
+
 // endOpenLocked ends an unfinished record where it is: at eof, what was
 // written of it is the whole record.
 func (o *Output) endOpenLocked() {

@@ -210,7 +210,7 @@ func (c *Cmd) input(ctx context.Context, p *buffer.Ports) error {
 	stop := afterFunc(ctx, func() { w.Close() })
 	defer stop()
 
-	r := record.NewReader(p.In(0), record.Lines)
+	r := record.NewReader(pieces{p.In(0)}, record.Lines)
 	buf := make([]byte, chunk)
 	for {
 		n, err := r.Read(buf)
@@ -300,29 +300,46 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 }
 
 // copyOut writes the process's output to the output port until the
-// process closes it. At the end it closes the record writer, which writes
-// a last line that lacks its '\n'.
+// process closes it, cut into lines in the port's buffers (a line longer
+// than the record size goes on as a chain). A last line that lacks its
+// '\n' is ended by the end of the output.
 func (c *Cmd) copyOut(p *buffer.Ports) error {
-	w := record.NewWriter(p.Out(0), record.Lines, p.RecordSize())
-	buf := make([]byte, chunk)
-	for {
-		n, err := c.stdout.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return werr
-			}
-			// The next read may wait for a slow process: hand over
-			// what we have.
-			p.Flush()
-		}
-		if err == io.EOF {
-			return w.Close()
-		}
-		if err != nil {
-			return fmt.Errorf("read from %s: %w", c.o.Args[0], err)
-		}
+	out := p.Out(0)
+	if err := out.ScanFrom(readFrom{c.stdout, c.o.Args[0]}, '\n'); err != nil {
+		return err
 	}
+	// The process may live on after it closed its output: hand its last
+	// line over now.
+	out.EndRecord()
+	p.Flush()
+	return nil
 }
+
+// readFrom names the program in the errors of reading its output.
+type readFrom struct {
+	r    io.Reader
+	name string
+}
+
+func (r readFrom) Read(b []byte) (int, error) {
+	n, err := r.r.Read(b)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("read from %s: %w", r.name, err)
+	}
+	return n, err
+}
+
+// pieces is an input port as a record.Source of its pieces
+// (buffer.Input.ReadChunk): a process gets bytes, so a line longer than
+// the record size goes to it piece by piece, never held whole.
+type pieces struct{ in *buffer.Input }
+
+func (s pieces) Read() ([]byte, error) {
+	piece, _, err := s.in.ReadChunk()
+	return piece, err
+}
+
+func (s pieces) Buffered() int { return s.in.Buffered() }
 
 // guard runs in a goroutine of the output task. Once ctx is cancelled or
 // abort closed, it sends SIGTERM to the process group and closes the read
