@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"io"
 	"sort"
-
-	"github.com/tpipe/tpipe/record"
 )
 
 // This file holds the batch forms of reading and writing: whole buffers at
@@ -20,17 +18,31 @@ import (
 // The slice is valid until the next Read or ReadBatch on this port and must
 // not be written. After ReadBatch, Forward refers to the batch's last
 // record. It returns io.EOF at the end, as Read does.
+//
+// A batch holds whole records only: it stops before the first piece of a
+// record longer than S, and when that piece is all that is left, the batch
+// is that one record, reassembled as by Read (and with Read's limit).
 func (in *Input) ReadBatch() ([]byte, int, error) {
 	if b := in.cur; b == nil || in.i >= len(b.ends) {
 		if err := in.fillFor(true); err != nil {
+			in.last = lastNone
 			return nil, 0, err
 		}
 	}
 	b := in.cur
-	end := b.end()
+	w := b.whole()
+	if in.i >= w {
+		rec, err := in.readLong()
+		if err != nil {
+			return nil, 0, err
+		}
+		return rec, 1, nil
+	}
+	end := int(b.ends[w-1])
 	data := b.data[in.off:end:end]
-	n := len(b.ends) - in.i
-	in.i, in.off = len(b.ends), end
+	n := w - in.i
+	in.i, in.off = w, end
+	in.last = lastRec
 	return data, n, nil
 }
 
@@ -42,41 +54,29 @@ func (in *Input) ReadBatch() ([]byte, int, error) {
 // incomplete, the filled part is handed over at once, so a slow producer's
 // lines flow one by one.
 //
-// Bytes after the last delim at r's end are kept as an unterminated line:
-// the next ScanFrom (the next file of `cat a b`) continues it, and
-// otherwise it becomes a record of its own when the buffer is handed over.
-// A line longer than the record size is a *record.TooLargeError. The incomplete
-// line, when one straddles buffers, is kept in a slice the Output reuses
-// (at most one record-size, outside the pool).
+// A line longer than S fills a buffer without an end: the buffer goes out
+// as part of a chain and the line goes on in the next one, so no line is
+// too long. Bytes after the last delim at r's end are an unfinished line:
+// the next ScanFrom or Write (the next file of `cat a b`) goes on with it,
+// and the end of the output ends it. The incomplete line, when one
+// straddles buffers, is copied through a slice the Output reuses (at most
+// S bytes, outside the pool).
 func (o *Output) ScanFrom(r io.Reader, delim byte) error {
 	for {
 		b := o.pend
-		if b != nil && len(b.data) == cap(b.data) && b.end() == 0 {
-			// A full buffer and no line end: the line is too long, unless
-			// the stream ends right here.
-			var one [1]byte
-			n, err := io.ReadAtLeast(r, one[:], 1)
-			if n == 0 && err == io.EOF {
-				return nil
-			}
-			if err != nil && n == 0 {
+		switch {
+		case b != nil && len(b.data) == cap(b.data) && b.end() == 0:
+			// A full buffer and no line end: a long line, which goes on
+			// in the next buffer.
+			if err := o.nextBuffer(); err != nil {
 				return err
 			}
-			// Hand over the lines before it; the error matters only if
-			// the reader wants what comes next.
-			size := cap(b.data)
-			b.data = b.data[:0]
-			if err := o.Drain(); err != nil {
-				return err
-			}
-			return &record.TooLargeError{Size: size + 1, Max: size, AtLeast: true}
-		}
-		if b == nil || len(b.data) == cap(b.data) || len(b.ends) >= cap(b.ends)-1 {
+		case b == nil || len(b.data) == cap(b.data) || len(b.ends) >= cap(b.ends)-1:
 			if err := o.nextScanBuffer(delim); err != nil {
 				return err
 			}
-			b = o.pend
 		}
+		b = o.pend
 		start := len(b.data)
 		n, err := r.Read(b.data[start:cap(b.data)])
 		if n > 0 {
@@ -156,6 +156,40 @@ func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
 	return o.pass(in, keep, nil)
 }
 
+// Copy moves the rest of in's current buffer (the next buffer, if it is
+// used up) to o as it is, without a copy: the batch form of a task that
+// copies its input unchanged. Unlike Pass it never looks at a record, so a
+// record longer than S moves in its pieces and is never reassembled: a
+// chain stays a chain, since such a task writes nothing between one
+// buffer of a chain and the next. It returns io.EOF at the end of in;
+// other errors are those of Write. Records read from in before Copy must
+// not be used after it.
+func (o *Output) Copy(in *Input) error {
+	in.last = lastNone
+	if b := in.cur; b == nil || in.i >= len(b.ends) {
+		if err := in.fill(); err != nil {
+			return err
+		}
+	}
+	b := in.cur
+	if b == in.priv {
+		// The private buffer of CopyReads stays with its task: copy the
+		// pieces, a chain's last one left open.
+		for in.i < len(b.ends) {
+			end := int(b.ends[in.i])
+			piece := b.data[in.off:end:end]
+			in.i, in.off = in.i+1, end
+			if err := o.WriteChunk(piece, in.i == len(b.ends) && b.cont); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lo := in.i
+	in.i, in.off = len(b.ends), b.end()
+	return o.move(in, lo)
+}
+
 // A Sieve decides which records of a batch pass a filter (Output.Sift).
 // Keep decides one record; rec is valid only during the call. Skip, if
 // set, decides many at once: given the unread records of a buffer back to
@@ -178,16 +212,19 @@ func (o *Output) Sift(in *Input, s Sieve) error {
 }
 
 func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (int, bool)) error {
+	in.last = lastNone
 	if b := in.cur; b == nil || in.i >= len(b.ends) {
 		if err := in.fill(); err != nil {
 			return err
 		}
 	}
 	b := in.cur
-	if b == in.priv {
+	if b == in.priv || b.cont {
 		// Records already copied out by Read (CopyReads): the private
-		// buffer never goes to a queue, so the kept ones are copied.
-		for in.i < len(b.ends) {
+		// buffer never goes to a queue, so the kept ones are copied. A
+		// buffer that ends with the first piece of a long record cannot
+		// move either; that record is read whole, as by Read.
+		for w := b.whole(); in.i < w; {
 			end := int(b.ends[in.i])
 			rec := b.data[in.off:end:end]
 			in.i, in.off = in.i+1, end
@@ -197,7 +234,19 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 				}
 			}
 		}
-		b.lo = in.i
+		if b == in.priv {
+			b.lo = in.i
+		}
+		if in.i < len(b.ends) {
+			rec, err := in.readLong()
+			if err != nil {
+				return err
+			}
+			in.last = lastNone
+			if keep(rec) {
+				return o.Write(rec)
+			}
+		}
 		return nil
 	}
 	first, w, woff := in.i, in.i, in.off

@@ -23,6 +23,25 @@
 // buffer may carry a batch of records back to back; each buffer also has a
 // small index of record ends (at most MaxRecords entries), allocated with it.
 //
+// # Records longer than a buffer
+//
+// A record longer than S travels as a chain: its pieces fill consecutive
+// buffers of one queue (a queue has one writer, so nothing comes between
+// them), each buffer but the last marked as going on in the next. Each
+// buffer of a chain is taken as any other (reserve first, then FREE), so
+// the bound B x S holds whatever the record length. Tasks that move bytes
+// (Input.ReadChunk, Input.ReadBytes, Output.WriteChunk, Output.Copy)
+// handle the pieces and never hold a record whole. Input.Read gives a
+// task the whole record: it copies the pieces into memory of the port's,
+// outside the pool, giving each buffer back as it goes, up to
+// Options.MaxRecord (1 GiB by default) and past it fails with a
+// *record.TooLargeError that names that limit. Batch paths (ReadBatch,
+// Pass, Sift) stop before a record's first piece and never move a marked
+// buffer; a spilled queue keeps the mark on disk. Bytes after a buffer's
+// last record end, when it is handed over, are such a first piece: the
+// record being written is not finished, and the end of the output ends
+// it.
+//
 // # Where a buffer is
 //
 // Every buffer is at all times in exactly one place: FREE, a queue, or held

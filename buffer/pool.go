@@ -23,12 +23,25 @@ var ErrClosed = errors.New("buffer: write after close")
 // record ends costs at most a quarter of the buffer.
 const MaxRecords = 4096
 
+// DefaultMaxRecord is Options.MaxRecord when it is 0: the longest record a
+// task may need whole (1 GiB).
+const DefaultMaxRecord = 1 << 30
+
+// MaxRecordLimit is the Limit of a *record.TooLargeError for a record over
+// a pool's MaxRecord, which names that limit rather than S.
+const MaxRecordLimit = "the longest record a task holds whole"
+
 // Buf is one record-size buffer: a batch of records stored back to back and
 // the offsets where they end. Only this package touches a Buf's contents.
 type Buf struct {
 	data []byte  // len: bytes used; cap: the record size S
 	ends []int32 // ends[i] is the end offset of record i in data
 	lo   int     // records before lo were consumed upstream (zero-copy forward)
+	// cont marks a chain: the last record is only the start of a longer
+	// one, which goes on as the first record of the next buffer of the
+	// same queue (a queue has one writer, so a chain's buffers are
+	// consecutive). A chain ends at a buffer without cont, or at eof.
+	cont bool
 	id   int
 	// Padding Buf and the ports to separate cache lines was measured (A/B,
 	// BenchmarkChain) and made no difference once filters pass whole
@@ -39,6 +52,16 @@ func (b *Buf) reset() {
 	b.data = b.data[:0]
 	b.ends = b.ends[:0]
 	b.lo = 0
+	b.cont = false
+}
+
+// whole is the number of records of b that are whole: all but the last
+// if b is part of a chain.
+func (b *Buf) whole() int {
+	if b.cont {
+		return len(b.ends) - 1
+	}
+	return len(b.ends)
 }
 
 // end is the offset where b's last record ends (0 if it has none).
@@ -66,8 +89,14 @@ func (b *Buf) bytes() int {
 type Options struct {
 	// Buffers is B, the number of record buffers (at least 1).
 	Buffers int
-	// RecordSize is S, the bytes of one buffer (at least 1).
+	// RecordSize is S, the bytes of one buffer (at least 1). A record
+	// longer than S travels as a chain of pieces over consecutive buffers
+	// (see the package doc).
 	RecordSize int
+	// MaxRecord is the longest record Input.Read reassembles from a chain,
+	// in task memory outside the pool; 0 means DefaultMaxRecord. Byte
+	// paths (Input.ReadChunk, Input.ReadBytes) have no such limit.
+	MaxRecord int
 	// Hook, if set, sees every task before each operation that may block
 	// (see Hook); tests use it to force a schedule.
 	Hook Hook
@@ -121,6 +150,7 @@ type Pool struct {
 	mu       sync.Mutex
 	o        Options
 	size     int     // S
+	maxRec   int     // Options.MaxRecord, or its default
 	nrec     int     // records one buffer can index
 	nbuf     int     // B
 	bufs     []*Buf  // the buffers allocated so far, by id; never more than B
@@ -196,7 +226,14 @@ func NewPool(o Options) (*Pool, error) {
 	// At least two, so that ScanFrom can keep one free for a final
 	// unterminated line.
 	nrec := max(2, min(s/16, MaxRecords))
-	p := &Pool{o: o, size: s, nrec: nrec, nbuf: b}
+	if o.MaxRecord < 0 {
+		return nil, fmt.Errorf("buffer: longest record %d: need a positive size", o.MaxRecord)
+	}
+	maxRec := o.MaxRecord
+	if maxRec == 0 {
+		maxRec = DefaultMaxRecord
+	}
+	p := &Pool{o: o, size: s, maxRec: maxRec, nrec: nrec, nbuf: b}
 	if o.Spill {
 		dir := o.SpillDir
 		if dir == "" {
@@ -262,6 +299,9 @@ func (p *Pool) Allocated() int {
 
 // RecordSize returns S.
 func (p *Pool) RecordSize() int { return p.size }
+
+// MaxRecord returns the longest record Input.Read reassembles.
+func (p *Pool) MaxRecord() int { return p.maxRec }
 
 // Free returns the number of buffers in FREE now.
 func (p *Pool) Free() int {
@@ -396,6 +436,9 @@ func (p *Pool) Check() error {
 	}
 	for _, t := range p.procs {
 		for _, in := range t.ins {
+			if in.cur == in.priv {
+				continue // the task's own buffer (CopyReads), not the pool's
+			}
 			if err := place(in.cur, "task "+t.name+" (reading)"); err != nil {
 				return err
 			}

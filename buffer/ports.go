@@ -30,8 +30,13 @@ func (ps *Ports) NumIn() int { return len(ps.ins) }
 // NumOut returns the number of output ports.
 func (ps *Ports) NumOut() int { return len(ps.outs) }
 
-// RecordSize returns S, the largest record a port can carry.
+// RecordSize returns S, the bytes of one buffer. A longer record travels
+// as a chain of buffers (see Input.Read).
 func (ps *Ports) RecordSize() int { return ps.pool.size }
+
+// MaxRecord returns the longest record Input.Read reassembles: the most a
+// task that needs whole records should hold of one.
+func (ps *Ports) MaxRecord() int { return ps.pool.maxRec }
 
 // Flush hands over every partially filled output buffer. It never blocks.
 // A task calls it before it may block outside this package (a read from a
@@ -112,7 +117,24 @@ type Input struct {
 	// priv, with CopyReads, is the task's own buffer that Read serves
 	// from; it is never in the pool (id -1).
 	priv *Buf
+	// long is the record Read last reassembled from a chain: task memory,
+	// outside the pool, kept for the next long record.
+	long []byte
+	last lastKind // what the last read returned, for Forward
+	more bool     // the piece ReadChunk returned last goes on
+	err  error    // sticky: a record over the pool's MaxRecord
 }
+
+// lastKind is what an Input's last read returned, which decides what
+// Forward hands on.
+type lastKind uint8
+
+const (
+	lastNone  lastKind = iota // nothing Forward can refer to
+	lastRec                   // a whole record of cur, record i-1
+	lastLong                  // a record reassembled in long
+	lastPiece                 // a piece of cur (ReadChunk), record i-1
+)
 
 // Name returns the name of the port's queue (the graph's edge name).
 func (in *Input) Name() string { return in.q.name }
@@ -125,15 +147,71 @@ func (in *Input) Name() string { return in.q.name }
 // the queue is empty; before it blocks it hands over the task's partially
 // filled output buffers. Any other error means the run was aborted (an
 // error elsewhere, cancellation, or a *DeadlockError).
+//
+// A record longer than S arrives as a chain of pieces; Read copies them
+// into memory of the port's own, outside the pool (given back to FREE
+// piece by piece), and returns the whole record. A record over the pool's
+// MaxRecord is a *record.TooLargeError that names that limit, and stays
+// the port's error. After a ReadChunk or ReadBytes that stopped inside a
+// record, Read returns the rest of it.
 func (in *Input) Read() ([]byte, error) {
-	if b := in.cur; b != nil && in.i < len(b.ends) {
+	if b := in.cur; b != nil && in.i < b.whole() {
 		end := int(b.ends[in.i])
 		rec := b.data[in.off:end:end]
 		in.i++
 		in.off = end
+		in.last = lastRec
 		return rec, nil
 	}
 	return in.next()
+}
+
+// ReadChunk returns the next piece of the input and whether the record it
+// belongs to goes on in the next piece: a record of at most S bytes is one
+// piece, with more false; a longer one is a chain of pieces, each but the
+// last with more set. Nothing is copied, and no record is too long: it is
+// how a task that moves bytes (cat, a redirect, wc -c) reads lines of any
+// length. The piece is valid until the next read on this port; errors are
+// those of Read. A chain cut by the writer's end (eof after a piece with
+// more set) ends there.
+func (in *Input) ReadChunk() (piece []byte, more bool, err error) {
+	b := in.cur
+	if b == nil || in.i >= len(b.ends) {
+		if err := in.fillFor(true); err != nil {
+			in.last = lastNone
+			return nil, false, err
+		}
+		b = in.cur
+	}
+	end := int(b.ends[in.i])
+	piece = b.data[in.off:end:end]
+	in.i++
+	in.off = end
+	in.more = in.i == len(b.ends) && b.cont
+	in.last = lastPiece
+	return piece, in.more, nil
+}
+
+// ReadBytes returns the bytes of the current buffer not yet read (of the
+// next buffer, if it is used up), whatever records they make: whole
+// records, and the start or the rest of a long one. It is the batch form of
+// ReadChunk, for a task that sees its input as a byte stream (a sink
+// writing to a file, a counter). The slice is valid until the next read on
+// this port; Forward has nothing to refer to after it. Errors are those of
+// Read.
+func (in *Input) ReadBytes() ([]byte, error) {
+	in.last = lastNone
+	b := in.cur
+	if b == nil || in.i >= len(b.ends) {
+		if err := in.fillFor(true); err != nil {
+			return nil, err
+		}
+		b = in.cur
+	}
+	end := b.end()
+	data := b.data[in.off:end:end]
+	in.i, in.off = len(b.ends), end
+	return data, nil
 }
 
 // Buffered returns how many records Read can return without taking the
@@ -143,7 +221,7 @@ func (in *Input) Buffered() int {
 	if in.cur == nil {
 		return 0
 	}
-	return len(in.cur.ends) - in.i
+	return max(0, in.cur.whole()-in.i)
 }
 
 // Stop ends reading this port before its end, as a task that returns
@@ -163,15 +241,55 @@ func (in *Input) Stop() {
 }
 
 func (in *Input) next() ([]byte, error) {
-	if err := in.fillFor(true); err != nil {
-		return nil, err
+	if b := in.cur; b == nil || in.i >= len(b.ends) {
+		if err := in.fillFor(true); err != nil {
+			in.last = lastNone
+			return nil, err
+		}
 	}
 	b := in.cur
-	end := int(b.ends[in.i])
-	rec := b.data[in.off:end:end]
-	in.i++
-	in.off = end
-	return rec, nil
+	if in.i < b.whole() {
+		end := int(b.ends[in.i])
+		rec := b.data[in.off:end:end]
+		in.i++
+		in.off = end
+		in.last = lastRec
+		return rec, nil
+	}
+	return in.readLong()
+}
+
+// readLong reassembles the record whose first piece is the next record of
+// cur (the last of a chained buffer) into in.long, following the chain
+// from buffer to buffer up to the pool's MaxRecord.
+func (in *Input) readLong() ([]byte, error) {
+	in.last = lastNone
+	if in.err != nil {
+		return nil, in.err
+	}
+	limit := in.t.pool.maxRec
+	in.long = in.long[:0]
+	for {
+		piece, more, err := in.ReadChunk()
+		if err == io.EOF {
+			break // the writer ended inside the record: it ends here
+		}
+		if err != nil {
+			in.last = lastNone
+			return nil, err
+		}
+		if len(in.long)+len(piece) > limit {
+			in.err = &record.TooLargeError{Size: len(in.long) + len(piece), Max: limit, AtLeast: more, Limit: MaxRecordLimit}
+			in.last = lastNone
+			return nil, in.err
+		}
+		in.long = append(in.long, piece...)
+		if !more {
+			break
+		}
+	}
+	in.last = lastLong
+	return in.long, nil
 }
 
 // fill gives back the buffer being read and takes the next one, blocking
@@ -266,6 +384,7 @@ func (in *Input) copyOutLocked() {
 		pv.ends = append(pv.ends, e-int32(base))
 	}
 	pv.lo = 0
+	pv.cont = b.cont
 	in.giveBackLocked()
 	in.cur, in.i, in.off = pv, 0, 0
 }
@@ -323,9 +442,12 @@ func (o *Output) Name() string { return o.q.name }
 // while the queue is full) and then takes a buffer from FREE (blocking while
 // FREE is empty). It never blocks while holding a buffer from FREE other
 // than the one being read on an input, which is charged to that input's
-// queue. Write returns ErrReaderGone once the reader has stopped, a
-// *record.TooLargeError for a record over the record size, and the pool's
-// error if the run was aborted.
+// queue. A record longer than S goes out as a chain of pieces over as many
+// buffers, each taken the same way. Write returns ErrReaderGone once the
+// reader has stopped, and the pool's error if the run was aborted.
+//
+// If the record being written is unfinished (WriteChunk with more set, or
+// a line ScanFrom left without its end), rec's bytes finish it.
 func (o *Output) Write(rec []byte) error {
 	if b := o.pend; b != nil && len(b.data)+len(rec) <= cap(b.data) && len(b.ends) < cap(b.ends) {
 		b.data = append(b.data, rec...)
@@ -338,11 +460,11 @@ func (o *Output) Write(rec []byte) error {
 func (o *Output) writeSlow(rec []byte) error {
 	t := o.t
 	p := t.pool
-	if len(rec) > p.size {
-		return &record.TooLargeError{Size: len(rec), Max: p.size}
-	}
 	if o.closed {
 		return ErrClosed
+	}
+	if len(rec) > p.size {
+		return o.writeBytes(rec, true)
 	}
 	defer o.lockFor(OpWrite)()
 	b, err := o.newBufferLocked()
@@ -351,6 +473,69 @@ func (o *Output) writeSlow(rec []byte) error {
 	}
 	b.data = append(b.data, rec...)
 	b.ends = append(b.ends, int32(len(b.data)))
+	o.pend = b
+	return nil
+}
+
+// WriteChunk appends piece to the record being written and, unless more is
+// set, ends that record; with more set the record stays open and the next
+// WriteChunk, Write or ScanFrom goes on with it. It is how a task that
+// moves bytes copies a chain (see Input.ReadChunk) without reassembling
+// it: a record of any length, in pieces of any size. The record may be cut
+// into pieces differently from how it was written; a reader of whole
+// records sees the same bytes. Ending the output (Close, or the task's
+// return) ends an open record. The caller may reuse piece at once; errors
+// are those of Write.
+func (o *Output) WriteChunk(piece []byte, more bool) error {
+	if !more {
+		return o.Write(piece)
+	}
+	return o.writeBytes(piece, false)
+}
+
+// writeBytes appends data to the record being written, across as many
+// buffers as it takes (the bytes after a buffer's last record end are the
+// start of an unfinished record, and handing such a buffer over marks it
+// as part of a chain), and ends the record if end is set. A record that
+// would fit an empty buffer is not split to fill the room left in the
+// current one, unless that record is already under way there.
+func (o *Output) writeBytes(data []byte, end bool) error {
+	if o.closed {
+		return ErrClosed
+	}
+	if len(data) == 0 && !end {
+		return nil
+	}
+	size := o.t.pool.size
+	for {
+		if b := o.pend; b != nil && len(b.ends) < cap(b.ends) {
+			room := cap(b.data) - len(b.data)
+			if len(data) <= room {
+				b.data = append(b.data, data...)
+				if end {
+					b.ends = append(b.ends, int32(len(b.data)))
+				}
+				return nil
+			}
+			if b.end() < len(b.data) || len(data) > size {
+				b.data = append(b.data, data[:room]...)
+				data = data[room:]
+			}
+		}
+		if err := o.nextBuffer(); err != nil {
+			return err
+		}
+	}
+}
+
+// nextBuffer hands over the pending buffer (as part of a chain if it ends
+// with an unfinished record) and takes a new one, reserve first.
+func (o *Output) nextBuffer() error {
+	defer o.lockFor(OpWrite)()
+	b, err := o.newBufferLocked()
+	if err != nil {
+		return err
+	}
 	o.pend = b
 	return nil
 }
@@ -419,17 +604,22 @@ func (o *Output) acquireLocked() (*Buf, error) {
 }
 
 // commitLocked hands the pending buffer over to the queue (it never blocks:
-// its slot is reserved). An empty pending buffer goes back to FREE.
+// its slot is reserved). An empty pending buffer goes back to FREE. Bytes
+// after the last record end are the start of a record not yet finished
+// (WriteChunk, or a line ScanFrom has not seen the end of): they become
+// the buffer's last record, and the buffer is marked as part of a chain,
+// so that the reader joins them to what the next buffer starts with.
+// (Handing them over as a record of their own, as tpipe once did, cut a
+// line in two wherever a writer happened to block.)
 func (o *Output) commitLocked() {
 	b := o.pend
 	o.pend = nil
 	q := o.q
 	q.reserved--
 	p := o.t.pool
-	// Bytes after the last record end are an unterminated line left by
-	// ScanFrom (ScanFrom keeps room in ends for it); they are a record too.
 	if last := b.end(); last < len(b.data) {
 		b.ends = append(b.ends, int32(len(b.data)))
+		b.cont = true
 	}
 	if b.records() == 0 || q.gone {
 		p.releaseLocked(b)
@@ -439,22 +629,57 @@ func (o *Output) commitLocked() {
 	q.pushLocked(b)
 }
 
-// Forward writes the record last returned by in.Read to o. When that record
-// is the last one in its buffer and o has no partial buffer, the buffer
-// itself moves to o's queue with no copy (how a megabyte frame passes a
-// stage); otherwise the record is copied as by Write. After Forward the
+// EndRecord ends the record being written where it is, if it is
+// unfinished (a line ScanFrom left without its end, or WriteChunk with
+// more set) and its last piece is still in o's buffer: what was written
+// of it is the whole record, and the next write starts a new one. A source
+// that hands over its last line before it ends (a process that closed its
+// output and lives on) calls it before Ports.Flush. If the record's
+// pieces were all handed over already, the record ends at the next write
+// or at the end of the output. It never blocks.
+func (o *Output) EndRecord() {
+	o.endOpenLocked() // only o's own buffer is touched: no lock needed
+}
+
+// endOpenLocked ends an unfinished record where it is: at eof, what was
+// written of it is the whole record.
+func (o *Output) endOpenLocked() {
+	if b := o.pend; b != nil && b.end() < len(b.data) {
+		b.ends = append(b.ends, int32(len(b.data)))
+	}
+}
+
+// Forward writes the record last returned by in.Read (or ReadBatch's last,
+// or the piece ReadChunk returned) to o. When that record is the last one
+// in its buffer and o has no partial buffer, the buffer itself moves to
+// o's queue with no copy (how a megabyte frame passes a stage); otherwise
+// the record is copied as by Write. A record Read reassembled from a chain
+// is copied, and so chained again; a piece is written as by WriteChunk, so
+// a chain forwarded piece by piece stays one record. After Forward the
 // record must not be used. Errors are those of Write.
 func (o *Output) Forward(in *Input) error {
+	switch in.last {
+	case lastNone:
+		return fmt.Errorf("buffer: forward on %s: no record was read", in.q.name)
+	case lastLong:
+		return o.Write(in.long)
+	}
 	b := in.cur
 	if b == nil || in.i == 0 || in.i <= b.lo {
 		return fmt.Errorf("buffer: forward on %s: no record was read", in.q.name)
 	}
-	if o.pend != nil || in.i != len(b.ends) || b == in.priv {
-		start := 0
-		if in.i > 1 {
-			start = int(b.ends[in.i-2])
-		}
-		return o.Write(b.data[start:b.ends[in.i-1]])
+	start := 0
+	if in.i > 1 {
+		start = int(b.ends[in.i-2])
+	}
+	rec := b.data[start:b.ends[in.i-1]]
+	if in.last == lastPiece && in.more {
+		return o.WriteChunk(rec, true)
+	}
+	// A buffer that ends a chain's piece never moves: its next buffer
+	// would not follow it in o's queue.
+	if o.pend != nil || in.i != len(b.ends) || b == in.priv || b.cont {
+		return o.Write(rec)
 	}
 	return o.move(in, in.i-1)
 }
@@ -541,6 +766,7 @@ func (o *Output) Close() {
 		return
 	}
 	if o.pend != nil {
+		o.endOpenLocked()
 		o.commitLocked()
 	}
 	o.closeLocked()

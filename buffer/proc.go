@@ -192,6 +192,7 @@ func (c *Proc) Finish(failed bool) {
 				p.releaseLocked(o.pend)
 				o.pend = nil
 			} else {
+				o.endOpenLocked()
 				o.commitLocked()
 			}
 		}

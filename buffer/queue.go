@@ -79,7 +79,11 @@ func (q *Queue) pushLocked(b *Buf) {
 	if q.n > q.high {
 		q.high = q.n
 	}
+	// A record is counted in the buffer where it ends.
 	q.records += int64(b.records())
+	if b.cont {
+		q.records--
+	}
 	q.bytes += int64(b.bytes())
 	if r := q.rwait; r != nil {
 		q.rwait = nil

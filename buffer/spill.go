@@ -83,6 +83,9 @@ func (sp *spiller) appendLocked(l *recfile.Backlog, b *Buf) error {
 		blk.Add(b.data[start:e])
 		start = int(e)
 	}
+	// The block keeps the chain mark, so a long record spilled in pieces
+	// is still one record when read back.
+	blk.Cont = b.cont
 	before := l.Disk()
 	if err := l.Append(blk); err != nil {
 		return err
@@ -133,6 +136,7 @@ func (sp *spiller) readLocked(l *recfile.Backlog, b *Buf) error {
 	for i := range blk.Len() {
 		b.ends = append(b.ends, int32(blk.End(i)))
 	}
+	b.cont = blk.Cont
 	blk.Reset()
 	return nil
 }

@@ -213,7 +213,7 @@ type operand struct {
 	in   *buffer.Input // set for "-" and a named edge
 	rc   io.ReadCloser
 	sc   *record.Scanner // made by the first Read
-	max  int             // the record size
+	max  int             // the longest line, the pool's MaxRecord
 }
 
 // openOperand opens operand name. Its error is the one Env.Open returned,
@@ -233,7 +233,7 @@ func openOperand(env *Env, p *buffer.Ports, name string) (*operand, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &operand{name: name, rc: rc, max: p.RecordSize()}, nil
+	return &operand{name: name, rc: rc, max: p.MaxRecord()}, nil
 }
 
 // fileError is a FILE operand that could not be opened (atOpen) or read
@@ -250,8 +250,10 @@ type fileError struct {
 func (e *fileError) Error() string { return e.name + ": " + errText(e.err) }
 func (e *fileError) Unwrap() error { return e.err }
 
-// Read returns the next line, with its '\n' if it has one. The line is
-// valid until the next Read or Close. Read returns io.EOF at the end, a
+// Read returns the next line, with its '\n' if it has one, however long
+// (up to the pool's MaxRecord: a line longer than S is read into memory of
+// the operand's, outside the pool, as Input.Read does). The line is valid
+// until the next Read or Close. Read returns io.EOF at the end, a
 // *fileError when a file cannot be read, and the port's error otherwise.
 func (s *operand) Read() ([]byte, error) {
 	if s.in != nil {
@@ -264,6 +266,10 @@ func (s *operand) Read() ([]byte, error) {
 		return s.sc.Record(), nil
 	}
 	if err := s.sc.Err(); err != nil {
+		var tl *record.TooLargeError
+		if errors.As(err, &tl) {
+			tl.Limit = buffer.MaxRecordLimit
+		}
 		return nil, &fileError{name: s.name, err: err}
 	}
 	return nil, io.EOF
@@ -376,65 +382,36 @@ func warnFile(env *Env, cmd, name string, err error) {
 
 // joiner writes the output of a tool that concatenates its operands
 // (cat, head and tail with headers, rev): GNU writes bytes, so the last
-// line of a file without '\n' runs into what follows. joiner keeps the
-// invariant that only the last record of a stream lacks '\n' by holding
-// such a line back and writing it with what comes next. The zero value is
-// not usable; make one with newJoiner.
+// line of a file without '\n' runs into what follows. A record without
+// '\n' is written as an unfinished record (buffer.Output.WriteChunk with
+// more set), which the next write goes on with; the end of the output ends
+// it. The zero value is not usable; make one with newJoiner.
 type joiner struct {
-	out   *buffer.Output
-	max   int
-	carry []byte
+	out *buffer.Output
 }
 
 func newJoiner(p *buffer.Ports) *joiner {
-	return &joiner{out: p.Out(0), max: p.RecordSize()}
+	return &joiner{out: p.Out(0)}
 }
 
-// write writes rec, or holds it back if it does not end in '\n'. The caller
+// write writes rec, leaving it open if it does not end in '\n'. The caller
 // may reuse rec at once.
 func (j *joiner) write(rec []byte) error {
 	if len(rec) == 0 {
 		return nil
 	}
-	if len(j.carry) > 0 {
-		if len(j.carry)+len(rec) > j.max {
-			// Too long to be one record: the bytes are the same either way.
-			if err := j.out.Write(j.carry); err != nil {
-				return err
-			}
-			j.carry = j.carry[:0]
-		} else {
-			j.carry = append(j.carry, rec...)
-			if rec[len(rec)-1] != '\n' {
-				return nil
-			}
-			err := j.out.Write(j.carry)
-			j.carry = j.carry[:0]
-			return err
-		}
-	}
-	if rec[len(rec)-1] != '\n' {
-		j.carry = append(j.carry[:0], rec...)
-		return nil
-	}
-	return j.out.Write(rec)
+	return j.out.WriteChunk(rec, rec[len(rec)-1] != '\n')
 }
 
-// forward writes rec, the record last read from in, without copying it
-// when nothing is held back. After forward, rec must not be used.
+// forward writes rec, the record (or piece) last read from in, without
+// copying it where it can. After forward, rec must not be used.
 func (j *joiner) forward(in *buffer.Input, rec []byte) error {
-	if len(j.carry) > 0 || len(rec) == 0 || rec[len(rec)-1] != '\n' {
+	if len(rec) == 0 || rec[len(rec)-1] != '\n' {
 		return j.write(rec)
 	}
 	return j.out.Forward(in)
 }
 
-// flush writes what is held back: the end of the output.
-func (j *joiner) flush() error {
-	if len(j.carry) == 0 {
-		return nil
-	}
-	err := j.out.Write(j.carry)
-	j.carry = j.carry[:0]
-	return err
-}
+// flush ends the output of the tool. An unfinished last line needs
+// nothing: the end of the output ends it.
+func (j *joiner) flush() error { return nil }

@@ -261,6 +261,8 @@ func (h *headCmd) one(src *operand, out *joiner) error {
 		return headElideBytes(h.env, src, out, h.n)
 	case h.elide:
 		return headElideLines(h.env, src, out, h.n)
+	case h.bytes:
+		return headBytes(src, out, h.n)
 	}
 	left := h.n
 	for left > 0 {
@@ -271,18 +273,44 @@ func (h *headCmd) one(src *operand, out *joiner) error {
 		if err != nil {
 			return err
 		}
-		if !h.bytes {
-			left--
-		} else if uint64(len(rec)) > left {
-			return out.write(rec[:left])
-		} else {
-			left -= uint64(len(rec))
-		}
+		left--
 		if err := emit(rec); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// headBytes copies the first n bytes of an operand, never a line at a time:
+// a port in its pieces, a file straight into the output's buffers, so
+// that `head -c 5 /dev/zero` reads a few kilobytes, not a line that never
+// ends.
+func headBytes(src *operand, out *joiner, n uint64) error {
+	if in := src.Port(); in != nil {
+		for n > 0 {
+			piece, _, err := in.ReadChunk()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if uint64(len(piece)) > n {
+				return out.write(piece[:n])
+			}
+			n -= uint64(len(piece))
+			if err := out.forward(in, piece); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	r := &catReader{r: io.LimitReader(src.rc, int64(min(n, math.MaxInt64)))}
+	err := out.out.ScanFrom(r, '\n')
+	if err != nil && r.err != nil && err == r.err {
+		return &fileError{name: src.name, err: err}
+	}
+	return err
 }
 
 // headElideLines writes all but the last n lines: a line is written once n

@@ -112,7 +112,9 @@ func teeRun(env *Env, p *buffer.Ports, names []string, appendTo bool) (err error
 				}
 			}
 		}
-		rec, e := in.Read()
+		// Pieces, not whole lines: tee copies bytes, and a line longer
+		// than the record size goes to every output in its pieces.
+		rec, more, e := in.ReadChunk()
 		if e == io.EOF {
 			return nil
 		}
@@ -130,7 +132,7 @@ func teeRun(env *Env, p *buffer.Ports, names []string, appendTo bool) (err error
 			if k == len(live)-1 {
 				e = live[k].Forward(in)
 			} else {
-				e = live[k].Write(rec)
+				e = live[k].WriteChunk(rec, more)
 			}
 			switch {
 			case errors.Is(e, buffer.ErrReaderGone):

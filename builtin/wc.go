@@ -197,7 +197,9 @@ func (w *wcCmd) count(ctx context.Context, p *buffer.Ports, name string, src *op
 	k := wcCounter{words: w.show[1]}
 	if in := src.Port(); in != nil {
 		for {
-			data, _, err := in.ReadBatch()
+			// Bytes, not records: a line of any length is counted in
+			// its pieces.
+			data, err := in.ReadBytes()
 			if err == io.EOF {
 				return k.c, nil
 			}

@@ -1,6 +1,7 @@
 package ext
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/tpipe/tpipe/buffer"
-	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 )
 
@@ -56,15 +56,17 @@ func Drain(r *os.File, program string) task.Func {
 	}
 }
 
-// feed copies the batches of input port 0 to w until eof. Under
+// feed copies the bytes of input port 0 to w until eof, piece by piece
+// (buffer.Input.ReadBytes), so that a line longer than the record size
+// reaches the program without being held whole. Under
 // buffer.Proc.CopyReads (the scheduler sets it for tasks that wait
-// outside) a batch is the task's own copy, so no pool buffer is held
+// outside) the bytes are the task's own copy, so no pool buffer is held
 // while the write waits on the program.
 func feed(p *buffer.Ports, w *os.File, program string) error {
 	pe := newPipeEnd(w, p)
 	in := p.In(0)
 	for {
-		data, _, err := in.ReadBatch()
+		data, err := in.ReadBytes()
 		if err == io.EOF {
 			return nil
 		}
@@ -77,23 +79,34 @@ func feed(p *buffer.Ports, w *os.File, program string) error {
 	}
 }
 
+// chunk is the size of a read from a program's pipe: a pipe holds 64 KiB
+// on Linux.
+const chunk = 64 << 10
+
 // drain writes what the program writes to r to output port 0, cut into
-// lines, until eof; then it closes the record writer, which writes a last
-// line that lacks its '\n'. Before a read waits, what was read is handed
-// over (WaitOutside flushes), so a slow program's lines flow at once.
+// lines (buffer.Output.ScanFrom: a line longer than the record size goes
+// on as a chain), until eof; a last line that lacks its '\n' is ended
+// there. Each read lands in drain's own chunk first and is then scanned
+// into the port: a read may wait, and before it waits the pool hands over
+// the task's partial output buffer (WaitOutside flushes), which a read
+// straight into that buffer would still be writing. A slow program's lines
+// thus flow at once.
 func drain(p *buffer.Ports, r *os.File, program string) error {
 	pe := newPipeEnd(r, p)
-	w := record.NewWriter(p.Out(0), record.Lines, p.RecordSize())
+	out := p.Out(0)
 	buf := make([]byte, chunk)
+	var br bytes.Reader
 	for {
 		n, err := pe.Read(buf)
 		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return werr
+			br.Reset(buf[:n])
+			if err := out.ScanFrom(&br, '\n'); err != nil {
+				return err
 			}
 		}
 		if err == io.EOF {
-			return w.Close()
+			out.EndRecord()
+			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("read from %s: %w", program, err)

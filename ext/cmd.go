@@ -20,10 +20,6 @@ import (
 // SIGKILL.
 const KillDelay = 500 * time.Millisecond
 
-// chunk is the size of a read from stdout and of a write to stdin: a pipe
-// holds 64 KiB on Linux.
-const chunk = 64 << 10
-
 // Cmd is one external process and the two tasks that connect it to a
 // pipeline. Its tasks are meant to run once each, in the same run (both
 // must run: the output task is the one that waits for the process). A Cmd

@@ -281,8 +281,25 @@ func TestCancelKillsStubbornProcess(t *testing.T) {
 	reaped(t, c.Pid())
 }
 
-// A line longer than the record size fails the output task, which kills
-// the process rather than wait for it.
+// A line longer than the record size comes out of a process as a chain;
+// one longer than the longest record a task holds whole fails the task
+// that reads it, and the process is killed rather than waited for.
+func TestLongLineFromProcess(t *testing.T) {
+	o := command(t, "sh", "-c", "echo 0123456789012345678901234567890123456789")
+	o.Stdin = devNull(t)
+	g := &graph.Graph{}
+	_, _, out := addExt(g, o)
+	var got [][]byte
+	sink := g.Add("sink", 1, 0, task.Collect(&got))
+	g.Connect(out, 0, sink, 0, 0)
+	if _, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 16}); err != nil {
+		t.Fatal(err)
+	}
+	if join(got) != "0123456789012345678901234567890123456789\n" || len(got) != 1 {
+		t.Fatalf("got %q", got)
+	}
+}
+
 func TestLineTooLongKillsProcess(t *testing.T) {
 	o := command(t, "sh", "-c", "echo 0123456789012345678901234567890123456789; exec sleep 30")
 	o.Stdin = devNull(t)
@@ -291,7 +308,7 @@ func TestLineTooLongKillsProcess(t *testing.T) {
 	sink := g.Add("sink", 1, 0, task.Collect(new([][]byte)))
 	g.Connect(out, 0, sink, 0, 0)
 	start := time.Now()
-	_, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 16})
+	_, err := sched.Run(context.Background(), g, sched.Options{RecordSize: 16, MaxRecord: 32})
 	if !errors.Is(err, record.ErrTooLarge) {
 		t.Fatalf("err = %v, want a record too large", err)
 	}

@@ -22,6 +22,9 @@ var ErrClosed = errors.New("record: write after close")
 type TooLargeError struct {
 	Size, Max int
 	AtLeast   bool
+	// Limit, when set, names what Max is, for a limit other than the
+	// record size: "the longest record a task holds whole".
+	Limit string
 }
 
 func (e *TooLargeError) Error() string {
@@ -31,6 +34,14 @@ func (e *TooLargeError) Error() string {
 		b = append(b, "at least "...)
 	}
 	b = strconv.AppendInt(b, int64(e.Size), 10)
+	if e.Limit != "" {
+		b = append(b, " bytes exceeds "...)
+		b = append(b, e.Limit...)
+		b = append(b, " ("...)
+		b = strconv.AppendInt(b, int64(e.Max), 10)
+		b = append(b, " bytes)"...)
+		return string(b)
+	}
 	b = append(b, " bytes exceeds the record size of "...)
 	b = strconv.AppendInt(b, int64(e.Max), 10)
 	b = append(b, " bytes"...)

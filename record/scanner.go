@@ -34,8 +34,10 @@ type Scanner struct {
 
 // NewScanner returns a Scanner reading records of at most maxSize bytes
 // from r. The limit counts a '\n' or '\x00' ending but not the header of
-// LengthPrefixed. The Scanner allocates its buffer, of at least
-// maxSize+f.Overhead()+1 bytes, once.
+// LengthPrefixed. The Scanner's buffer starts at up to firstScanBuf bytes
+// and doubles while a record does not fit, up to maxSize+f.Overhead()+1
+// bytes: a large limit (a line of up to a gigabyte) costs memory only
+// when such a record comes.
 //
 // NewScanner panics if maxSize < 1.
 func NewScanner(r io.Reader, f Framing, maxSize int) *Scanner {
@@ -43,8 +45,11 @@ func NewScanner(r io.Reader, f Framing, maxSize int) *Scanner {
 		panic("record: NewScanner: record size < 1")
 	}
 	c := newCutter(f, maxSize)
-	return &Scanner{r: r, c: c, buf: make([]byte, max(c.limit, minScanBuf))}
+	return &Scanner{r: r, c: c, buf: make([]byte, max(min(c.limit, firstScanBuf), minScanBuf))}
 }
+
+// firstScanBuf is the most a Scanner's buffer starts with.
+const firstScanBuf = 256 << 10
 
 // Scan advances to the next record, which Record then returns. It returns
 // false at the end of the stream or on the first error, after which it
@@ -94,13 +99,19 @@ func (s *Scanner) fail(err error) {
 // bufio.Scanner.
 const maxEmptyReads = 100
 
-// fill moves the unfinished record to the front of the buffer and reads
-// after it. There is always room: cut fails rather than let an unfinished
-// record fill the buffer.
+// fill moves the unfinished record to the front of the buffer, grows the
+// buffer if that record fills it, and reads after it. There is always
+// room: cut fails rather than let an unfinished record grow past the
+// limit.
 func (s *Scanner) fill() {
 	if s.start > 0 {
 		s.end = copy(s.buf, s.buf[s.start:s.end])
 		s.start = 0
+	}
+	if s.end == len(s.buf) {
+		buf := make([]byte, min(2*len(s.buf), max(s.c.limit, len(s.buf)+1)))
+		copy(buf, s.buf[:s.end])
+		s.buf = buf
 	}
 	for range maxEmptyReads {
 		want := len(s.buf) - s.end

@@ -300,3 +300,24 @@ func TestBadFraming(t *testing.T) {
 		}
 	}
 }
+
+// A Scanner with a large limit starts small and grows for a long record,
+// as far as the limit and no further.
+func TestScannerGrows(t *testing.T) {
+	long := strings.Repeat("z", 700<<10) + "\n"
+	sc := record.NewScanner(strings.NewReader("a\n"+long+"b\n"), record.Lines, 1<<20)
+	var got []string
+	for sc.Scan() {
+		got = append(got, string(sc.Record()))
+	}
+	if sc.Err() != nil || len(got) != 3 || got[1] != long {
+		t.Fatalf("err %v, %d records", sc.Err(), len(got))
+	}
+	sc = record.NewScanner(strings.NewReader(long), record.Lines, 600<<10)
+	for sc.Scan() {
+	}
+	var tl *record.TooLargeError
+	if !errors.As(sc.Err(), &tl) || tl.Max != 600<<10 {
+		t.Fatalf("err %v, want a TooLargeError at 600K", sc.Err())
+	}
+}

@@ -21,6 +21,8 @@ func TestAdviceValues(t *testing.T) {
 		{&record.TooLargeError{Size: 65537, Max: 65536, AtLeast: true}, "; try --record-size 128K"},
 		{&record.TooLargeError{Size: 3 << 20, Max: 1 << 20}, "; try --record-size 4M"},
 		{&sched.TaskError{Task: "cat", Err: fmt.Errorf("f: %w", &record.TooLargeError{Size: 9, Max: 8})}, "; try --record-size 16"},
+		// The limit on a whole record is not S: no flag raises it.
+		{&record.TooLargeError{Size: 2 << 30, Max: 1 << 30, Limit: "the longest record a task holds whole"}, ""},
 		{&buffer.DeadlockError{Artificial: true, Need: 9, NeedIs: "the bound"}, "; try --buffers 9"},
 		{&buffer.DeadlockError{}, ""},
 		{fmt.Errorf("something else"), ""},

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/sched"
 )
 
@@ -48,6 +49,8 @@ func Explain(w io.Writer, j *Job) {
 	}
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, pl.BoundIs, pl.Shape)
 	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory at most %s, each buffer allocated when first used\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
+	fmt.Fprintf(w, "long lines: lines longer than S travel as chains of S-sized pieces inside B; a task that needs a whole line (grep, sed, sort) reassembles it outside the pool, up to %s; cat, head -c, wc, tee and redirects move the pieces\n",
+		size(buffer.DefaultMaxRecord))
 	if len(j.Spilling) > 0 {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory) for %s: %s in all; past it they spill to unlinked temp files\n",
 			size(j.TaskMemory), strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))

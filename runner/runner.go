@@ -331,7 +331,8 @@ func (r *Runner) advice(err error) string {
 		if setting == "" {
 			return ""
 		}
-	case errors.As(err, &tl):
+	case errors.As(err, &tl) && tl.Limit == "":
+		// Only a limit of S is a setting; the longest whole record is not.
 		need := tl.Size
 		if tl.AtLeast {
 			need = max(need, 2*tl.Max)
@@ -396,9 +397,9 @@ type Job struct {
 	// to TaskMemory bytes in memory before it spills to disk.
 	Spilling   []string
 	TaskMemory int64
-	title   string // "graph 2 (lines 3, 4)" when a script has several
-	closers []io.Closer
-	closed  bool
+	title      string // "graph 2 (lines 3, 4)" when a script has several
+	closers    []io.Closer
+	closed     bool
 }
 
 // Close closes the files the job opened; it returns the first error (a

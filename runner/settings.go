@@ -149,7 +149,7 @@ var Settings = []*Setting{
 			return nil
 		},
 	},
-	sizeSetting("record-size", "bytes per buffer, the longest record", sched.DefaultRecordSize,
+	sizeSetting("record-size", "bytes per buffer; a longer line travels as a chain of buffers", sched.DefaultRecordSize,
 		func(c *Config) *int { return &c.RecordSize }),
 	sizeSetting("sort-memory", "bytes each sort, join, tail -n N and head -n -N keeps in memory before it spills to disk", builtin.DefaultSortMemory,
 		func(c *Config) *int { return &c.SortMemory }),

@@ -231,6 +231,10 @@ func ComposeRecord(stages []*task.PerRecord) task.PerRecord {
 	if keeps == nil {
 		return task.PerRecord{Start: j.start, Each: j.each, End: j.end}
 	}
+	verbatim := true
+	for _, s := range stages {
+		verbatim = verbatim && s.Verbatim
+	}
 	r := task.PerRecord{Keep: func(rec []byte) bool {
 		for _, keep := range keeps {
 			if !keep(rec) {
@@ -238,7 +242,7 @@ func ComposeRecord(stages []*task.PerRecord) task.PerRecord {
 			}
 		}
 		return true
-	}}
+	}, Verbatim: verbatim}
 	if hasStart || hasEnd {
 		r.Start = j.start // builds the chain that the Ends' output takes
 	}

@@ -39,6 +39,9 @@ type Options struct {
 	Buffers int
 	// RecordSize is S in bytes; 0 means DefaultRecordSize.
 	RecordSize int
+	// MaxRecord is the longest record a task reassembles from a chain of
+	// buffers; 0 means buffer.DefaultMaxRecord (see buffer.Options).
+	MaxRecord int
 	// Stderr receives Run's warnings; nil discards them.
 	Stderr io.Writer
 	// Hook, if set, sees every task before each operation that may block
@@ -302,7 +305,7 @@ type runState struct {
 // caller must call finish.
 func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete bool) (*runState, error) {
 	pool, err := buffer.NewPool(buffer.Options{
-		Buffers: pl.Buffers, RecordSize: pl.RecordSize, Hook: o.Hook, Resolver: o.Resolver,
+		Buffers: pl.Buffers, RecordSize: pl.RecordSize, MaxRecord: o.MaxRecord, Hook: o.Hook, Resolver: o.Resolver,
 		Spill: pl.Resolve, SpillDir: o.TempDir,
 		// A task waiting outside tpipe hides a stuck chain from the global
 		// check: look for stuck parts.

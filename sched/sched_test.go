@@ -201,14 +201,22 @@ func TestCancelStopsEveryTask(t *testing.T) {
 	}
 }
 
-func TestTooLargeRecordNamesTask(t *testing.T) {
-	g := graph.Chain(1,
-		&graph.Task{Name: "src", Out: 1, Fn: task.Records(make([]byte, 100))},
-		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(new([][]byte))},
-	)
-	_, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.Concurrent, RecordSize: 64})
-	if err == nil || !strings.Contains(err.Error(), "src: record of 100 bytes exceeds the record size of 64 bytes") {
-		t.Fatalf("err = %v", err)
+// A record longer than S travels as a chain; past MaxRecord, the task
+// that needs it whole fails, named, with the limit in the message.
+func TestLongRecordsAndMaxRecord(t *testing.T) {
+	for _, n := range []int{100, 200} {
+		var got [][]byte
+		g := graph.Chain(1,
+			&graph.Task{Name: "src", Out: 1, Fn: task.Records(make([]byte, n))},
+			&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&got)},
+		)
+		_, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.Concurrent, RecordSize: 16, MaxRecord: 150})
+		switch {
+		case n == 100 && (err != nil || len(got) != 1 || len(got[0]) != 100):
+			t.Fatalf("n=%d: err = %v, %d records", n, err, len(got))
+		case n == 200 && (err == nil || !strings.Contains(err.Error(), "sink: record of at least 160 bytes exceeds the longest record a task holds whole (150 bytes)")):
+			t.Fatalf("n=%d: err = %v", n, err)
+		}
 	}
 }
 

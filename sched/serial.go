@@ -232,7 +232,7 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 	if spl.Buffers == 0 {
 		spl.Buffers = spl.Bound
 	}
-	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, Stderr: s.o.Stderr, Resolver: s.o.Resolver, TempDir: s.o.TempDir})
+	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, MaxRecord: s.o.MaxRecord, Stderr: s.o.Stderr, Resolver: s.o.Resolver, TempDir: s.o.TempDir})
 	if st != nil {
 		s.mergeStep(step, pos, ins, outs, sg, st)
 		s.st.Buffers = max(s.st.Buffers, spl.Buffers)
@@ -297,8 +297,10 @@ func (s *serialRun) source(k int) task.Func {
 	sp := &s.spills[k]
 	name := s.g.Edges[k].Name
 	return func(ctx context.Context, p *buffer.Ports) error {
+		// A record larger than a block has a block of its own; the
+		// longest is the pool's MaxRecord.
 		r := recfile.NewReader(&countReader{io.NewSectionReader(sp.f, 0, sp.size), &sp.read},
-			recfile.ReadLimit(serialBlock, p.RecordSize()))
+			recfile.ReadLimit(serialBlock, p.MaxRecord()))
 		out := p.Out(0)
 		for {
 			rec, err := r.Next()
@@ -308,8 +310,9 @@ func (s *serialRun) source(k int) task.Func {
 			if err != nil {
 				return fmt.Errorf("read edge %s: %w", name, err)
 			}
-			if len(rec) > p.RecordSize() {
-				return fmt.Errorf("read edge %s: %w", name, &record.TooLargeError{Size: len(rec), Max: p.RecordSize()})
+			if len(rec) > p.MaxRecord() {
+				return fmt.Errorf("read edge %s: %w", name, &record.TooLargeError{Size: len(rec), Max: p.MaxRecord(),
+					Limit: buffer.MaxRecordLimit})
 			}
 			if err := out.Write(rec); err != nil {
 				return err

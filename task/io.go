@@ -11,8 +11,10 @@ import (
 )
 
 // ReadFrom is a source task (no input, one output) that cuts r into records
-// with f and writes them. A record longer than the record size fails the
-// task with a *record.TooLargeError. When r returns less than was asked
+// with f and writes them. A record longer than S goes out as a chain of
+// buffers; lines (and NUL-ended records) are copied in pieces and may be of
+// any length, other framings' records are held whole, and one longer than
+// the pool's MaxRecord fails the task with a *record.TooLargeError. When r returns less than was asked
 // (a pipe or terminal with nothing more for now), the task hands over its
 // partial batch before reading again, so a slow producer's records flow at
 // once.
@@ -25,7 +27,7 @@ func ReadFrom(r io.Reader, f record.Framing) Func {
 		case record.NUL:
 			return out.ScanFrom(r, 0)
 		}
-		sc := record.NewScanner(r, f, p.RecordSize())
+		sc := record.NewScanner(r, f, p.MaxRecord())
 		for sc.Scan() {
 			if err := out.Write(sc.Record()); err != nil {
 				return err
@@ -38,7 +40,9 @@ func ReadFrom(r io.Reader, f record.Framing) Func {
 			}
 		}
 		err := sc.Err()
-		if errors.Is(err, record.ErrTooLarge) {
+		var tl *record.TooLargeError
+		if errors.As(err, &tl) {
+			tl.Limit = buffer.MaxRecordLimit
 			// The records before it are handed over; the error matters
 			// only if the reader wants what comes next.
 			if derr := out.Drain(); derr != nil {
@@ -57,9 +61,10 @@ func WriteTo(w io.Writer, f record.Framing) Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
 		if f == record.Lines || f == record.NUL {
-			// Records are their bytes: write whole buffers.
+			// Records are their bytes: write whole buffers, a long
+			// line in its pieces, never held whole.
 			for {
-				data, _, err := in.ReadBatch()
+				data, err := in.ReadBytes()
 				if err == io.EOF {
 					return nil
 				}

@@ -32,8 +32,8 @@ type JoinOptions struct {
 // every input, writes one record to output 0: those records in input
 // order, each without its trailing '\n', separated by tabs and ended by
 // '\n'. Records with the same key on one input are matched first come,
-// first served. A joined record longer than the record size fails the run
-// (a *record.TooLargeError).
+// first served. A joined record longer than the record size goes out as a
+// chain of buffers, like any long record.
 //
 // key returns a record's key, or ok false for a record without one; the
 // key may be part of rec and is not retained. A record without a key is

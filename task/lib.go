@@ -10,15 +10,16 @@ import (
 
 // Copy passes every record unchanged: the paper's COPY.
 func Copy() PerRecord {
-	return PerRecord{Keep: func([]byte) bool { return true }}
+	return PerRecord{Keep: func([]byte) bool { return true }, Verbatim: true}
 }
 
 // Prefix writes header as its first record, then copies: the paper's
 // PREFIX, the task that makes Theorem 3.2's bound tight.
 func Prefix(header []byte) PerRecord {
 	return PerRecord{
-		Start: func(emit Emit) error { return emit(header) },
-		Keep:  func([]byte) bool { return true },
+		Start:    func(emit Emit) error { return emit(header) },
+		Keep:     func([]byte) bool { return true },
+		Verbatim: true,
 	}
 }
 

@@ -60,6 +60,12 @@ type PerRecord struct {
 	Each func(rec []byte, emit Emit) error
 	// End, if set, runs after the last record (a sum writes its total).
 	End func(emit Emit) error
+	// Verbatim, with Keep, says that Keep is true of every record: the
+	// task copies its input unchanged, so it moves buffers whole
+	// (buffer.Output.Copy) and a record longer than the record size
+	// passes in its pieces, never held whole (cat of a file with no
+	// newline in it).
+	Verbatim bool
 }
 
 // ErrNoBody is returned by PerRecord.Func when neither or both of Keep and
@@ -81,7 +87,12 @@ func (r PerRecord) Func() Func {
 			}
 		}
 		for r.Keep != nil {
-			err := out.Pass(in, r.Keep)
+			var err error
+			if r.Verbatim {
+				err = out.Copy(in)
+			} else {
+				err = out.Pass(in, r.Keep)
+			}
 			if err == io.EOF {
 				break
 			}

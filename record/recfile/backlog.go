@@ -42,12 +42,18 @@ func NewBacklog(dir string, c Codec, limit int) (*Backlog, error) {
 }
 
 // Append writes the records of b as one block at the end of the backlog,
-// and empties b. An empty b writes nothing.
+// and empties b. An empty b writes nothing. Unlike a file, a backlog keeps
+// b.Cont (in the block header's flags byte), and ReadBlock gives it back.
 func (l *Backlog) Append(b *Block) error {
 	if b.Len() == 0 {
+		b.Reset()
 		return nil
 	}
-	out, err := b.encode(l.codec)
+	var flags byte
+	if b.Cont {
+		flags = flagCont
+	}
+	out, err := b.encodeFlags(l.codec, flags)
 	if err != nil {
 		return err
 	}

@@ -17,11 +17,14 @@ import (
 type backlogMachine struct {
 	l     *recfile.Backlog
 	model [][][]byte
+	cont  []bool // the model's Block.Cont of each block
 	blk   recfile.Block
 }
 
 func (m *backlogMachine) Append(t *rapid.T) {
 	recs := rapid.SliceOfN(rapid.SliceOfN(rapid.Byte(), 0, 300), 0, 20).Draw(t, "records")
+	cont := rapid.Bool().Draw(t, "cont")
+	m.blk.Cont = cont
 	for _, r := range recs {
 		if err := m.blk.Add(r); err != nil {
 			t.Fatal(err)
@@ -33,8 +36,12 @@ func (m *backlogMachine) Append(t *rapid.T) {
 	if m.blk.Len() != 0 {
 		t.Fatal("Append left records in the block")
 	}
+	if m.blk.Cont {
+		t.Fatal("Append left Cont set")
+	}
 	if len(recs) > 0 { // an empty block writes nothing
 		m.model = append(m.model, recs)
+		m.cont = append(m.cont, cont)
 	}
 }
 
@@ -49,8 +56,11 @@ func (m *backlogMachine) Read(t *rapid.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := m.model[0]
-	m.model = m.model[1:]
+	want, wantCont := m.model[0], m.cont[0]
+	m.model, m.cont = m.model[1:], m.cont[1:]
+	if m.blk.Cont != wantCont {
+		t.Fatalf("Cont %v, want %v", m.blk.Cont, wantCont)
+	}
 	if m.blk.Len() != len(want) {
 		t.Fatalf("%d records, want %d", m.blk.Len(), len(want))
 	}

@@ -13,11 +13,16 @@ const (
 	magic      = "tpRF"
 	version    = 1
 	fileHeader = 8  // magic, version, codec, two zero bytes
-	blockHead  = 20 // records, raw, stored, method, three zero bytes, crc
+	blockHead  = 20 // records, raw, stored, method, flags, two zero bytes, crc
 
 	methodStored = 0
 	methodCodec  = 1
 	methodEnd    = 0xFF
+
+	// flagCont, in a block's flags byte, is Block.Cont. Only a Backlog
+	// writes it; a file of Writer always has flags 0, so files read the
+	// same as before the flag existed.
+	flagCont = 1
 
 	// MaxBlock is the largest raw payload of a block, and so the largest
 	// record a file can hold (a little less: its length is stored too).
@@ -77,6 +82,7 @@ func parseFileHeader(h []byte) (Codec, string) {
 type header struct {
 	records, raw, stored int
 	method               byte
+	flags                byte
 	crc                  uint32
 }
 
@@ -89,9 +95,10 @@ func parseHeader(h []byte, limit int) (header, string) {
 		raw:     int(binary.LittleEndian.Uint32(h[4:])),
 		stored:  int(binary.LittleEndian.Uint32(h[8:])),
 		method:  h[12],
+		flags:   h[13],
 		crc:     binary.LittleEndian.Uint32(h[16:]),
 	}
-	if h[13] != 0 || h[14] != 0 || h[15] != 0 {
+	if h[13]&^flagCont != 0 || h[14] != 0 || h[15] != 0 || hd.method == methodEnd && h[13] != 0 {
 		return hd, "bad block header"
 	}
 	switch hd.method {
@@ -129,6 +136,12 @@ func parseHeader(h []byte, limit int) (header, string) {
 // scratch space to encode and decode it. Reuse one Block across blocks:
 // it keeps its memory. The zero Block is empty and ready to use.
 type Block struct {
+	// Cont marks that the block's last record goes on as the first record
+	// of the next block: a record longer than a buffer of package buffer,
+	// spilled as a chain. Only a Backlog keeps it (Writer ignores it);
+	// Reset clears it.
+	Cont bool
+
 	data  []byte // the records back to back
 	ends  []int  // ends[i]: where record i ends in data
 	lens  []byte // the records' lengths as uvarints, while encoding
@@ -151,6 +164,7 @@ func (b *Block) Add(rec []byte) error {
 // Reset empties the block, keeping its memory.
 func (b *Block) Reset() {
 	b.data, b.ends, b.lens = b.data[:0], b.ends[:0], b.lens[:0]
+	b.Cont = false
 }
 
 // Len returns the number of records in the block.
@@ -182,6 +196,12 @@ func (b *Block) End(i int) int { return b.ends[i] }
 // encode returns the block as it goes to disk, header and payload, in the
 // block's scratch space. The block must not be empty.
 func (b *Block) encode(c Codec) ([]byte, error) {
+	return b.encodeFlags(c, 0)
+}
+
+// encodeFlags is encode with the flags byte of the block header set to
+// flags.
+func (b *Block) encodeFlags(c Codec, flags byte) ([]byte, error) {
 	b.raw = append(append(b.raw[:0], b.lens...), b.data...)
 	out := append(b.store[:0], make([]byte, blockHead)...)
 	method := byte(methodStored)
@@ -203,7 +223,7 @@ func (b *Block) encode(c Codec) ([]byte, error) {
 	binary.LittleEndian.PutUint32(out[0:], uint32(len(b.ends)))
 	binary.LittleEndian.PutUint32(out[4:], uint32(len(b.raw)))
 	binary.LittleEndian.PutUint32(out[8:], uint32(len(out)-blockHead))
-	out[12], out[13], out[14], out[15] = method, 0, 0, 0
+	out[12], out[13], out[14], out[15] = method, flags, 0, 0
 	crc := crc32.Update(crc32.Checksum(out[:16], castagnoli), castagnoli, out[blockHead:])
 	binary.LittleEndian.PutUint32(out[16:], crc)
 	return out, nil
@@ -249,6 +269,7 @@ func (b *Block) decode(c Codec, h []byte, hd header, p []byte) (string, error) {
 		return fmt.Sprintf("records of %d bytes in %d", total, len(rest)), nil
 	}
 	b.data = append(b.data, rest...)
+	b.Cont = hd.flags&flagCont != 0
 	return "", nil
 }
 

@@ -11,7 +11,7 @@
 //
 //	file   = header block* end
 //	header = "tpRF" version:u8 codec:u8 0:u16                  (8 bytes)
-//	block  = records:u32 raw:u32 stored:u32 method:u8 0:u24 crc:u32 payload
+//	block  = records:u32 raw:u32 stored:u32 method:u8 flags:u8 0:u16 crc:u32 payload
 //	end    = a block header with method 0xFF and every length 0
 //
 // Integers are little-endian. The raw payload of a block is the length of
@@ -21,6 +21,12 @@
 // as is (when compression would not make it smaller). The CRC-32C covers
 // the first 16 bytes of the block header and the stored payload, so a
 // damaged block is refused before it is decompressed.
+//
+// The flags byte was a zero byte in the first files of version 1, and a
+// file written by Writer still has 0 there. A Backlog sets bit 0 (Cont) on
+// a block whose last record goes on in the next block: a record of package
+// buffer longer than a buffer, spilled as a chain. Any other bit is
+// refused as corrupt, so a reader that predates a new flag fails loudly.
 //
 // A file written by Writer ends with the end block, so a file cut at a
 // block boundary is told apart from a finished one. A Backlog has no end:
