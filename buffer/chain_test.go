@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -333,4 +334,53 @@ func TestTeeCatSpillsChains(t *testing.T) {
 			rt.Fatalf("nothing spilled: %v", tc.pool.Resolved())
 		}
 	})
+}
+
+// EndRecord ends an unfinished record even when all of it was handed over
+// already (a flush while its writer waited): the reader gets it whole,
+// and the record written next stays a record of its own.
+func TestEndRecordAfterFlush(t *testing.T) {
+	for _, flush := range []bool{false, true} {
+		pool, err := buffer.NewPool(buffer.Options{Buffers: 4, RecordSize: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, _ := pool.NewQueue("q", 3)
+		w, _ := pool.NewProc("w", 0, nil, []*buffer.Queue{q})
+		r, _ := pool.NewProc("r", 1, []*buffer.Queue{q}, nil)
+		var got []string
+		errs := runProcs([]*buffer.Proc{w, r}, []func(*buffer.Ports) error{
+			func(p *buffer.Ports) error {
+				out := p.Out(0)
+				if err := out.WriteChunk([]byte("last"), true); err != nil {
+					return err
+				}
+				if flush {
+					p.Flush()
+				}
+				if err := out.EndRecord(); err != nil {
+					return err
+				}
+				return out.Write([]byte("next\n"))
+			},
+			func(p *buffer.Ports) error {
+				for {
+					rec, err := p.In(0).Read()
+					if err != nil {
+						return eofNil(err)
+					}
+					got = append(got, string(rec))
+				}
+			},
+		})
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("flush %v: %v", flush, errs)
+		}
+		if want := []string{"last", "next\n"}; !slices.Equal(got, want) {
+			t.Errorf("flush %v: read %q, want %q", flush, got, want)
+		}
+		if err := pool.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

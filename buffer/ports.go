@@ -431,6 +431,9 @@ type Output struct {
 	pend   *Buf // the buffer being filled, charged to q.reserved
 	closed bool
 	carry  []byte // ScanFrom's incomplete line between two buffers
+	// open is set while the last buffer handed over ended a chain piece:
+	// the record it started is not finished.
+	open bool
 }
 
 // Name returns the name of the port's queue (the graph's edge name).
@@ -626,19 +629,34 @@ func (o *Output) commitLocked() {
 		q.roomLocked()
 		return
 	}
+	o.open = b.cont
 	q.pushLocked(b)
 }
 
 // EndRecord ends the record being written where it is, if it is
 // unfinished (a line ScanFrom left without its end, or WriteChunk with
-// more set) and its last piece is still in o's buffer: what was written
-// of it is the whole record, and the next write starts a new one. A source
-// that hands over its last line before it ends (a process that closed its
-// output and lives on) calls it before Ports.Flush. If the record's
-// pieces were all handed over already, the record ends at the next write
-// or at the end of the output. It never blocks.
-func (o *Output) EndRecord() {
-	o.endOpenLocked() // only o's own buffer is touched: no lock needed
+// more set): what was written of it is the whole record, and the next
+// write starts a new one. A source that hands over its last line before it
+// ends (a process that closed its output and lives on) calls it before
+// Ports.Flush. When the record's last piece is still in o's buffer,
+// EndRecord only marks its end; when every piece was handed over already,
+// it writes an empty last piece, which may block as Write does, and
+// returns Write's errors.
+func (o *Output) EndRecord() error {
+	if b := o.pend; b != nil {
+		if b.end() < len(b.data) || len(b.ends) == 0 && o.open {
+			b.ends = append(b.ends, int32(len(b.data)))
+		}
+		return nil
+	}
+	if !o.open || o.closed {
+		return nil
+	}
+	if err := o.nextBuffer(); err != nil {
+		return err
+	}
+	o.pend.ends = append(o.pend.ends, 0)
+	return nil
 }
 
 // endOpenLocked ends an unfinished record where it is: at eof, what was

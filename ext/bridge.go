@@ -105,8 +105,7 @@ func drain(p *buffer.Ports, r *os.File, program string) error {
 			}
 		}
 		if err == io.EOF {
-			out.EndRecord()
-			return nil
+			return out.EndRecord()
 		}
 		if err != nil {
 			return fmt.Errorf("read from %s: %w", program, err)
