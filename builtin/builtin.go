@@ -127,12 +127,12 @@ type Cmd struct {
 	// NeedSize, if set, says how large records must be for this command,
 	// judged from the start of its input (decode: one frame of the video
 	// its header describes). The runner calls it before the run, with r
-	// the '<' file or stdin when the command reads one (Env.Input) and
-	// nil otherwise (the command looks at its FILE operand itself). It
-	// returns 0 when it cannot tell; the run then says what went wrong.
-	// why says where the size comes from, for --explain: "one 1280x720
-	// 4:2:0 frame (from in.y4m's header)".
-	NeedSize func(ctx context.Context, r io.Reader) (need int, why string)
+	// the '<' file or stdin when the command reads one (Env.Input), named
+	// by from ("in.y4m", "stdin"), and r nil otherwise (the command looks
+	// at its FILE operand itself). It returns 0 when it cannot tell; the
+	// run then says what went wrong. why says where the size comes from,
+	// for --explain: "one 1280x720 4:2:0 frame (from in.y4m's header)".
+	NeedSize func(ctx context.Context, r io.Reader, from string) (need int, why string)
 }
 
 // Spec describes one builtin.

@@ -226,13 +226,13 @@ func (d *decoder) copy(p *buffer.Ports, src *source) error {
 // needSize peeks at the header: of r (the '<' file or stdin) when the
 // runner gives one, else of the FILE operand, through ffmpeg for other
 // containers.
-func (d *decoder) needSize(ctx context.Context, r io.Reader) (int, string) {
+func (d *decoder) needSize(ctx context.Context, r io.Reader, from string) (int, string) {
 	if r != nil {
 		line, err := y4m.ReadHeaderLine(bufio.NewReader(r))
 		if err != nil {
 			return 0, ""
 		}
-		return frameNeed(line, "the input's header")
+		return frameNeed(line, from+"'s header")
 	}
 	if d.name == "-" || d.edge {
 		return 0, ""

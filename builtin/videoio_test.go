@@ -260,16 +260,16 @@ func TestNeedSize(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "hd.y4m"), src, 0o666)
 	env := &builtin.Env{Open: func(n string) (io.ReadCloser, error) { return os.Open(join(dir, n)) }}
 	c, _ := builtin.New(env, []string{"decode", "hd.y4m"})
-	need, why := c.NeedSize(context.Background(), nil)
+	need, why := c.NeedSize(context.Background(), nil, "")
 	if need != 1280*720*3/2+256 || why != "one 1280x720 4:2:0 frame (from hd.y4m's header)" {
 		t.Errorf("file: %d, %q", need, why)
 	}
 	c, _ = builtin.New(env, []string{"decode"})
-	need, why = c.NeedSize(context.Background(), bytes.NewReader(src))
-	if need != 1280*720*3/2+256 || why != "one 1280x720 4:2:0 frame (from the input's header)" {
+	need, why = c.NeedSize(context.Background(), bytes.NewReader(src), "stdin")
+	if need != 1280*720*3/2+256 || why != "one 1280x720 4:2:0 frame (from stdin's header)" {
 		t.Errorf("input: %d, %q", need, why)
 	}
-	if need, _ := c.NeedSize(context.Background(), strings.NewReader("text")); need != 0 {
+	if need, _ := c.NeedSize(context.Background(), strings.NewReader("text"), "stdin"); need != 0 {
 		t.Errorf("text input: %d", need)
 	}
 }
@@ -302,7 +302,7 @@ func TestDecodeFFmpeg(t *testing.T) {
 	}
 	env := &builtin.Env{Dir: dir, Open: func(n string) (io.ReadCloser, error) { return os.Open(join(dir, n)) }}
 	c, _ := builtin.New(env, []string{"decode", "in.bin"})
-	if need, why := c.NeedSize(context.Background(), nil); need != 256+64*48*3/2 || why != "one 64x48 4:2:0 frame (from ffmpeg's decoding of in.bin)" {
+	if need, why := c.NeedSize(context.Background(), nil, ""); need != 256+64*48*3/2 || why != "one 64x48 4:2:0 frame (from ffmpeg's decoding of in.bin)" {
 		t.Errorf("NeedSize through ffmpeg: %d, %q", need, why)
 	}
 	// Garbage is ffmpeg's to refuse.

@@ -48,6 +48,9 @@ func Explain(w io.Writer, j *Job) {
 	}
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, pl.BoundIs, pl.Shape)
 	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory at most %s, each buffer allocated when first used\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
+	if j.RecordSizeWhy != "" {
+		fmt.Fprintf(w, "%s\n", j.RecordSizeWhy)
+	}
 	if len(j.Spilling) > 0 {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory) for %s: %s in all; past it they spill to unlinked temp files\n",
 			size(j.TaskMemory), strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
