@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/sched"
@@ -74,8 +75,8 @@ func roundRecordSize(n int) int {
 	return (n + step - 1) / step * step
 }
 
-// human writes n bytes with one decimal in the largest binary unit it
-// reaches: "1.5 MiB", "256 KiB".
+// human writes n bytes in the largest binary unit it reaches, with up to
+// two decimals: "1.5 MiB", "1.25 MiB", "256 KiB".
 func human(n int64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
 	f, u := float64(n), 0
@@ -83,10 +84,7 @@ func human(n int64) string {
 		f /= 1024
 		u++
 	}
-	s := fmt.Sprintf("%.1f", f)
-	if s[len(s)-2:] == ".0" {
-		s = s[:len(s)-2]
-	}
+	s := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
 	return s + " " + units[u]
 }
 
