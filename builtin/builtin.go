@@ -17,6 +17,7 @@
 package builtin
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +48,16 @@ type Env struct {
 	// from (or, for tee and route, written to) the port of that name.
 	// Any other operand, '@a' quoted included, is a file.
 	Edges []string
+	// Dir is where a program a builtin starts (decode's and encode's
+	// ffmpeg) runs, so that it finds relative file names where Open
+	// does; "" is the current directory.
+	Dir string
+	// Input, if set by the runner before the run, returns the command's
+	// standard input as bytes (a '<' file, the script's stdin), for a
+	// command that reads bytes (Cmd.ReadsBytes). The command then reads
+	// it instead of input port 0, which it does not have. stop is closed
+	// when the command's reader has gone, and ends a read that waits.
+	Input func(ctx context.Context, stop <-chan struct{}) io.Reader
 }
 
 // DefaultSortMemory is sort's in-memory budget when Env.SortMemory is 0.
@@ -105,6 +116,23 @@ type Cmd struct {
 	// at most Env.SortMemory of it in memory and moves the rest to
 	// unlinked files in Env.TempDir.
 	Spills bool
+	// ReadsBytes marks a command that reads its input as one byte stream
+	// (decode reads y4m video) rather than as lines: the runner may give
+	// it a '<' file or stdin as it is through Env.Input, not cut into
+	// records.
+	ReadsBytes bool
+	// Blocking marks a command that waits outside tpipe (on a program it
+	// started), as graph.Task.Blocking.
+	Blocking bool
+	// NeedSize, if set, says how large records must be for this command,
+	// judged from the start of its input (decode: one frame of the video
+	// its header describes). The runner calls it before the run, with r
+	// the '<' file or stdin when the command reads one (Env.Input), named
+	// by from ("in.y4m", "stdin"), and r nil otherwise (the command looks
+	// at its FILE operand itself). It returns 0 when it cannot tell; the
+	// run then says what went wrong. why says where the size comes from,
+	// for --explain: "one 1280x720 4:2:0 frame (from in.y4m's header)".
+	NeedSize func(ctx context.Context, r io.Reader, from string) (need int, why string)
 }
 
 // Spec describes one builtin.

@@ -35,6 +35,7 @@ type builder struct {
 	cap   int
 	dry   bool                 // --explain: build the graph without touching '>' files
 	edges map[string]*edgeEnds // named edges, connected at the end
+	size  sizeNeed             // the record size the graph's video needs
 }
 
 // edgeEnds are the task ports a named edge links.
@@ -74,8 +75,14 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	}
 	b.connectEdges()
 	b.job.Graph = b.g
+	rs, why, err := r.recordSize(b.size)
+	if err != nil {
+		b.job.Close()
+		return nil, err
+	}
+	b.job.RecordSizeWhy = why
 	plan, err := sched.MakePlan(b.g, sched.Options{
-		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: r.cfg.RecordSize, Trace: r.cfg.Trace,
+		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace,
 		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto,
 	})
 	if err != nil {
@@ -330,22 +337,31 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		}
 		cmd := cc.builtin
 		cc.env.Stderr = stderr
+		readsInput, blocking := cmd.ReadsInput, cmd.Blocking
+		switch {
+		case cmd.ReadsBytes && cmd.ReadsInput && b.readBytes(cmd, cc.env, in):
+			// The command reads its '<' file or stdin itself.
+			readsInput, blocking = false, blocking || in.stdin
+		case cmd.NeedSize != nil:
+			b.size.add(cmd.NeedSize(b.ctx, nil, ""))
+		}
 		// Only unquoted words are edges; a builtin finds a quoted '@a'
 		// without a port and opens it as a file.
 		reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)
 		nin, base := len(reads), 0
-		if cmd.ReadsInput {
+		if readsInput {
 			nin, base = nin+1, 1
 		}
 		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
 		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
+		b.g.Tasks[t].Blocking = blocking
 		if cmd.Spills {
 			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
 		}
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
 		}
-		if cmd.ReadsInput {
+		if readsInput {
 			b.feed(in, t)
 		} else {
 			b.drop(in)

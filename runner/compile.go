@@ -78,6 +78,7 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 		Stderr:     r.cfg.Stderr,
 		SortMemory: r.cfg.SortMemory,
 		TempDir:    r.cfg.TempDir,
+		Dir:        r.cfg.Dir,
 		Open:       func(n string) (io.ReadCloser, error) { return os.Open(r.path(n)) },
 		Create: func(n string, app bool) (io.WriteCloser, error) {
 			flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC

@@ -49,6 +49,9 @@ func Explain(w io.Writer, j *Job) {
 	}
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, pl.BoundIs, pl.Shape)
 	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory at most %s, each buffer allocated when first used\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
+	if j.RecordSizeWhy != "" {
+		fmt.Fprintf(w, "%s\n", j.RecordSizeWhy)
+	}
 	fmt.Fprintf(w, "long lines: lines longer than S travel as chains of S-sized pieces inside B; a task that needs a whole line (grep, sed, sort) reassembles it outside the pool, up to %s; cat, head -c, wc, tee and redirects move the pieces\n",
 		size(buffer.DefaultMaxRecord))
 	if len(j.Spilling) > 0 {

@@ -290,10 +290,14 @@ func (r *Runner) report(err error) int {
 		te *sched.TaskError
 		d  *buffer.DeadlockError
 		me *sched.MemoryError
+		rs *RecordSizeError
 	)
 	switch {
 	case errors.As(err, &me):
 		r.sayf("%s%s", me.Error(), r.advice(err))
+		return StatusUsage
+	case errors.As(err, &rs):
+		r.sayf("%s%s", rs.Error(), r.advice(err))
 		return StatusUsage
 	case errors.Is(err, context.Canceled):
 		return cancelStatus(err)
@@ -323,9 +327,12 @@ func (r *Runner) advice(err error) string {
 		tl *record.TooLargeError
 		d  *buffer.DeadlockError
 		me *sched.MemoryError
+		rs *RecordSizeError
 	)
 	setting, value := "", ""
 	switch {
+	case errors.As(err, &rs):
+		setting, value = "record-size", record.FormatSize(int64(rs.Need))
 	case errors.As(err, &me):
 		setting, value = r.memoryAdvice(me)
 		if setting == "" {
@@ -397,9 +404,13 @@ type Job struct {
 	// to TaskMemory bytes in memory before it spills to disk.
 	Spilling   []string
 	TaskMemory int64
-	title      string // "graph 2 (lines 3, 4)" when a script has several
-	closers    []io.Closer
-	closed     bool
+	// RecordSizeWhy says why S is above the default, when the graph's
+	// video decided it: "record size 1.5 MiB = one 1280x720 4:2:0 frame
+	// (from in.y4m's header)".
+	RecordSizeWhy string
+	title         string // "graph 2 (lines 3, 4)" when a script has several
+	closers       []io.Closer
+	closed        bool
 }
 
 // Close closes the files the job opened; it returns the first error (a

@@ -1,0 +1,294 @@
+package builtin
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/ext"
+	"github.com/tpipe/tpipe/internal/visible"
+	"github.com/tpipe/tpipe/task"
+	"github.com/tpipe/tpipe/video/y4m"
+)
+
+func init() {
+	register(&Spec{
+		Name:  "decode",
+		Usage: "decode [FILE]",
+		Help: "Read a video as y4m records: the header line first, then one record per frame (its FRAME " +
+			"line and planes), so that the records back to back are the y4m stream byte for byte. FILE " +
+			"(default the input) is y4m, or any container ffmpeg reads (.mp4, .mkv, ...), decoded by " +
+			"ffmpeg on PATH. A cut stream keeps its whole frames and fails naming the frame (status 1).",
+		New: decodeNew,
+	})
+}
+
+func decodeNew(env *Env, args []string) (*Cmd, error) {
+	names, err := getopt{cmd: "decode"}.parse(args, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) > 1 {
+		return nil, usagef("decode", "extra operand '%s'", visible.Controls(names[1]))
+	}
+	d := &decoder{env: env, name: "-"}
+	c := &Cmd{Fn: d.run, NeedSize: d.needSize, ReadsBytes: true}
+	if len(names) == 1 {
+		d.name = names[0]
+	}
+	switch {
+	case d.name == "-":
+		c.ReadsInput = true
+	case env.isEdge(d.name):
+		c.Reads = []string{d.name}
+		d.edge = true
+	case kindOf(d.name) == kindOther:
+		if !haveFFmpeg() {
+			return nil, &UsageError{Cmd: "decode", Msg: needFFmpeg("decode", d.name, containerName(d.name))[len("decode: "):]}
+		}
+		c.Blocking = true
+	}
+	return c, nil
+}
+
+// decoder is one decode command.
+type decoder struct {
+	env  *Env
+	name string // the FILE operand; "-" for the input
+	edge bool   // name is a named edge
+}
+
+// source is what decode reads: y4m bytes, from a file, a port, stdin, or
+// ffmpeg's output.
+type source struct {
+	r     io.Reader
+	pipe  bool         // reads may wait on another process: flush between frames
+	close func() error // nil for a port
+	proc  *ext.Process // ffmpeg, when it decodes
+	eof   *eofReader   // ffmpeg's output, to tell whether it ended
+}
+
+func (d *decoder) run(ctx context.Context, p *buffer.Ports) error {
+	src, err := d.open(ctx, p)
+	if err != nil {
+		return d.fail(ctx, p, err)
+	}
+	err = d.copy(p, src)
+	if src.close != nil {
+		src.close()
+	}
+	if src.proc != nil {
+		// Once ffmpeg has closed its output, its status says whether it
+		// decoded the file, and a failure of its says more than the cut
+		// stream it left. Before that, we gave up on it.
+		werr := src.proc.Wait(err != nil && !src.eof.seen)
+		var ee *task.ExitError
+		switch {
+		case errors.As(werr, &ee):
+			fmt.Fprintf(d.env.stderr(), "decode: %s: %s exited with status %d\n", visible.Controls(d.name), ffmpegName, ee.Code)
+			return task.Exit(1)
+		case werr != nil && err == nil:
+			return werr
+		}
+	}
+	if err != nil {
+		return d.fail(ctx, p, err)
+	}
+	return nil
+}
+
+// eofReader notes that its reader reached the end.
+type eofReader struct {
+	r    io.Reader
+	seen bool
+}
+
+func (e *eofReader) Read(b []byte) (int, error) {
+	n, err := e.r.Read(b)
+	if err == io.EOF {
+		e.seen = true
+	}
+	return n, err
+}
+
+// portError is an error of a port: the run's business (a reader gone, an
+// abort, a record over the record size), returned as it is.
+type portError struct{ err error }
+
+func (e *portError) Error() string { return e.err.Error() }
+func (e *portError) Unwrap() error { return e.err }
+
+// fail reports err as a GNU tool does, "decode: FILE: what", and returns
+// status 1; an error of the ports is returned as it is, and nothing is
+// said once nobody reads decode's output (the run was aborted, or the
+// reader stopped, which ends a read of stdin too).
+func (d *decoder) fail(ctx context.Context, p *buffer.Ports, err error) error {
+	var pe *portError
+	if errors.As(err, &pe) {
+		return pe.err
+	}
+	select {
+	case <-p.Out(0).Done():
+		return nil
+	default:
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	var ee *task.ExitError
+	if errors.As(err, &ee) && ee.Err != nil {
+		// ffmpeg could not start: the message names it.
+		err = ee.Err
+	}
+	fmt.Fprintf(d.env.stderr(), "decode: %s: %s\n", visible.Controls(d.name), visible.Controls(y4mText(err)))
+	return task.Exit(1)
+}
+
+// open opens what decode reads.
+func (d *decoder) open(ctx context.Context, p *buffer.Ports) (*source, error) {
+	switch {
+	case d.name == "-" && d.env != nil && d.env.Input != nil:
+		return &source{r: d.env.Input(ctx, p.Out(0).Done()), pipe: true}, nil
+	case d.name == "-":
+		return &source{r: &portReader{in: p.In(0)}}, nil
+	case d.edge:
+		if in := edgeIn(p, d.name); in != nil {
+			return &source{r: &portReader{in: in}}, nil
+		}
+	}
+	kind := kindOf(d.name)
+	if kind != kindOther {
+		rc, err := d.env.open(d.name)
+		if err != nil {
+			return nil, err
+		}
+		br := bufio.NewReaderSize(rc, 64<<10)
+		magic, _ := br.Peek(len(y4m.Magic))
+		if string(magic) == y4m.Magic || kind == kindY4M {
+			_, regular := regularFile(rc)
+			return &source{r: br, close: rc.Close, pipe: !regular}, nil
+		}
+		rc.Close()
+		if !haveFFmpeg() {
+			_, err := y4m.ParseHeader(magic)
+			return nil, fmt.Errorf("%w; other containers need %s on PATH", err, ffmpegName)
+		}
+	}
+	proc, err := startFFmpeg(ctx, d.env, d.ffmpegArgs(), nil)
+	if err != nil {
+		return nil, err
+	}
+	proc.Stdin.Close()
+	eof := &eofReader{r: proc.Stdout}
+	return &source{r: eof, pipe: true, proc: proc, eof: eof}, nil
+}
+
+// ffmpegArgs are ffmpeg's arguments to decode FILE to y4m on its stdout:
+// the first video stream, in whatever pixel format is closest among those
+// y4m holds (-strict -1 lets through the 9- to 16-bit ones).
+func (d *decoder) ffmpegArgs() []string {
+	return []string{"-nostdin", "-v", "error", "-i", ffmpegFile(d.name), "-map", "0:v:0", "-f", "yuv4mpegpipe", "-strict", "-1", "-"}
+}
+
+// copy writes the stream of src as records: the header line, then a
+// record per frame.
+func (d *decoder) copy(p *buffer.Ports, src *source) error {
+	rd, err := y4m.NewReader(src.r)
+	if err != nil {
+		return err
+	}
+	out := p.Out(0)
+	if err := out.Write(rd.HeaderLine()); err != nil {
+		return &portError{err}
+	}
+	for {
+		if src.pipe {
+			// The next frame may be slow to come: hand over what is ready.
+			p.Flush()
+		}
+		f, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := out.Write(f.Record); err != nil {
+			return &portError{err}
+		}
+	}
+}
+
+// needSize peeks at the header: of r (the '<' file or stdin) when the
+// runner gives one, else of the FILE operand, through ffmpeg for other
+// containers.
+func (d *decoder) needSize(ctx context.Context, r io.Reader, from string) (int, string) {
+	if r != nil {
+		line, err := y4m.ReadHeaderLine(bufio.NewReader(r))
+		if err != nil {
+			return 0, ""
+		}
+		return frameNeed(line, from+"'s header")
+	}
+	if d.name == "-" || d.edge {
+		return 0, ""
+	}
+	if kindOf(d.name) != kindOther {
+		rc, err := d.env.open(d.name)
+		if err != nil {
+			return 0, ""
+		}
+		defer rc.Close()
+		if _, regular := regularFile(rc); !regular {
+			return 0, "" // a FIFO: reading it here would take what the run needs
+		}
+		br := bufio.NewReader(rc)
+		if line, err := y4m.ReadHeaderLine(br); err == nil {
+			return frameNeed(line, d.name+"'s header")
+		}
+		if kindOf(d.name) == kindY4M || !haveFFmpeg() {
+			return 0, ""
+		}
+	}
+	// ffmpeg says what it would decode to: start it, read its header,
+	// and stop it.
+	proc, err := startFFmpeg(ctx, d.env.quiet(), d.ffmpegArgs(), nil)
+	if err != nil {
+		return 0, ""
+	}
+	proc.Stdin.Close()
+	line, err := y4m.ReadHeaderLine(bufio.NewReader(proc.Stdout))
+	proc.Wait(true)
+	if err != nil {
+		return 0, ""
+	}
+	return frameNeed(line, ffmpegName+"'s decoding of "+d.name)
+}
+
+// quiet is env with messages discarded: a look ahead that fails says
+// nothing, the run will.
+func (e *Env) quiet() *Env {
+	q := Env{}
+	if e != nil {
+		q = *e
+	}
+	q.Stderr = nil
+	return &q
+}
+
+// regularFile reports the size of rc when it is a regular file.
+func regularFile(rc io.Reader) (int64, bool) {
+	st, ok := rc.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return 0, false
+	}
+	fi, err := st.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	return fi.Size(), true
+}
