@@ -105,6 +105,10 @@ type Cmd struct {
 	// at most Env.SortMemory of it in memory and moves the rest to
 	// unlinked files in Env.TempDir.
 	Spills bool
+	// Holds is how many records, each at most the record size, the
+	// command keeps in memory of its own outside the pool, allocated once
+	// (stabilize's lookahead of frames). --explain states it.
+	Holds int
 }
 
 // Spec describes one builtin.

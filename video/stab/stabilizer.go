@@ -63,8 +63,9 @@ const MaxWindow = 1000
 // A Stabilizer corrects a stream of frames of one layout. Push gives it a
 // frame and returns the frame Window frames earlier, corrected; at the
 // end, Flush returns the frames still held, one a call. It copies each
-// frame into a ring of Window+1 frames and keeps one more for its output,
-// allocated in New; after the first frames it allocates nothing. Close
+// frame into a ring of Window+1 frames allocated in New (Push and Flush
+// add one for their result; PushInto and FlushInto write into the
+// caller's memory); after the first frames it allocates nothing. Close
 // stops its goroutines. A Stabilizer is not safe for concurrent use.
 type Stabilizer struct {
 	l      Layout
@@ -72,7 +73,8 @@ type Stabilizer struct {
 	zoom   float64
 	kernel []float64
 	ring   [][]byte
-	out    []byte
+	size   int    // bytes of a frame
+	out    []byte // Push's and Flush's frame, allocated on their first use
 	pyr    [2]pyramid
 	est    Estimator
 	warper *Warper
@@ -114,11 +116,11 @@ func New(l Layout, o Options) (*Stabilizer, error) {
 		}
 	}
 	n := l.FrameSize()
-	mem := make([]byte, (o.Window+2)*n)
+	s.size = n
+	mem := make([]byte, (o.Window+1)*n)
 	for i := range o.Window + 1 {
 		s.ring = append(s.ring, mem[i*n:(i+1)*n:(i+1)*n])
 	}
-	s.out = mem[(o.Window+1)*n:]
 	s.poses = make([]Pose, 0, 2*o.Window+1)
 	s.warper = NewWarper(o.Workers)
 	return s, nil
@@ -127,8 +129,14 @@ func New(l Layout, o Options) (*Stabilizer, error) {
 // Zoom returns the zoom applied to every frame.
 func (s *Stabilizer) Zoom() float64 { return s.zoom }
 
-// Held returns how many frames s holds: Window+1, and one for output.
-func (s *Stabilizer) Held() int { return len(s.ring) + 1 }
+// Held returns how many frames s holds: Window+1, and one more once Push
+// or Flush (rather than PushInto, FlushInto) has been called.
+func (s *Stabilizer) Held() int {
+	if s.out != nil {
+		return len(s.ring) + 1
+	}
+	return len(s.ring)
+}
 
 // Last returns what was done to the frame last given back.
 func (s *Stabilizer) Last() Correction { return s.last }
@@ -138,8 +146,20 @@ func (s *Stabilizer) Last() Correction { return s.last }
 // filling. The frame returned is s's, valid until the next call of Push or
 // Flush.
 func (s *Stabilizer) Push(frame []byte) []byte {
-	if len(frame) != len(s.out) {
-		panic(fmt.Sprintf("stab: Push of %d bytes, want %d", len(frame), len(s.out)))
+	if s.out == nil {
+		s.out = make([]byte, s.size)
+	}
+	if s.PushInto(s.out, frame) {
+		return s.out
+	}
+	return nil
+}
+
+// PushInto is Push writing the corrected frame into dst, which is
+// l.FrameSize() bytes and not retained; it reports whether it did.
+func (s *Stabilizer) PushInto(dst, frame []byte) bool {
+	if len(frame) != s.size || len(dst) != s.size {
+		panic(fmt.Sprintf("stab: Push of %d bytes into %d, want %d", len(frame), len(dst), s.size))
 	}
 	slot := s.ring[s.in%len(s.ring)]
 	copy(slot, frame)
@@ -158,38 +178,54 @@ func (s *Stabilizer) Push(frame []byte) []byte {
 	s.poses = append(s.poses, pose)
 	s.in++
 	if s.in > s.o.Window {
-		return s.emit()
+		s.emit(dst)
+		return true
 	}
-	return nil
+	return false
 }
 
 // Flush returns the next frame still held, corrected, or nil when all
 // have been given back. The frame is s's, valid until the next call.
 func (s *Stabilizer) Flush() []byte {
-	if s.done == s.in {
-		return nil
+	if s.out == nil {
+		s.out = make([]byte, s.size)
 	}
-	return s.emit()
+	if s.FlushInto(s.out) {
+		return s.out
+	}
+	return nil
+}
+
+// FlushInto is Flush writing into dst; it reports whether there was a
+// frame left.
+func (s *Stabilizer) FlushInto(dst []byte) bool {
+	if s.done == s.in {
+		return false
+	}
+	if len(dst) != s.size {
+		panic(fmt.Sprintf("stab: Flush into %d bytes, want %d", len(dst), s.size))
+	}
+	s.emit(dst)
+	return true
 }
 
 // Close stops s's goroutines. s must not be used after.
 func (s *Stabilizer) Close() { s.warper.Close() }
 
-// emit corrects and returns frame s.done.
-func (s *Stabilizer) emit() []byte {
+// emit corrects frame s.done into dst.
+func (s *Stabilizer) emit(dst []byte) {
 	i := s.done
 	s.done++
 	k := i - s.first
 	raw := s.poses[k]
 	smooth := smoothAt(s.poses, k, s.kernel)
 	m, limited := s.correction(raw, smooth)
-	s.warper.warp(s.out, s.ring[i%len(s.ring)], s.l, m, s.o.Borders)
+	s.warper.warp(dst, s.ring[i%len(s.ring)], s.l, m, s.o.Borders)
 	var motion Similarity = Identity
 	if k > 0 {
 		motion = s.poses[k-1].motion().inverse().then(raw.motion()).similarity()
 	}
 	s.last = Correction{Frame: i, Motion: motion, Warp: m.similarity(), Limited: limited}
-	return s.out
 }
 
 // correction returns the map from an output frame to its input: the

@@ -1,0 +1,174 @@
+package builtin_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/internal/synth"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/task"
+	"github.com/tpipe/tpipe/video/shake"
+	"github.com/tpipe/tpipe/video/stab"
+)
+
+// videoResult is what a video builtin did: its output records, stderr and
+// exit status.
+type videoResult struct {
+	out  [][]byte
+	err  string
+	code int
+}
+
+// runVideo runs argv on the records recs (a y4m stream, or anything) with
+// a record size that fits the largest, through the real scheduler.
+func runVideo(t testing.TB, env *builtin.Env, argv []string, recs [][]byte) videoResult {
+	t.Helper()
+	var stderr bytes.Buffer
+	if env == nil {
+		env = &builtin.Env{}
+	}
+	env.Stderr = &stderr
+	c, err := builtin.New(env, argv)
+	var ue *builtin.UsageError
+	if errors.As(err, &ue) {
+		return videoResult{err: ue.Error() + "\n", code: 2}
+	}
+	if err != nil {
+		t.Fatalf("%q: %v", argv, err)
+	}
+	size := 1 << 16
+	for _, r := range recs {
+		size = max(size, len(r)+256)
+	}
+	var out [][]byte
+	g := &graph.Graph{}
+	src := g.Add("src", 0, 1, task.Records(recs...))
+	me := g.Add(c.Name, 1, 1, c.Fn)
+	sink := g.Add("sink", 1, 0, task.Collect(&out))
+	g.Connect(src, 0, me, 0, 2)
+	g.Connect(me, 0, sink, 0, 2)
+	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: size})
+	res := videoResult{out: out, err: stderr.String()}
+	var ee *task.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.code = ee.Code
+	default:
+		t.Fatalf("%q: run: %v", argv, err)
+	}
+	return res
+}
+
+// frames checks that recs is a y4m stream of layout l and returns its
+// frames' planes.
+func frames(t *testing.T, l stab.Layout, header []byte, recs [][]byte) [][]byte {
+	t.Helper()
+	if len(recs) == 0 || !bytes.Equal(recs[0], header) {
+		t.Fatalf("output does not start with the header %q", header)
+	}
+	var fs [][]byte
+	for i, r := range recs[1:] {
+		data, ok := bytes.CutPrefix(r, []byte("FRAME\n"))
+		if !ok || len(data) != l.FrameSize() {
+			t.Fatalf("frame %d: %d bytes, want FRAME and %d", i+1, len(r), l.FrameSize())
+		}
+		fs = append(fs, data)
+	}
+	return fs
+}
+
+func meterOf(l stab.Layout, fs [][]byte) shake.Result {
+	m := shake.NewMeter(l.W, l.H)
+	for _, f := range fs {
+		m.Add(l.Plane(f, 0))
+	}
+	return m.Result()
+}
+
+func TestStabilizeStream(t *testing.T) {
+	l := stab.Layout{W: 192, H: 144, Chroma: stab.C420}
+	clip := synth.NewShaky(l, 40, 1, 2, 0.2, 1, 8)
+	for _, argv := range [][]string{
+		{"stabilize"},
+		{"stabilize", "-w", "8", "-s", "3"},
+		{"stabilize", "--window=10", "--max-shift", "6", "--max-angle", "2", "--zoom", "5"},
+		{"stabilize", "-w", "5", "--borders", "black"},
+		{"stabilize", "-w", "60"}, // a window longer than the clip
+	} {
+		res := runVideo(t, nil, argv, clip.Records())
+		if res.code != 0 || res.err != "" {
+			t.Fatalf("%q: status %d, %q", argv, res.code, res.err)
+		}
+		fs := frames(t, l, synth.Header(l), res.out)
+		if len(fs) != len(clip.Frames) {
+			t.Errorf("%q: %d frames out of %d", argv, len(fs), len(clip.Frames))
+		}
+		before, after := meterOf(l, clip.Frames), meterOf(l, fs)
+		if after.Mean > before.Mean/4 {
+			t.Errorf("%q: jitter %.3f px before, %.3f after", argv, before.Mean, after.Mean)
+		}
+	}
+}
+
+// The FRAME line of each frame goes out with that frame, parameters and
+// all, though the frame comes out a window later.
+func TestStabilizeKeepsFrameLines(t *testing.T) {
+	l := stab.Layout{W: 64, H: 48, Chroma: stab.Mono}
+	clip := synth.NewShaky(l, 7, 0, 0, 0, 0, 1)
+	recs := [][]byte{synth.Header(l)}
+	for i, f := range clip.Frames {
+		recs = append(recs, append([]byte("FRAME Xn="+string(rune('0'+i))+"\n"), f...))
+	}
+	res := runVideo(t, nil, []string{"stabilize", "-w", "3", "-s", "1"}, recs)
+	if res.code != 0 || len(res.out) != len(recs) {
+		t.Fatalf("status %d, %d records out of %d; %s", res.code, len(res.out), len(recs), res.err)
+	}
+	for i := 1; i < len(recs); i++ {
+		want := string(recs[i][:bytes.IndexByte(recs[i], '\n')])
+		if got := string(res.out[i][:bytes.IndexByte(res.out[i], '\n')]); got != want {
+			t.Errorf("record %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
+func TestVideoErrorsAreOneLine(t *testing.T) {
+	l := stab.Layout{W: 32, H: 16, Chroma: stab.C420}
+	frame := make([]byte, l.FrameSize())
+	hdr := synth.Header(l)
+	cases := []struct {
+		argv []string
+		recs [][]byte
+		code int
+		err  string
+	}{
+		{[]string{"stabilize"}, [][]byte{[]byte("hello\n")}, 1, `stabilize: input is not a y4m stream (it starts "hello\n")`},
+		{[]string{"stabilize"}, nil, 1, "stabilize: empty input: want a y4m stream"},
+		{[]string{"stabilize"}, [][]byte{hdr, []byte("FRAME\nabc")}, 1, "stabilize: frame 1: 3 bytes of picture, want 768 for 32x16 420"},
+		{[]string{"stabilize"}, [][]byte{hdr, append([]byte("FRAMES\n"), frame...)}, 1, "stabilize: frame 1: no FRAME line"},
+		{[]string{"stabilize"}, [][]byte{[]byte("YUV4MPEG2 W32 H16 C420p10\n")}, 1, "stabilize: 32x16 4:2:0 10-bit: only 8-bit video is supported"},
+		{[]string{"stabilize"}, [][]byte{[]byte("YUV4MPEG2 W32 H16 C411\n")}, 1, "stabilize: 32x16 4:1:1: only 4:2:0, 4:2:2, 4:4:4 and mono are supported"},
+		{[]string{"stabilize", "-w", "0"}, nil, 2, "stabilize: invalid window '0': want 1 to 300 frames"},
+		{[]string{"stabilize", "-w", "x"}, nil, 2, "stabilize: invalid window 'x': want 1 to 300 frames"},
+		{[]string{"stabilize", "-w", "10", "-s", "20"}, nil, 2, "stabilize: strength 20 is more than the window (10 frames)"},
+		{[]string{"stabilize", "--max-shift", "60"}, nil, 2, "stabilize: invalid largest shift '60': want a number from 0 to 49"},
+		{[]string{"stabilize", "--max-angle", "-1"}, nil, 2, "stabilize: invalid largest angle '-1': want a number from 0 to 45"},
+		{[]string{"stabilize", "--borders", "red"}, nil, 2, "stabilize: invalid borders 'red': want zoom, black or fill"},
+		{[]string{"stabilize", "--zoom", "big"}, nil, 2, "stabilize: invalid zoom 'big': want a number from 0 to 300"},
+		{[]string{"stabilize", "f"}, nil, 2, "stabilize: extra operand 'f': stabilize reads its input"},
+	}
+	for _, c := range cases {
+		res := runVideo(t, nil, c.argv, c.recs)
+		if res.code != c.code || res.err != c.err+"\n" {
+			t.Errorf("%q on %q: status %d, %q; want %d, %q", c.argv, c.recs, res.code, res.err, c.code, c.err)
+		}
+		if strings.Count(res.err, "\n") != 1 {
+			t.Errorf("%q: %d lines of error", c.argv, strings.Count(res.err, "\n"))
+		}
+	}
+}
