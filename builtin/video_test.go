@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -169,6 +174,72 @@ func TestVideoErrorsAreOneLine(t *testing.T) {
 		}
 		if strings.Count(res.err, "\n") != 1 {
 			t.Errorf("%q: %d lines of error", c.argv, strings.Count(res.err, "\n"))
+		}
+	}
+}
+
+func TestShakeOnKnownJitter(t *testing.T) {
+	l := stab.Layout{W: 160, H: 120, Chroma: stab.C420}
+	still := synth.NewShaky(l, 30, 1, 0, 0, 1, 4)
+	shaky := synth.NewShaky(l, 30, 1, 2, 0, 1, 4)
+	path := func(c *synth.Shaky) shake.Result {
+		p := make([]complex128, len(c.Path))
+		for i, s := range c.Path {
+			p[i] = complex(s.Dx, s.Dy)
+		}
+		return shake.Measure(p)
+	}
+	want := path(shaky)
+	res := runVideo(t, nil, []string{"shake"}, shaky.Records())
+	var frames int
+	var mean, p95 float64
+	if _, err := fmt.Sscanf(string(bytes.Join(res.out, nil)), "%d frames, jitter mean %g px, p95 %g px\n", &frames, &mean, &p95); err != nil || res.code != 0 {
+		t.Fatalf("shake: %q, status %d, %q: %v", res.out, res.code, res.err, err)
+	}
+	if frames != 30 || math.Abs(mean-want.Mean) > 0.05+0.05*want.Mean || math.Abs(p95-want.P95) > 0.1+0.05*want.P95 {
+		t.Errorf("shake: %d frames, mean %.3f, p95 %.3f; the path has 30, %.3f, %.3f", frames, mean, p95, want.Mean, want.P95)
+	}
+	for _, c := range []struct {
+		clip *synth.Shaky
+		argv []string
+		code int
+	}{
+		{shaky, []string{"shake", "-q", "-t", "1"}, 0},
+		{shaky, []string{"shake", "-q", "-t", "10"}, 1},
+		{still, []string{"shake", "-q", "-t", "0.5"}, 1},
+		{still, []string{"shake", "-qt0.5"}, 1},
+	} {
+		res := runVideo(t, nil, c.argv, c.clip.Records())
+		if res.code != c.code || len(res.out) != 0 || res.err != "" {
+			t.Errorf("%q: status %d, %q, %q; want status %d and nothing said", c.argv, res.code, res.out, res.err, c.code)
+		}
+	}
+}
+
+func TestShakeFile(t *testing.T) {
+	dir := t.TempDir()
+	l := stab.Layout{W: 64, H: 48, Chroma: stab.C422}
+	clip := synth.NewShaky(l, 5, 0, 0, 0, 0, 2)
+	if err := os.WriteFile(filepath.Join(dir, "a.y4m"), bytes.Join(clip.Records(), nil), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("hello\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	env := &builtin.Env{Open: func(n string) (io.ReadCloser, error) { return os.Open(filepath.Join(dir, n)) }}
+	res := runVideo(t, env, []string{"shake", "a.y4m"}, nil)
+	if got := string(bytes.Join(res.out, nil)); res.code != 0 || got != "a.y4m: 5 frames, jitter mean 0.000 px, p95 0.000 px\n" {
+		t.Errorf("shake a.y4m: status %d, %q, %q", res.code, got, res.err)
+	}
+	for _, c := range []struct{ argv, err string }{
+		{"shake b.txt", "shake: b.txt: not a y4m stream\n"},
+		{"shake nope", "shake: nope: No such file or directory\n"},
+		{"shake a b", "shake: extra operand 'b': shake measures one stream\n"},
+		{"shake -t x", "shake: invalid threshold 'x': want pixels, 0 or more\n"},
+	} {
+		res := runVideo(t, env, strings.Fields(c.argv), nil)
+		if res.err != c.err || res.code == 0 {
+			t.Errorf("%s: status %d, %q; want %q", c.argv, res.code, res.err, c.err)
 		}
 	}
 }
