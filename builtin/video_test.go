@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -239,6 +242,107 @@ func TestShakeFile(t *testing.T) {
 	} {
 		res := runVideo(t, env, strings.Fields(c.argv), nil)
 		if res.err != c.err || res.code == 0 {
+			t.Errorf("%s: status %d, %q; want %q", c.argv, res.code, res.err, c.err)
+		}
+	}
+}
+
+func TestWatermarkBlendsAtKnownPixels(t *testing.T) {
+	dir := t.TempDir()
+	img := image.NewNRGBA(image.Rect(0, 0, 4, 2))
+	for _, p := range []struct {
+		x, y int
+		c    color.NRGBA
+	}{
+		{0, 0, color.NRGBA{255, 255, 255, 255}},
+		{1, 0, color.NRGBA{255, 0, 0, 255}},
+		{2, 0, color.NRGBA{0, 0, 0, 0}},
+		{3, 0, color.NRGBA{0, 0, 0, 128}},
+		{0, 1, color.NRGBA{0, 0, 255, 255}},
+		{1, 1, color.NRGBA{0, 255, 0, 255}},
+		{2, 1, color.NRGBA{128, 128, 128, 255}},
+		{3, 1, color.NRGBA{255, 255, 255, 0}},
+	} {
+		img.SetNRGBA(p.x, p.y, p.c)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "logo.png"), buf.Bytes(), 0o666)
+	os.WriteFile(filepath.Join(dir, "not.png"), []byte("GIF89a, not a PNG"), 0o666)
+	os.WriteFile(filepath.Join(dir, "cut.png"), buf.Bytes()[:40], 0o666)
+	env := func() *builtin.Env {
+		return &builtin.Env{Open: func(n string) (io.ReadCloser, error) { return os.Open(filepath.Join(dir, n)) }}
+	}
+	gray := func(l stab.Layout) [][]byte {
+		f := make([]byte, l.FrameSize())
+		for i := range f {
+			f[i] = 128
+		}
+		copy(f, bytes.Repeat([]byte{100}, l.W*l.H))
+		return [][]byte{synth.Header(l), synth.Record(f), synth.Record(f)}
+	}
+	type px struct {
+		plane, x, y int
+		want        byte
+	}
+	for _, c := range []struct {
+		l    stab.Layout
+		argv []string
+		px   []px
+	}{
+		{stab.Layout{W: 8, H: 4, Chroma: stab.C444}, []string{"watermark", "logo.png", "-x", "2", "-y", "1"}, []px{
+			{0, 2, 1, 235}, {1, 2, 1, 128}, {2, 2, 1, 128}, // white
+			{0, 3, 1, 81}, {1, 3, 1, 90}, {2, 3, 1, 240}, // red
+			{0, 4, 1, 100}, {1, 4, 1, 128}, // transparent
+			{0, 5, 1, 58},                                 // black at half alpha: (100*127 + 16*128)/255
+			{0, 2, 2, 41}, {1, 2, 2, 240}, {2, 2, 2, 110}, // blue
+			{0, 3, 2, 145}, {1, 3, 2, 54}, {2, 3, 2, 34}, // green
+			{0, 4, 2, 126},                                 // mid grey: 16 + 219*128/255
+			{0, 5, 2, 100}, {0, 1, 1, 100}, {0, 2, 0, 100}, // outside or transparent
+		}},
+		{stab.Layout{W: 8, H: 4, Chroma: stab.C444}, []string{"watermark", "--opacity", "0.5", "logo.png", "-x2", "-y1"}, []px{
+			{0, 2, 1, 168}, // white at half: (100*127 + 235*128)/255
+		}},
+		{stab.Layout{W: 8, H: 4, Chroma: stab.C444}, []string{"watermark", "logo.png", "-x", "-1", "-y", "-1"}, []px{
+			{0, 3, 1, 235}, {0, 3, 2, 41},
+		}},
+		// 4:2:0: chroma sample (1, 0) covers luma (2..3, 0..1), where
+		// only white and red are: half alpha, Cb the mean of 128 and 90.
+		{stab.Layout{W: 8, H: 4, Chroma: stab.C420}, []string{"watermark", "logo.png", "-x", "2", "-y", "1"}, []px{
+			{0, 3, 1, 81}, {1, 1, 0, 118}, {1, 0, 0, 128}, {1, 3, 0, 128},
+		}},
+	} {
+		res := runVideo(t, env(), c.argv, gray(c.l))
+		if res.code != 0 || res.err != "" {
+			t.Fatalf("%q: status %d, %q", c.argv, res.code, res.err)
+		}
+		fs := frames(t, c.l, synth.Header(c.l), res.out)
+		if len(fs) != 2 {
+			t.Fatalf("%q: %d frames", c.argv, len(fs))
+		}
+		for _, p := range c.px {
+			if got := c.l.Plane(fs[1], p.plane).At(p.x, p.y); got != p.want {
+				t.Errorf("%q %v: plane %d (%d, %d) = %d, want %d", c.argv, c.l.Chroma, p.plane, p.x, p.y, got, p.want)
+			}
+		}
+	}
+	l := stab.Layout{W: 8, H: 4, Chroma: stab.Mono}
+	if res := runVideo(t, env(), []string{"watermark", "logo.png", "-x", "100"}, gray(l)); !bytes.Equal(bytes.Join(res.out, nil), bytes.Join(gray(l), nil)) {
+		t.Errorf("an image off the frame changed it")
+	}
+	for _, c := range []struct{ argv, err string }{
+		{"watermark", "watermark: missing IMAGE.png operand"},
+		{"watermark a.png b.png", "watermark: extra operand 'b.png': watermark takes one image"},
+		{"watermark logo.png --opacity 2", "watermark: invalid opacity '2': want a number from 0 to 1"},
+		{"watermark logo.png -x 1.5", "watermark: invalid position -x '1.5': want whole pixels"},
+		{"watermark nope.png", "watermark: nope.png: No such file or directory"},
+		{"watermark not.png", "watermark: not.png: not a PNG image"},
+		{"watermark cut.png", "watermark: cut.png: bad PNG image: unexpected EOF"},
+	} {
+		res := runVideo(t, env(), strings.Fields(c.argv), gray(l))
+		if res.err != c.err+"\n" || res.code == 0 {
 			t.Errorf("%s: status %d, %q; want %q", c.argv, res.code, res.err, c.err)
 		}
 	}
