@@ -58,6 +58,14 @@ func Explain(w io.Writer, j *Job) {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory) for %s: %s in all; past it they spill to unlinked temp files\n",
 			size(j.TaskMemory), strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
 	}
+	if len(j.Holding) > 0 {
+		var held []string
+		for _, h := range j.Holding {
+			held = append(held, fmt.Sprintf("%s %d", h.Task, h.Records))
+		}
+		fmt.Fprintf(w, "held outside the pool: %s records of at most S: at most %s, allocated when the task starts\n",
+			strings.Join(held, ", "), size(j.HeldMemory()))
+	}
 	if pl.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", pl.Warning)
 	}
