@@ -60,7 +60,7 @@ func shakeNew(env *Env, args []string) (*Cmd, error) {
 		name = names[0]
 	}
 	run := func(ctx context.Context, p *buffer.Ports) error {
-		r, err := shakeMeasure(env, p, name)
+		r, err := shakeMeasure(ctx, env, p, name)
 		if err != nil {
 			return videoExit(err)
 		}
@@ -79,19 +79,24 @@ func shakeNew(env *Env, args []string) (*Cmd, error) {
 		}
 		return nil
 	}
-	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: run}, nil
+	// ReadsBytes: a '<' file or stdin is read as the y4m file it is
+	// (Env.Input); a pipe from decode brings its records.
+	return &Cmd{ReadsInput: readsInput(names), ReadsBytes: true, Reads: reads, Fn: run}, nil
 }
 
-// shakeMeasure measures the stream of operand name: the input port for
-// "-", a named edge's port, or a file read as y4m.
-func shakeMeasure(env *Env, p *buffer.Ports, name string) (shake.Result, error) {
+// shakeMeasure measures the stream of operand name: for "-", the '<' file
+// or stdin read as bytes (Env.Input) or else decode's records on the input
+// port; a named edge's records; or a file read as y4m.
+func shakeMeasure(ctx context.Context, env *Env, p *buffer.Ports, name string) (shake.Result, error) {
 	const cmd = "shake"
-	in := p.In(0)
-	if name != "-" {
-		in = nil
-		if env.isEdge(name) {
-			in = edgeIn(p, name)
-		}
+	var in *buffer.Input
+	switch {
+	case name == "-" && env != nil && env.Input != nil:
+		return shakeFile(env, env.Input(ctx, p.Out(0).Done()), "standard input")
+	case name == "-":
+		in = p.In(0)
+	case env.isEdge(name):
+		in = edgeIn(p, name)
 	}
 	if in != nil {
 		_, l, err := videoIn(env, cmd, in)
@@ -121,19 +126,25 @@ func shakeMeasure(env *Env, p *buffer.Ports, name string) (shake.Result, error) 
 		return shake.Result{}, errVideo
 	}
 	defer f.Close()
-	r, err := y4m.NewReader(bufio.NewReaderSize(f, 1<<20))
+	return shakeFile(env, f, name)
+}
+
+// shakeFile measures the y4m file that r reads, named name in messages.
+func shakeFile(env *Env, r io.Reader, name string) (shake.Result, error) {
+	const cmd = "shake"
+	yr, err := y4m.NewReader(bufio.NewReaderSize(r, 1<<20))
 	if err != nil {
 		fmt.Fprintf(env.stderr(), "%s: %s: %s\n", cmd, name, shakeFileError(err))
 		return shake.Result{}, errVideo
 	}
-	l, msg := videoLayout(r.HeaderLine())
+	l, msg := videoLayout(yr.HeaderLine())
 	if msg != "" {
 		fmt.Fprintf(env.stderr(), "%s: %s: %s\n", cmd, name, msg)
 		return shake.Result{}, errVideo
 	}
 	m := shake.NewMeter(l.W, l.H)
 	for {
-		fr, err := r.Next()
+		fr, err := yr.Next()
 		if err == io.EOF {
 			return m.Result(), nil
 		}
