@@ -97,9 +97,13 @@ func (e *DeadlockError) Error() string {
 // and, unless a resolver frees them, fails the run with a *DeadlockError
 // that says what each waits on. It runs whenever a task blocks or
 // finishes, so a deadlock is seen the moment it happens, with no timer.
-func (p *Pool) checkStallLocked() {
+func (p *Pool) checkStallLocked() { p.checkStallAtLocked(time.Time{}) }
+
+// checkStallAtLocked is checkStallLocked with waits outside measured at
+// clock; the zero time means now, read only if a task waits outside.
+func (p *Pool) checkStallAtLocked(clock time.Time) {
 	for tries := 0; p.err == nil && p.blocked > 0; tries++ {
-		stuck := p.stuckLocked()
+		stuck := p.stuckLocked(clock)
 		if len(stuck) == 0 {
 			return
 		}

@@ -160,7 +160,8 @@ func (p *Pool) armLocked(at time.Time) {
 	gen := p.watchGen
 	p.watchAt = at
 	p.watchers.Add(1)
-	p.watch = time.AfterFunc(time.Until(at), func() {
+	// On the package's clock, as the waits are (a test may set it).
+	p.watch = time.AfterFunc(at.Sub(now()), func() {
 		defer p.watchers.Done()
 		p.watchFired(gen)
 	})
@@ -177,12 +178,18 @@ func (p *Pool) watchFired(gen uint64) {
 	if p.closed || p.err != nil {
 		return
 	}
-	p.checkStallLocked()
+	// One reading of the clock for the look and for choosing the next
+	// one: a wait still in its grace for this look must get another. Read
+	// twice, a wait whose grace ran out between the readings (the
+	// goroutine descheduled under load) was in grace for the look and
+	// past it for the choice, so no look ever saw it, and a stall it
+	// closed hung the run (the soak test of issue 13, under load).
+	clock := now()
+	p.checkStallAtLocked(clock)
 	if p.outside == 0 || p.err != nil {
 		return
 	}
 	// The next wait to run out of grace.
-	clock := now()
 	var next time.Time
 	for _, t := range p.procs {
 		if t.outside == 0 || t.done {

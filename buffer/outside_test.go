@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,5 +179,130 @@ func TestSlowProgramIsNotStuck(t *testing.T) {
 	}
 	if r := pool.Resolved(); r.Growths+r.Spills > 0 {
 		t.Fatalf("resolved a stall that was not one: %v", r)
+	}
+}
+
+// fakeClock is a clock that moves only when told to: by Set, or by step
+// at every reading.
+type fakeClock struct {
+	mu   sync.Mutex
+	t    time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.t
+	c.t = c.t.Add(c.step)
+	return t
+}
+
+func (c *fakeClock) Set(t time.Time, step time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t, c.step = t, step
+}
+
+// Fixed bugs: when the grace timer fired, the pool looked for stuck tasks
+// at one reading of the clock and chose the next wait to look at by a
+// second, later one. A wait whose grace ran out between the two readings
+// was looked at by neither, and the stall it closed hung the run (the
+// soak test under load: `seq | ... | tee @a @b; /usr/bin/cat @a @b |
+// cat`, where cat's output bridge began its last wait a fraction of a
+// millisecond after the bridge for @b began its own). Here bridge b
+// begins to wait at 0 and bridge out at 1ms, and the clock moves 2ms at
+// every reading, so the timer for b fires at the end of b's grace and
+// out's grace ends during the look.
+func TestGraceEndingDuringALookIsSeen(t *testing.T) {
+	const grace = time.Hour // the test's clock, not the real one, runs it out
+	clk := &fakeClock{}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk.Set(start, 0)
+	t.Cleanup(buffer.SetClock(clk.Now))
+	pool, err := buffer.NewPool(buffer.Options{Buffers: 3, RecordSize: 16, Grace: grace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qa, _ := pool.NewQueue("qa", 1)
+	qb, _ := pool.NewQueue("qb", 1)
+	tee, _ := pool.NewProc("tee", 0, nil, []*buffer.Queue{qa, qb})
+	a, _ := pool.NewProc("prog:a", 1, []*buffer.Queue{qa}, nil)
+	b, _ := pool.NewProc("prog:b", 2, []*buffer.Queue{qb}, nil)
+	out, _ := pool.NewProc("prog", 3, nil, nil)
+	for _, c := range []*buffer.Proc{a, b, out} {
+		c.SetProgram("prog")
+	}
+	bWaits, outGo, outWaits, release := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+	outsideUntilReleased := func(p *buffer.Ports, op buffer.Op, waits chan struct{}) error {
+		p.WaitOutside(op)
+		close(waits)
+		<-release
+		p.Moved()
+		return errors.New("released")
+	}
+	done := make(chan []error)
+	go func() {
+		done <- runProcs([]*buffer.Proc{tee, a, b, out}, []func(*buffer.Ports) error{
+			func(p *buffer.Ports) error {
+				for i := 0; ; i++ {
+					rec := fmt.Appendf(nil, "%d", i)
+					if err := p.Out(0).Write(rec); err != nil {
+						return err
+					}
+					if err := p.Out(1).Write(rec); err != nil {
+						return err
+					}
+				}
+			},
+			func(p *buffer.Ports) error {
+				for {
+					if _, err := p.In(0).Read(); err != nil {
+						return err
+					}
+				}
+			},
+			func(p *buffer.Ports) error {
+				if _, err := p.In(0).Read(); err != nil {
+					return err
+				}
+				// The pipe is full: the program reads a first.
+				return outsideUntilReleased(p, buffer.OpWrite, bWaits)
+			},
+			func(p *buffer.Ports) error {
+				<-outGo
+				// The program's output pipe is empty: it waits on a.
+				return outsideUntilReleased(p, buffer.OpRead, outWaits)
+			},
+		})
+	}()
+	<-bWaits
+	clk.Set(start.Add(time.Millisecond), 0)
+	close(outGo)
+	<-outWaits
+	// Wait for the rest to block: tee for room in qb, a to read qa.
+	for {
+		tw, tok := tee.Wait()
+		aw, aok := a.Wait()
+		if tok && tw.On == "room" && tw.Queue == "qb" && aok && aw.On == "read" {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	clk.Set(start.Add(grace), 2*time.Millisecond)
+	pool.FireWatch()
+	for deadline := time.Now().Add(10 * time.Second); pool.Err() == nil && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if pool.Err() == nil {
+		t.Error("the stall was never seen")
+		pool.Abort(errors.New("the test gave up"))
+	}
+	close(release)
+	errs := <-done
+	pool.Close()
+	var d *buffer.DeadlockError
+	if !errors.As(errs[0], &d) {
+		t.Fatalf("tee: err = %v, want a deadlock", errs[0])
 	}
 }

@@ -33,8 +33,9 @@ import (
 // fixed point, computed in a few passes over the tasks (graphs are small).
 
 // stuckLocked returns the blocked tasks that no task that may act can ever
-// wake, in registration order; nil if there are none.
-func (p *Pool) stuckLocked() []*proc {
+// wake, in registration order; nil if there are none. Waits outside are
+// measured at clock; the zero time means now.
+func (p *Pool) stuckLocked(clock time.Time) []*proc {
 	if p.blocked == 0 || (!p.o.Local && p.blocked < p.live) {
 		return nil
 	}
@@ -44,8 +45,7 @@ func (p *Pool) stuckLocked() []*proc {
 		p.mayAct = may
 	}
 	may = may[:len(p.procs)]
-	var clock time.Time
-	if p.outside > 0 {
+	if p.outside > 0 && clock.IsZero() {
 		clock = now()
 	}
 	for i, t := range p.procs {

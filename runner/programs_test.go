@@ -30,11 +30,16 @@ func runScript(t *testing.T, cfg runner.Config, script string) outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
 	defer cancel()
 	r := runner.New(cfg)
+	// What each queue moved and how long each task waited, to tell a run
+	// that was stuck (every task blocked for most of the limit) from one
+	// that was slow.
+	var stats bytes.Buffer
+	r.OnStats = func(st *sched.Stats) { runner.WriteStats(&stats, st) }
 	status := r.RunScript(ctx, script)
 	r.Close()
 	if ctx.Err() != nil {
-		t.Fatalf("%q under %s, B %d, cap %d, S %d: hung (stopped after %v); stderr %q",
-			script, cfg.Policy, cfg.Buffers, cfg.Cap, cfg.RecordSize, hangLimit, errb.String())
+		t.Fatalf("%q under %s, B %d, cap %d, S %d: hung (stopped after %v); stderr %q; statistics:\n%s",
+			script, cfg.Policy, cfg.Buffers, cfg.Cap, cfg.RecordSize, hangLimit, errb.String(), stats.String())
 	}
 	if kids := children(t); len(kids) > 0 {
 		t.Fatalf("%q under %s: child processes left: %v", script, cfg.Policy, kids)
