@@ -3,7 +3,6 @@ package video
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"time"
@@ -58,7 +57,7 @@ type report struct {
 	results []result
 	missing []string
 	date    time.Time
-	tpipe   string
+	tpipe   string // which tpipe ran, for people
 	rss     rssMeter
 }
 
@@ -93,12 +92,12 @@ func (rep *report) write(w io.Writer) {
 		rep.date.UTC().Format(time.UnixDate), runtime.Version(), runtime.NumCPU(), cfg.Frames, cfg.Runs)
 	fmt.Fprintf(w, "Each run is a process measured from outside: wall time, CPU time (user + system) over wall time as the cores kept busy, "+
 		"peak RSS (%s; for vidstab the larger of its two passes, whose times add up). "+
-		"tpipe (%s) runs `decode < in.y4m | stabilize | encode > out.y4m` at its defaults, with GOMAXPROCS = cores; "+
+		"%s runs `decode < in.y4m | stabilize | encode > out.y4m` at its defaults, with GOMAXPROCS = cores; "+
 		"ffmpeg at its defaults (threads: auto), `-vf deshake`, and vid.stab's `vidstabdetect=result=t.trf` to `-f null` then `vidstabtransform=input=t.trf`, "+
 		"each writing y4m (checked: same size, 4:2:0, as many frames). "+
 		"Jitter is the frame-to-frame motion beyond a smooth path (a Gaussian of %d frames), measured on the output by phase correlation (package video/shake), "+
 		"independent of every stabilizer's own estimate; \"kept\" is the output's over the input's.\n\n",
-		rep.rss, filepath.Base(rep.tpipe), shake.Smoothing)
+		rep.rss, rep.tpipe, shake.Smoothing)
 	fmt.Fprintf(w, "| clip | stabilizer | frames/s | cores busy | peak RSS MiB | jitter mean px | jitter p95 px | shake kept |\n")
 	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range rep.clips {

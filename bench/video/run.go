@@ -293,8 +293,9 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	tpipe := cfg.Tpipe
+	tpipe, which := cfg.Tpipe, "tpipe at "+cfg.Tpipe
 	if tpipe == "" {
+		which = "tpipe built from this checkout"
 		fmt.Fprintln(progress, "building tpipe")
 		if tpipe, err = buildTpipe(ctx, work); err != nil {
 			return err
@@ -357,7 +358,7 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 		r.shake = sh
 		os.Remove(filepath.Join(work, r.out()))
 	}
-	rep := report{cfg: cfg, clips: clips, results: res, missing: missing, date: time.Now(), tpipe: tpipe, rss: meter}
+	rep := report{cfg: cfg, clips: clips, results: res, missing: missing, date: time.Now(), tpipe: which, rss: meter}
 	var buf bytes.Buffer
 	rep.write(&buf)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
