@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+
+	"github.com/tpipe/tpipe/bench/video"
 )
 
 // Main is the whole benchmark command, shared by `go run ./bench` and
@@ -18,9 +20,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	quick := fs.Bool("quick", false, "small inputs and fewer B points (under a minute on 2 cores)")
 	out := fs.String("out", "bench/out", "directory for report.md, results.csv and the plots")
-	runs := fs.Int("runs", 5, "runs per cell (at least 5); the median is reported with min and max")
+	runs := fs.Int("runs", 5, "runs per cell (at least 5; with -video at least 3); the median is reported with min and max")
+	vid := fs.Bool("video", false, "benchmark video stabilization instead: tpipe's stabilize against ffmpeg's deshake and vid.stab (needs ffmpeg)")
+	tpipe := fs.String("tpipe", "", "with -video, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -32,6 +36,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		usage(stderr)
 		return 2
+	}
+	if *vid {
+		return videoMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
 	}
 	switch {
 	case *runs < 5:
@@ -69,4 +76,39 @@ func run(ctx context.Context, cfg config, dir string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, f)
 	}
 	return nil
+}
+
+// videoMain is `bench -video`: the video benchmark of package bench/video,
+// writing video.md into out. Without ffmpeg it says why it skips and
+// succeeds: the comparison has nothing to compare with.
+func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, runs int, tpipe string, stdout, stderr io.Writer) int {
+	cfg := video.FullConfig()
+	if quick {
+		cfg = video.QuickConfig()
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "runs" {
+			cfg.Runs = runs
+		}
+	})
+	switch {
+	case cfg.Runs < video.MinRuns:
+		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", cfg.Runs, video.MinRuns)
+		return 2
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cfg.Tpipe = tpipe
+	cfg.Progress = stderr
+	err := video.Run(ctx, cfg, out, stdout)
+	if errors.Is(err, video.ErrNoFFmpeg) {
+		fmt.Fprintf(stderr, "bench: -video skipped: %v\n", err)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
 }

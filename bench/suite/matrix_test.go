@@ -176,6 +176,9 @@ func TestMainUsage(t *testing.T) {
 		{args: []string{"-nope"}, code: 2, err: "flag provided but not defined: -nope"},
 		{args: []string{"extra"}, code: 2, err: `unexpected argument "extra"`},
 		{args: []string{"-h"}, code: 0, out: "usage: bench [-quick] [-out DIR] [-runs N]"},
+		{args: []string{"-video", "-runs", "2"}, code: 2, err: "-runs 2: at least 3 runs per cell"},
+		{args: []string{"-video", "extra"}, code: 2, err: `unexpected argument "extra"`},
+		{args: []string{"-h"}, code: 0, out: "bench -video [-quick]"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), tt.args, &out, &errb)

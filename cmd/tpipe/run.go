@@ -25,6 +25,8 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
        tpipe [flags]               (an interactive shell, on a terminal)
        tpipe bench [-quick] [-out DIR] [-runs N]
                                    (the benchmark suite: see bench/README.md)
+       tpipe bench -video [-quick] [-out DIR] [-runs N]
+                                   (stabilize against ffmpeg's deshake, vid.stab)
 
 Runs pipelines such as 'cat app.log | grep -i error | sort | uniq -c' inside
 one process. Every record (a line) travels in one of B buffers of S bytes,

@@ -81,11 +81,50 @@ type match struct{ p, q complex128 }
 // size it allocates nothing. The zero Estimator is ready to use. An
 // Estimator is not safe for concurrent use.
 type Estimator struct {
-	prev, cur    pyramid
-	matches      []match
-	tpl, gx, gy  [(2*blockHalf + 1) * (2*blockHalf + 1)]float32
+	prev, cur pyramid
+	matches   []match
+	sites     []site    // the grid of the level being matched
+	lvl       level     // the level being matched
+	trackers  []tracker // one per part of the grid
+	// gang, when set, tracks the parts of the grid at once; trackPart
+	// is e.trackPart, bound once.
+	gang         *gang
+	trackPart    func(i, n int)
 	lastInliers  int
 	lastAccepted bool
+}
+
+// site is a block of the grid: its centre (bx, by) in the previous
+// level, the same in centred luma coordinates, and where the motion so
+// far puts it in the current level.
+type site struct {
+	bx, by int
+	p      complex128
+	qx, qy float64
+}
+
+// level is what the tracking of one level's sites needs.
+type level struct {
+	P, C   Plane
+	f      float64 // luma pixels per sample of the level
+	r      int     // search radius
+	cx, cy float64 // the luma plane's centre
+}
+
+// tracker is the scratch of one part of the grid, and its matches in
+// grid order.
+type tracker struct {
+	tpl, gx, gy [(2*blockHalf + 1) * (2*blockHalf + 1)]float32
+	matches     []match
+}
+
+// parallel has e track each level's grid in g.n parts on g's goroutines.
+// The matches are joined in grid order, so the motion is the same as
+// without.
+func (e *Estimator) parallel(g *gang) {
+	e.gang = g
+	e.trackers = make([]tracker, g.n)
+	e.trackPart = e.track
 }
 
 // Estimate returns the motion from prev to cur: a point of prev is at
@@ -131,20 +170,32 @@ func (e *Estimator) estimate(a, b *pyramid) (m motion, ok bool) {
 		// Centre the grid so both edges get the same margin.
 		x0 := margin + (P.W-2*margin-1)%step/2
 		y0 := margin + (P.H-2*margin-1)%step/2
-		e.matches = e.matches[:0]
+		e.sites = e.sites[:0]
 		for by := y0; by < P.H-margin; by += step {
 			for bx := x0; bx < P.W-margin; bx += step {
 				pf := complex((float64(bx)+0.5)*f-0.5-cx, (float64(by)+0.5)*f-0.5-cy)
 				qf := m.apply(pf)
 				qx := (real(qf)+cx+0.5)/f - 0.5
 				qy := (imag(qf)+cy+0.5)/f - 0.5
-				x, y, good := e.track(P, C, bx, by, qx, qy, r)
-				if good {
-					q := complex((x+0.5)*f-0.5-cx, (y+0.5)*f-0.5-cy)
-					e.matches = append(e.matches, match{p: pf, q: q})
-				}
+				e.sites = append(e.sites, site{bx: bx, by: by, p: pf, qx: qx, qy: qy})
 			}
 		}
+		e.lvl = level{P: P, C: C, f: f, r: r, cx: cx, cy: cy}
+		parts := 1
+		if e.gang != nil && len(e.sites) >= minSitesPerPart*e.gang.n {
+			parts = e.gang.n
+			e.gang.run(e.trackPart)
+		} else {
+			if len(e.trackers) == 0 {
+				e.trackers = make([]tracker, 1)
+			}
+			e.track(0, 1)
+		}
+		e.matches = e.matches[:0]
+		for _, t := range e.trackers[:parts] {
+			e.matches = append(e.matches, t.matches...)
+		}
+		e.lvl = level{}
 		if fit, n := fitRobust(e.matches, f, 4*f); n >= minMatches {
 			m, ok = fit, true
 			e.lastInliers = n
@@ -161,13 +212,31 @@ func blockStep(w, h, margin int) int {
 	return max(int(math.Ceil(math.Sqrt(area/maxBlocks))), 3)
 }
 
+// minSitesPerPart is the fewest grid sites worth a part of their own: a
+// coarse level's few blocks take less time than handing them out.
+const minSitesPerPart = 32
+
+// track tracks part i of n of the grid of e.lvl into e.trackers[i].
+func (e *Estimator) track(i, n int) {
+	t := &e.trackers[i]
+	t.matches = t.matches[:0]
+	l := &e.lvl
+	for _, s := range e.sites[i*len(e.sites)/n : (i+1)*len(e.sites)/n] {
+		x, y, good := t.track(l.P, l.C, s.bx, s.by, s.qx, s.qy, l.r)
+		if good {
+			q := complex((x+0.5)*l.f-0.5-l.cx, (y+0.5)*l.f-0.5-l.cy)
+			t.matches = append(t.matches, match{p: s.p, q: q})
+		}
+	}
+}
+
 // track finds the block of P centred at (bx, by) in C near (qx, qy): the
 // best whole-sample offset within r, then Lucas-Kanade steps (Gauss-Newton
 // on the squared difference, with the block's own gradients) to a
 // fraction of a sample. It gives up on a block too flat to place (the
 // weaker eigenvalue of its gradient matrix is small: an edge or a blank)
 // or one that runs off C.
-func (e *Estimator) track(P, C Plane, bx, by int, qx, qy float64, r int) (x, y float64, ok bool) {
+func (e *tracker) track(P, C Plane, bx, by int, qx, qy float64, r int) (x, y float64, ok bool) {
 	const n = 2*blockHalf + 1
 	var sxx, sxy, syy float64
 	i := 0

@@ -29,7 +29,8 @@ type Options struct {
 	Zoom float64
 	// Borders is what shows where a corrected frame has no picture.
 	Borders Border
-	// Workers is how many goroutines warp a frame; 0 means GOMAXPROCS.
+	// Workers is how many goroutines track the blocks of a frame and
+	// warp it; 0 means GOMAXPROCS. The result does not depend on it.
 	Workers int
 }
 
@@ -123,6 +124,7 @@ func New(l Layout, o Options) (*Stabilizer, error) {
 	}
 	s.poses = make([]Pose, 0, 2*o.Window+1)
 	s.warper = NewWarper(o.Workers)
+	s.est.parallel(s.warper.g)
 	return s, nil
 }
 

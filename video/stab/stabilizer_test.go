@@ -132,3 +132,25 @@ func TestOptionsOutOfRange(t *testing.T) {
 		t.Error("empty layout: no error")
 	}
 }
+
+// The blocks of a frame are tracked in parts at once, and the parts'
+// matches joined in grid order: the frames out do not depend on how many
+// workers there are.
+func TestWorkersDoNotChangeOutput(t *testing.T) {
+	l := stab.Layout{W: 640, H: 360, Chroma: stab.C420}
+	clip := synth.NewShaky(l, 16, 1, 3, 0.3, 2, 8)
+	var want [][]byte
+	for _, w := range []int{1, 2, 3} {
+		o := stab.Options{Window: 6, Sigma: 2, MaxShift: 0.05, MaxAngle: 0.02, Workers: w}
+		got := run(t, clip, o)
+		if want == nil {
+			want = got
+			continue
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("%d workers: frame %d differs from 1 worker's", w, i)
+			}
+		}
+	}
+}

@@ -48,11 +48,9 @@ func Warp(dst, src []byte, l Layout, s Similarity, b Border) {
 // goroutines start in NewWarper and end in Close, which must be called. A
 // Warper is not safe for concurrent use.
 type Warper struct {
-	n     int
-	bands chan int
-	done  sync.WaitGroup // bands of the current frame
-	all   sync.WaitGroup // the goroutines
-	job   warpJob
+	g    *gang
+	job  warpJob
+	band func(i, n int) // job.band, bound once so that Warp allocates nothing
 }
 
 type warpJob struct {
@@ -65,18 +63,8 @@ type warpJob struct {
 // NewWarper starts a Warper that splits a frame into n bands; n <= 0
 // means runtime.GOMAXPROCS(0).
 func NewWarper(n int) *Warper {
-	if n <= 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
-	w := &Warper{n: n, bands: make(chan int)}
-	for range n - 1 {
-		w.all.Go(func() {
-			for i := range w.bands {
-				w.job.band(i, w.n)
-				w.done.Done()
-			}
-		})
-	}
+	w := &Warper{g: newGang(n)}
+	w.band = w.job.band
 	return w
 }
 
@@ -91,21 +79,65 @@ func (w *Warper) warp(dst, src []byte, l Layout, m motion, b Border) {
 		panic("stab: Warp on a frame shorter than its layout")
 	}
 	w.job = warpJob{dst: dst, src: src, l: l, m: m, b: b}
-	w.done.Add(w.n - 1)
-	for i := 1; i < w.n; i++ {
-		w.bands <- i
-	}
-	w.job.band(0, w.n)
-	w.done.Wait()
+	w.g.run(w.band)
 	w.job = warpJob{}
 }
 
 // Close stops w's goroutines and waits for them.
-func (w *Warper) Close() {
-	if w.bands != nil {
-		close(w.bands)
-		w.all.Wait()
-		w.bands = nil
+func (w *Warper) Close() { w.g.close() }
+
+// A gang runs a function split n ways, fn(i, n) for i from 0 to n-1, on
+// n-1 goroutines of its own and the caller's. The goroutines start in
+// newGang and end in close. A gang is not safe for concurrent use: one
+// run at a time.
+type gang struct {
+	n    int
+	work chan part
+	done sync.WaitGroup // parts of the current run
+	all  sync.WaitGroup // the goroutines
+}
+
+// newGang starts a gang of n; n <= 0 means runtime.GOMAXPROCS(0).
+func newGang(n int) *gang {
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	g := &gang{n: n, work: make(chan part)}
+	for range n - 1 {
+		g.all.Go(func() {
+			for p := range g.work {
+				p.fn(p.i, g.n)
+				g.done.Done()
+			}
+		})
+	}
+	return g
+}
+
+// part is one part of a run: which goroutine takes it does not matter.
+type part struct {
+	fn func(i, n int)
+	i  int
+}
+
+// run calls fn(i, n) for every part i, part 0 on the caller's goroutine,
+// and returns when all have returned. It allocates nothing.
+func (g *gang) run(fn func(i, n int)) {
+	g.done.Add(g.n - 1)
+	for i := 1; i < g.n; i++ {
+		g.work <- part{fn, i}
+	}
+	fn(0, g.n)
+	g.done.Wait()
+}
+
+// close stops the goroutines and waits for them; a second close does
+// nothing.
+func (g *gang) close() {
+	if g.work != nil {
+		close(g.work)
+		g.all.Wait()
+		g.work = nil
 	}
 }
 
