@@ -247,14 +247,7 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 	// The process may live on after closing its output: hand over its
 	// last records before waiting.
 	p.Flush()
-	werr := c.cmd.Wait()
-	c.copier.Wait()
-	close(done)
-	guard.Wait()
-	forget(c.Pid())
-	if c.stdout != nil {
-		c.stdout.Close()
-	}
+	werr := c.reap(done, &guard)
 
 	switch {
 	case failed:
@@ -263,6 +256,28 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 		// Only a cancelled ctx makes the guard kill when we did not fail.
 		return context.Cause(ctx)
 	}
+	return c.exitStatus(werr, gone)
+}
+
+// reap waits for the process to exit and its stderr to be copied, stops
+// the guard (closing done, then waiting for it), forgets the process and
+// closes stdout. It returns Wait's error.
+func (c *Cmd) reap(done chan struct{}, guard *sync.WaitGroup) error {
+	werr := c.cmd.Wait()
+	c.copier.Wait()
+	close(done)
+	guard.Wait()
+	forget(c.Pid())
+	if c.stdout != nil {
+		c.stdout.Close()
+	}
+	return werr
+}
+
+// exitStatus turns how the reaped process ended into the task's error: nil
+// for status 0, a *task.ExitError for any other (128+n for signal n), and
+// nil for SIGPIPE when its reader was gone (sigpipeOK), as in a shell.
+func (c *Cmd) exitStatus(werr error, sigpipeOK bool) error {
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {
 		return fmt.Errorf("wait for %s: %w", c.o.Args[0], werr)
@@ -270,7 +285,7 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 	ws := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case ws.Signaled():
-		if gone && ws.Signal() == syscall.SIGPIPE {
+		if sigpipeOK && ws.Signal() == syscall.SIGPIPE {
 			return nil
 		}
 		return task.Exit(128 + int(ws.Signal()))

@@ -2,14 +2,8 @@ package ext
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os/exec"
 	"sync"
-	"syscall"
-
-	"github.com/tpipe/tpipe/task"
 )
 
 // Process is a program whose standard input or output a task reads or
@@ -67,30 +61,12 @@ func (p *Process) Wait(kill bool) error {
 	if c.stdin != nil {
 		c.stdin.Close()
 	}
-	werr := c.cmd.Wait()
-	c.copier.Wait()
-	close(p.done)
-	p.guard.Wait()
-	forget(c.Pid())
-	if c.stdout != nil {
-		c.stdout.Close()
-	}
+	werr := c.reap(p.done, &p.guard)
 	switch {
 	case kill:
 		return nil
 	case c.killed.Load():
 		return context.Cause(p.ctx)
 	}
-	var ee *exec.ExitError
-	if werr != nil && !errors.As(werr, &ee) {
-		return fmt.Errorf("wait for %s: %w", c.o.Args[0], werr)
-	}
-	ws := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
-	switch {
-	case ws.Signaled():
-		return task.Exit(128 + int(ws.Signal()))
-	case ws.ExitStatus() != 0:
-		return task.Exit(ws.ExitStatus())
-	}
-	return nil
+	return c.exitStatus(werr, false)
 }
