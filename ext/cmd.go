@@ -247,7 +247,14 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 	// The process may live on after closing its output: hand over its
 	// last records before waiting.
 	p.Flush()
+	// Waiting for the process is a wait on the program, and the pool must
+	// see it as one: a task blocked in wait(2) looks busy to deadlock
+	// detection, and as a bridge of the program it would make the program
+	// look able to act for ever. A command whose output goes straight to
+	// a file waits here from the start (`tee @a @b > /dev/null`).
+	p.WaitOutside(buffer.OpRead)
 	werr := c.reap(done, &guard)
+	p.Moved()
 
 	switch {
 	case failed:
