@@ -77,6 +77,17 @@ func TestScripts(t *testing.T) {
 			err: "tpipe: 1:7: standard error cannot go to a named edge (@a); records travel on standard output\nseq 1 2> @a; cat @a\n      ^\n"},
 		{name: "usage error with edges fails first", script: "seq 1; tee -z @a; cat @a", status: 2, err: "tpipe: tee: invalid option -- 'z'\n"},
 		{name: "external reads an edge", script: "seq 3 > @a; seq 4 6 > @b; paste @a @b", out: "1\t4\n2\t5\n3\t6\n", needs: true},
+
+		// Fixed bugs: a command that cannot start while it names edges
+		// left them unconnected, and the run failed with an internal
+		// "graph: invalid" error and status 1, not the shell's message.
+		{name: "unknown command reads an edge", script: "seq 100000 > @a\nnosuchprog @a | wc -l", out: "0\n",
+			err: "tpipe: nosuchprog: command not found\n", status: 127},
+		{name: "unknown command writes edges", script: "seq 100000 | nosuchprog @a @b > /dev/null\ncat @a @b | wc -l", out: "0\n",
+			err: "tpipe: nosuchprog: command not found\n", status: 127},
+		{name: "unknown command between edges", script: "seq 3 > @a\nnosuchprog @a > @b\ncat @b", err: "tpipe: nosuchprog: command not found\n", status: 127},
+		{name: "missing input file with an edge", script: "seq 100000 | tee @a > /dev/null\ncat @a < nope | wc -l", out: "0\n",
+			err: "tpipe: nope: No such file or directory\n", status: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.needs && !hasPaste {
