@@ -93,10 +93,27 @@ func (c *Cmd) start(ctx context.Context) error {
 }
 
 func (c *Cmd) startOnce(ctx context.Context) (err error) {
+	o := c.o
+	// The child's ends of the pipes are closed in any case once the child
+	// has them, or once it is clear that it never will (a cancelled run, a
+	// program not found): a bridge on the other end of one of its /dev/fd
+	// pipes then sees eof or EPIPE instead of waiting for ever. Ours are
+	// closed only if the process did not start.
+	child := append([]*os.File(nil), o.ExtraFiles...)
+	var ours []*os.File
+	defer func() {
+		for _, f := range child {
+			f.Close()
+		}
+		if err != nil {
+			for _, f := range ours {
+				f.Close()
+			}
+		}
+	}()
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	o := c.o
 	if len(o.Args) == 0 {
 		return errors.New("ext: no command")
 	}
@@ -115,21 +132,6 @@ func (c *Cmd) startOnce(ctx context.Context) (err error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 		ExtraFiles:  o.ExtraFiles,
 	}
-
-	// The child's ends of the pipes are closed in any case once the child
-	// has them (or has failed to start); ours only if it failed.
-	child := append([]*os.File(nil), o.ExtraFiles...)
-	var ours []*os.File
-	defer func() {
-		for _, f := range child {
-			f.Close()
-		}
-		if err != nil {
-			for _, f := range ours {
-				f.Close()
-			}
-		}
-	}()
 	pipe := func(what string) (r, w *os.File, err error) {
 		r, w, err = os.Pipe()
 		if err != nil {

@@ -121,6 +121,25 @@ func TestNoHangThroughPrograms(t *testing.T) {
 	}
 }
 
+// Fixed bug, found by the soak test: below the bound, a deadlock reported
+// before GNU tee had started cancelled the run, tee never started, and the
+// bridges of its /dev/fd edges waited for ever on pipes whose other ends
+// tpipe itself still held. The run must end, with the output or a one-line
+// report, every time (the hang came one run in three).
+func TestNoHangWhenAProgramNeverStarts(t *testing.T) {
+	needPrograms(t, "/usr/bin/tee")
+	script := "seq 20000 | rev | /usr/bin/tee @a @b > /dev/null\ncat @a @b | wc -l"
+	for range 10 {
+		got := runScript(t, runner.Config{Policy: sched.Concurrent, Buffers: 1, Cap: 1}, script)
+		if got.out == "40000\n" && got.status == 0 {
+			continue
+		}
+		if got.status == 0 || !strings.Contains(got.errText, "tpipe: deadlock") {
+			t.Fatalf("status %d, out %q, stderr %q; want 40000 lines or a deadlock report", got.status, got.out, got.errText)
+		}
+	}
+}
+
 // The soak test of issue 13: random graphs of builtins and external
 // programs, random B, capacities and record sizes, under every policy.
 // Each must end with the output the serial policy gives at its defaults
