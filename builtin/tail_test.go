@@ -2,12 +2,20 @@ package builtin_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/task"
 )
 
 func TestTailSameAsGNU(t *testing.T) {
@@ -44,6 +52,23 @@ func TestTailSameAsGNU(t *testing.T) {
 		filesC("tail d f2", ""),
 		filesC("tail -2 f2", ""),
 		filesC("tail +2 f2", ""),
+		filesC("tail -c 5", seq),
+		filesC("tail -c 0", seq),
+		filesC("tail -c 1000", seq),
+		filesC("tail -c 1K", seq),
+		filesC("tail -c +5", seq),
+		filesC("tail -c +0", seq),
+		filesC("tail -c +1000", seq),
+		filesC("tail -c 3", "a\nb"),
+		filesC("tail -c 4 nonl f2", ""),
+		filesC("tail -c +2 nonl - f2", "s1\ns2\n"),
+		filesC("tail -c 20 -n 2 long", ""),
+		filesC("tail -n 2 -c 20 long", ""),
+		filesC("tail -v -c 7 long words", ""),
+		filesC("tail -5c", seq),
+		filesC("tail +5c", seq),
+		filesC("tail -3c nonl", ""),
+		filesC("tail -3l nonl", ""),
 	})
 }
 
@@ -62,6 +87,8 @@ func TestTailErrors(t *testing.T) {
 		filesC("tail -n 1.5", ""),
 		filesC("tail -n", ""),
 		filesC("tail -x", ""),
+		filesC("tail -c x", ""),
+		filesC("tail -c", ""),
 	})
 }
 
@@ -76,6 +103,7 @@ func TestTailHeadSpill(t *testing.T) {
 	for _, argv := range [][]string{
 		{"tail", "-n", "15000"}, {"tail", "-n", "3"}, {"tail", "-n", "+4000"},
 		{"head", "-n", "-15000"}, {"head", "-n", "-3"}, {"head", "-c", "-100000"},
+		{"tail", "-c", "150000"}, {"tail", "-c", "+1000"}, {"head", "-c", "-1"},
 	} {
 		tmp := t.TempDir()
 		var stdout, stderr bytes.Buffer
@@ -89,4 +117,83 @@ func TestTailHeadSpill(t *testing.T) {
 			t.Errorf("%q: %d files left in TMPDIR", argv, len(ents))
 		}
 	}
+}
+
+// Issue 13, part D: the tools that count bytes (head -c, tail -c) move
+// pieces and never hold a line whole, so a line far longer than both S and
+// the longest line a task may reassemble (MaxRecord) goes through them,
+// from a file or a port, and what they write is still cut into lines.
+func TestByteCountsNeverHoldALine(t *testing.T) {
+	long := strings.Repeat("0123456789", 20000) // 200,000 bytes, no '\n'
+	for _, in := range []string{long, "a\n" + long + "\nb\n", long + "\n" + long} {
+		dir := textFiles(t, "in", in)
+		for _, argv := range [][]string{
+			{"head", "-c", "-5"}, {"head", "-c", "-150000"}, {"head", "-c", "7"},
+			{"tail", "-c", "7"}, {"tail", "-c", "150000"}, {"tail", "-c", "+3"},
+		} {
+			want := runGNU(t, dir, append(argv[:len(argv):len(argv)], "in"), "")
+			for _, file := range []bool{false, true} {
+				args := argv
+				if file {
+					args = append(argv[:len(argv):len(argv)], "in")
+				}
+				got, code := runBytesChecked(t, dir, args, in)
+				if got != want.out || code != 0 {
+					t.Errorf("%q (from a file: %v): status %d, %d bytes; GNU %d bytes", args, file, code, len(got), len(want.out))
+				}
+			}
+		}
+	}
+}
+
+// runBytesChecked runs the builtin argv on stdin with S = 4 KiB and a
+// MaxRecord of 8 KiB, into a sink that checks that every record but the
+// last ends in '\n'.
+func runBytesChecked(t *testing.T, dir string, argv []string, stdin string) (string, int) {
+	t.Helper()
+	env := &builtin.Env{Stderr: io.Discard, TempDir: t.TempDir(), SortMemory: 16 << 10,
+		Open: func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }}
+	c, err := builtin.New(env, argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &graph.Graph{}
+	me := g.Add(c.Name, 0, 1, c.Fn)
+	if c.ReadsInput {
+		g.Tasks[me].In = 1
+		src := g.Add("stdin", 0, 1, task.ReadFrom(strings.NewReader(stdin), record.Lines))
+		g.Connect(src, 0, me, 0, 2)
+	}
+	var out bytes.Buffer
+	var cut error
+	sink := g.Add("check", 1, 0, func(ctx context.Context, p *buffer.Ports) error {
+		in := p.In(0)
+		for {
+			piece, more, err := in.ReadChunk()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if i := bytes.IndexByte(piece, '\n'); cut == nil && i >= 0 && (i != len(piece)-1 || more) {
+				cut = fmt.Errorf("a record holds several lines: %.20q", piece)
+			}
+			out.Write(piece)
+		}
+	})
+	g.Connect(me, 0, sink, 0, 2)
+	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: 4096, MaxRecord: 8192})
+	if cut != nil {
+		t.Errorf("%q: %v", argv, cut)
+	}
+	var ee *task.ExitError
+	switch {
+	case err == nil:
+		return out.String(), 0
+	case errors.As(err, &ee):
+		return out.String(), ee.Code
+	}
+	t.Fatalf("%q: run: %v", argv, err)
+	return "", 0
 }

@@ -151,7 +151,7 @@ var Settings = []*Setting{
 	},
 	sizeSetting("record-size", "bytes per buffer; a longer line travels as a chain of buffers", sched.DefaultRecordSize,
 		func(c *Config) *int { return &c.RecordSize }),
-	sizeSetting("sort-memory", "bytes each sort, join, tail -n N and head -n -N keeps in memory before it spills to disk", builtin.DefaultSortMemory,
+	sizeSetting("sort-memory", "bytes each sort, join, tail -n N or -c N and head -n -N or -c -N keeps in memory before it spills to disk", builtin.DefaultSortMemory,
 		func(c *Config) *int { return &c.SortMemory }),
 	{
 		Name:   "stats",
