@@ -91,6 +91,10 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	}
 	b.job.Plan = plan
 	b.job.Warning = plan.Warning
+	if err := checkTaskMemory(b.job); err != nil {
+		b.job.Close()
+		return nil, err
+	}
 	return b.job, nil
 }
 
