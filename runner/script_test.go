@@ -169,7 +169,7 @@ func TestSettingsTable(t *testing.T) {
 		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial)`,
 		"buffers":     "buffers 0: want a number of at least 1, or bound",
 		"cap":         "cap 0: want a capacity of at least 1, auto, or default",
-		"record-size": "record-size 0: want a positive size such as 65536, 64K or 4M",
+		"record-size": "record-size 0: want a size from 1 to 2147483647 bytes (2G less one), such as 65536, 64K or 4M",
 		"sort-memory": "sort-memory 0: want a positive size such as 65536, 64K or 4M",
 		"stats":       "stats 0: want on or off",
 	}
@@ -195,6 +195,13 @@ func TestSettingsTable(t *testing.T) {
 		bv := "0"
 		if s.Name == "policy" {
 			bv = "x"
+		}
+		if s.Name == "record-size" {
+			// Fixed bug: a record size past what a buffer indexes (2G)
+			// was taken, and failed inside the run.
+			if err := s.Set(&c, "2G"); err == nil {
+				t.Errorf("record-size 2G taken")
+			}
 		}
 		err := s.Set(&c, bv)
 		var se *runner.SettingError
