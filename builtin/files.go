@@ -319,6 +319,23 @@ func (s *operand) Chunk() ([]byte, error) {
 	return piece, nil
 }
 
+// eachChunk calls fn on every piece of s (see Chunk), to its end; an
+// error of fn stops it and is returned.
+func (s *operand) eachChunk(fn func(piece []byte) error) error {
+	for {
+		piece, err := s.Chunk()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(piece); err != nil {
+			return err
+		}
+	}
+}
+
 // Port returns the input port when s reads "-" or an edge, so that a caller may
 // Forward or Pass its records without a copy, and nil for a file.
 func (s *operand) Port() *buffer.Input { return s.in }

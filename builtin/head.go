@@ -362,22 +362,8 @@ func headWriteOldest(q *recfile.FIFO, out *joiner) error {
 func headElideBytes(env *Env, src *operand, out *joiner, n uint64) error {
 	w := newByteWindow(env, n)
 	defer w.close()
-	for {
-		piece, err := src.Chunk()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			err = out.write(piece)
-		} else {
-			err = w.push(piece, out.writeBytes)
-		}
-		if err != nil {
-			return err
-		}
+	if err := w.read(src, out.writeBytes); err != nil {
+		return err
 	}
 	return w.finish(out.writeBytes, nil)
 }

@@ -185,20 +185,11 @@ func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
 // 1), piece by piece: no line is held whole.
 func tailFromByte(src *operand, out *joiner, n uint64) error {
 	skip := max(n, 1) - 1
-	for {
-		piece, err := src.Chunk()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return src.eachChunk(func(piece []byte) error {
 		k := min(skip, uint64(len(piece)))
 		skip -= k
-		if err := out.write(piece[k:]); err != nil {
-			return err
-		}
-	}
+		return out.write(piece[k:])
+	})
 }
 
 // tailLastBytes writes the last n bytes of src. They are held in a
@@ -209,17 +200,8 @@ func tailLastBytes(env *Env, src *operand, out *joiner, n uint64) error {
 	}
 	w := newByteWindow(env, n)
 	defer w.close()
-	for {
-		piece, err := src.Chunk()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := w.push(piece, nil); err != nil {
-			return err
-		}
+	if err := w.read(src, nil); err != nil {
+		return err
 	}
 	return w.finish(nil, out.writeBytes)
 }
@@ -270,6 +252,11 @@ func (w *byteWindow) push(b []byte, gone func([]byte) error) error {
 		}
 	}
 	return nil
+}
+
+// read pushes every piece of src, to its end (see push).
+func (w *byteWindow) read(src *operand, gone func([]byte) error) error {
+	return src.eachChunk(func(piece []byte) error { return w.push(piece, gone) })
 }
 
 // pop takes the oldest block out of q, through gone if it is not nil.

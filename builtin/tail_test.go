@@ -2,20 +2,14 @@ package builtin_test
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/builtin"
-	"github.com/tpipe/tpipe/graph"
-	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/sched"
-	"github.com/tpipe/tpipe/task"
 )
 
 func TestTailSameAsGNU(t *testing.T) {
@@ -137,63 +131,14 @@ func TestByteCountsNeverHoldALine(t *testing.T) {
 				if file {
 					args = append(argv[:len(argv):len(argv)], "in")
 				}
-				got, code := runBytesChecked(t, dir, args, in)
+				env := &builtin.Env{Stderr: io.Discard, TempDir: t.TempDir(), SortMemory: 16 << 10,
+					Open: func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }}
+				// S = 4 KiB, and no task may hold a line over 8 KiB whole.
+				got, code := runLinesChecked(t, env, args, strings.NewReader(in), sched.Options{RecordSize: 4096, MaxRecord: 8192})
 				if got != want.out || code != 0 {
 					t.Errorf("%q (from a file: %v): status %d, %d bytes; GNU %d bytes", args, file, code, len(got), len(want.out))
 				}
 			}
 		}
 	}
-}
-
-// runBytesChecked runs the builtin argv on stdin with S = 4 KiB and a
-// MaxRecord of 8 KiB, into a sink that checks that every record but the
-// last ends in '\n'.
-func runBytesChecked(t *testing.T, dir string, argv []string, stdin string) (string, int) {
-	t.Helper()
-	env := &builtin.Env{Stderr: io.Discard, TempDir: t.TempDir(), SortMemory: 16 << 10,
-		Open: func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }}
-	c, err := builtin.New(env, argv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &graph.Graph{}
-	me := g.Add(c.Name, 0, 1, c.Fn)
-	if c.ReadsInput {
-		g.Tasks[me].In = 1
-		src := g.Add("stdin", 0, 1, task.ReadFrom(strings.NewReader(stdin), record.Lines))
-		g.Connect(src, 0, me, 0, 2)
-	}
-	var out bytes.Buffer
-	var cut error
-	sink := g.Add("check", 1, 0, func(ctx context.Context, p *buffer.Ports) error {
-		in := p.In(0)
-		for {
-			piece, more, err := in.ReadChunk()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if i := bytes.IndexByte(piece, '\n'); cut == nil && i >= 0 && (i != len(piece)-1 || more) {
-				cut = fmt.Errorf("a record holds several lines: %.20q", piece)
-			}
-			out.Write(piece)
-		}
-	})
-	g.Connect(me, 0, sink, 0, 2)
-	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: 4096, MaxRecord: 8192})
-	if cut != nil {
-		t.Errorf("%q: %v", argv, cut)
-	}
-	var ee *task.ExitError
-	switch {
-	case err == nil:
-		return out.String(), 0
-	case errors.As(err, &ee):
-		return out.String(), ee.Code
-	}
-	t.Fatalf("%q: run: %v", argv, err)
-	return "", 0
 }
