@@ -29,7 +29,7 @@ func TestInspect(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "-bad"), nil, 0o600) // not a token
-	a.Renew() // the leases now start on the test's clock
+	a.Renew()                                            // the leases now start on the test's clock
 	b.Renew()
 	before := snapshotTree(t, dir)
 	m, err := Inspect(dir)
