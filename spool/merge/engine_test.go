@@ -66,7 +66,7 @@ type recorder struct {
 	events []string
 }
 
-func (r *recorder) add(s string) { r.mu.Lock(); r.events = append(r.events, s); r.mu.Unlock() }
+func (r *recorder) add(s string)              { r.mu.Lock(); r.events = append(r.events, s); r.mu.Unlock() }
 func (r *recorder) Claimed(stage, job string) { r.add("claimed " + job) }
 func (r *recorder) Done(stage, job string, d time.Duration) {
 	r.add("done " + job)
