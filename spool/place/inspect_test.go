@@ -2,6 +2,7 @@ package place
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -70,4 +71,26 @@ func snapshotTree(t *testing.T, dir string) string {
 		return err
 	})
 	return s
+}
+
+// TestSharedPlace: in a set-group-ID folder tokens are written 0640 and
+// take the folder's group, so that the stage reading them can.
+func TestSharedPlace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o770|fs.ModeSetgid); err != nil {
+		t.Fatal(err)
+	}
+	w := worker(t, "", nil)
+	p := open(t, w, dir)
+	put(t, p, "t", "x")
+	fi, err := os.Lstat(filepath.Join(dir, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o640 {
+		t.Errorf("token in a shared place: mode %v, want 0640", fi.Mode().Perm())
+	}
 }
