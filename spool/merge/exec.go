@@ -49,29 +49,27 @@ func (c *Command) Run(ctx context.Context) int {
 	return r.RunPipeline(ctx, &shell.Pipeline{Cmds: []*shell.Cmd{cmd}})
 }
 
-// tail keeps the last max bytes written to it: a failed job's stderr,
+// Tail keeps the last Max bytes written to it: a failed job's stderr,
 // kept beside it without holding a runaway log in memory. It is safe for
 // concurrent use.
-type tail struct {
+type Tail struct {
+	Max int
 	mu  sync.Mutex
-	max int
 	b   []byte
-	cut bool
 }
 
-func (t *tail) Write(p []byte) (int, error) {
+func (t *Tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
-	if over := len(t.b) - t.max; over > 0 {
+	if over := len(t.b) - t.Max; over > 0 {
 		t.b = append(t.b[:0], t.b[over:]...)
-		t.cut = true
 	}
 	return len(p), nil
 }
 
 // Bytes returns what was kept.
-func (t *tail) Bytes() []byte {
+func (t *Tail) Bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]byte(nil), t.b...)

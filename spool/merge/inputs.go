@@ -78,7 +78,7 @@ func CommandRun(words []string, out *place.Place, stdout io.Writer, cfg runner.C
 			}
 			c.Stdout, c.Out = pending.File().Name(), nil
 		}
-		errs := &tail{max: 64 << 10}
+		errs := &Tail{Max: 64 << 10}
 		c.Stderr = errs
 		if status := c.Run(ctx); status != 0 {
 			if pending != nil {
