@@ -27,7 +27,7 @@ const (
 // Place is a directory of tokens, opened by a Worker (Worker.Open). It is
 // safe for concurrent use.
 type Place struct {
-	w   *Worker
+	w    *Worker
 	dir  string
 	own  string      // .claim/OWNER
 	perm fs.FileMode // of the tokens it writes: 0600, or 0640 in a shared place
