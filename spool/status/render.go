@@ -263,4 +263,3 @@ func (r *Report) WritePNML(w io.Writer) error {
 	_, err := io.WriteString(w, "\n")
 	return err
 }
-

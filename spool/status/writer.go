@@ -83,12 +83,12 @@ type Writer struct {
 	path string
 	now  func() time.Time
 
-	mu       sync.Mutex
-	f        File
-	byName   map[string]int
+	mu        sync.Mutex
+	f         File
+	byName    map[string]int
 	delivered []int64 // deliveries since the last tick, per stage
-	lastTick time.Time
-	changed  bool
+	lastTick  time.Time
+	changed   bool
 
 	stop chan struct{}
 	done chan struct{}
