@@ -64,12 +64,12 @@ func ref(s string) (n, width int) {
 }
 
 // CommandRun is the Run of tpipe's --inputs form: words with $1..$n
-// replaced by the held files' paths, run with no stdin; its stdout goes
+// replaced by the held files' paths, run with $1 on stdin; its stdout goes
 // to a token named after the set's key in out, or to stdout when out is
 // nil. cfg is the runner's configuration for the command.
 func CommandRun(words []string, out *place.Place, stdout io.Writer, cfg runner.Config) func(context.Context, *Held) (func() error, error) {
 	return func(ctx context.Context, h *Held) (func() error, error) {
-		c := &Command{Argv: Substitute(words, h.Paths), Config: cfg, Out: stdout}
+		c := &Command{Argv: Substitute(words, h.Paths), Stdin: h.Paths[0], Config: cfg, Out: stdout}
 		var pending *place.Pending
 		if out != nil {
 			var err error
