@@ -161,3 +161,40 @@ func TestPmjqLinkSurvivesKill(t *testing.T) {
 		}
 	}
 }
+
+// countingWriter cancels its context at the n-th write.
+type countingWriter struct {
+	n      int
+	cancel context.CancelFunc
+	b      strings.Builder
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.b.Write(p)
+	if c.n--; c.n == 0 {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestWatchStatus: --watch shows the report again each period until
+// interrupted; off a terminal the reports follow one another.
+func TestWatchStatus(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "in", ".claim"), 0o700)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	w := &countingWriter{n: 3, cancel: cancel}
+	if got := statusWatch(ctx, dir, w); got != 0 {
+		t.Errorf("status %d", got)
+	}
+	if n := strings.Count(w.b.String(), "places in "); n != 3 {
+		t.Errorf("%d reports, want 3:\n%s", n, w.b.String())
+	}
+}
+
+func statusWatch(ctx context.Context, dir string, w io.Writer) int {
+	return watchStatus(ctx, func(out io.Writer) error {
+		return statusReport(dir, out, false, false)
+	}, w, io.Discard, time.Millisecond)
+}

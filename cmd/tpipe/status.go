@@ -52,19 +52,7 @@ func statusCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return pmjqUsageError(stderr, prog, "--watch shows the tables; --dot and --pnml print once")
 	}
 	dir := fs.Arg(0)
-	show := func(w io.Writer) error {
-		r, err := status.Read(dir, time.Now())
-		if err != nil {
-			return err
-		}
-		switch {
-		case *dot:
-			return r.WriteDot(w)
-		case *pnml:
-			return r.WritePNML(w)
-		}
-		return r.WriteText(w)
-	}
+	show := func(w io.Writer) error { return statusReport(dir, w, *dot, *pnml) }
 	if !*watch {
 		if err := show(stdout); err != nil {
 			fmt.Fprintf(stderr, "%s: %s\n", prog, fileError(err))
@@ -75,6 +63,21 @@ func statusCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	ctx, e := exitOn(ctx, exitSignals...)
 	defer e.stop()
 	return watchStatus(ctx, show, stdout, stderr, time.Second)
+}
+
+// statusReport writes the report of dir: as DOT, PNML or tables.
+func statusReport(dir string, w io.Writer, dot, pnml bool) error {
+	r, err := status.Read(dir, time.Now())
+	if err != nil {
+		return err
+	}
+	switch {
+	case dot:
+		return r.WriteDot(w)
+	case pnml:
+		return r.WritePNML(w)
+	}
+	return r.WriteText(w)
 }
 
 // watchStatus shows the report every period until ctx is done. On a
