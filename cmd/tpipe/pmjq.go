@@ -64,6 +64,8 @@ flags of the and-merge form:
   --at-most-once    remove the inputs before the output is committed
   --status DIR      keep this worker's status file in DIR/.status (tpipe status DIR)
   --metrics ADDR    serve Prometheus metrics on http://ADDR/metrics
+  --no-sync         do not fsync outputs and folders: faster, but a power
+                    loss may lose outputs already committed
   --max-load L CMD  run CMD when the 1-minute load average is above L
   --min-load L CMD  run CMD when it is below L (each at most once a minute)
 `
@@ -93,6 +95,7 @@ type workerFlags struct {
 	lease   time.Duration
 	status  string
 	metrics string
+	noSync  bool
 	hooks   []loadhook.Hook
 }
 
@@ -101,6 +104,12 @@ func (f *workerFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.lease, "lease", place.DefaultLease, "")
 	fs.StringVar(&f.status, "status", "", "")
 	fs.StringVar(&f.metrics, "metrics", "", "")
+	fs.BoolVar(&f.noSync, "no-sync", false, "")
+}
+
+// place returns the place options the flags ask for.
+func (f *workerFlags) place() place.Options {
+	return place.Options{Lease: f.lease, NoSync: f.noSync}
 }
 
 func (f *workerFlags) check() error {
@@ -244,6 +253,8 @@ func pmjq1Command(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			f.status = x[1]
 		case "--metrics":
 			f.metrics = x[1]
+		case "--no-sync":
+			f.noSync = true
 		case "--max-load", "--min-load":
 			var h loadhook.Hook
 			h, err = loadhook.Parse(x[0], x[1], x[2])
@@ -256,7 +267,7 @@ func pmjq1Command(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := f.check(); err != nil {
 		return pmjqUsageError(stderr, prog, "%v", err)
 	}
-	w, err := place.NewWorker(place.Options{Lease: f.lease})
+	w, err := place.NewWorker(f.place())
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 		return 1
@@ -346,7 +357,7 @@ func inputsCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return pmjqUsageError(stderr, prog, "--cmd: %v", err)
 	}
-	w, err := place.NewWorker(place.Options{Lease: f.lease})
+	w, err := place.NewWorker(f.place())
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 		return 1

@@ -21,7 +21,7 @@ type Args struct {
 	Help, Version bool
 	// Extra are the options pmjq 1.0 does not have, in order, for the
 	// caller to read (tpipe's --workers, --lease, --status, --metrics,
-	// --max-load, --min-load): each is its name and its values.
+	// --max-load, --min-load, --no-sync): each is its name and its values.
 	Extra [][]string
 }
 
@@ -37,11 +37,11 @@ func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf
 const Usage = `usage: pmjq [--quit-when-empty] --input=DIR/REGEX... [--invariant=TEMPLATE]
             CMDTEMPLATE --output=TEMPLATE... [--stderr=TEMPLATE] [--error=TEMPLATE...]
 tpipe's own options: [--workers N] [--lease D] [--status DIR] [--metrics ADDR]
-            [--max-load L CMD] [--min-load L CMD]
+            [--max-load L CMD] [--min-load L CMD] [--no-sync]
 `
 
 // extraArity is how many values each of tpipe's own options takes.
-var extraArity = map[string]int{"--workers": 1, "--lease": 1, "--status": 1, "--metrics": 1, "--max-load": 2, "--min-load": 2}
+var extraArity = map[string]int{"--workers": 1, "--lease": 1, "--status": 1, "--metrics": 1, "--max-load": 2, "--min-load": 2, "--no-sync": 0}
 
 // IsPmjq1 reports whether args (after the command's name) are in pmjq
 // 1.0's form, as docopt read them: an --input option.
@@ -75,6 +75,9 @@ func Parse(args []string) (*Args, error) {
 		name, value, hasValue := strings.Cut(arg, "=")
 		if n, ok := extraArity[name]; ok {
 			vals := []string{}
+			if hasValue && n == 0 {
+				return nil, usagef("%s takes no value", name)
+			}
 			if hasValue {
 				vals = append(vals, value)
 			}

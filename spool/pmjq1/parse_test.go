@@ -17,6 +17,8 @@ func TestParse(t *testing.T) {
 			"quit=false in=[/a/x /b/y] cmd=cat {{.Input 0}} out=[/o/{{.Invariant}}] errors=[/e0/ /e1/] extra=[]"},
 		{"--workers=3|--input=/in/|--max-load|2.5|ssh h pmjq|cat|--output=/o/|--lease|10s",
 			"quit=false in=[/in/] cmd=cat out=[/o/] errors=[] extra=[[--workers 3] [--max-load 2.5 ssh h pmjq] [--lease 10s]]"},
+		{"--no-sync|--input=/in/|cat|--output=/o/", "quit=false in=[/in/] cmd=cat out=[/o/] errors=[] extra=[[--no-sync]]"},
+		{"--no-sync=1|--input=/in/|cat|--output=/o/", "error: --no-sync takes no value"},
 		{"--input=/in/|--output=/o/|--|-weird", "quit=false in=[/in/] cmd=-weird out=[/o/] errors=[] extra=[]"},
 		{"--input=/in/|--output=/o/", "error: no command template"},
 		{"--input=/in/|a|b|--output=/o/", "error: one command template"},
