@@ -24,7 +24,7 @@ type Report struct {
 	Stages  []StageReport
 	Workers []Worker
 	// Bottleneck names the stage that will take longest to drain its
-	// input, and Why says by how much; "" when every input is empty.
+	// input, and Why says by how much; "" when no stage has work waiting.
 	Bottleneck, Why string
 }
 
@@ -132,10 +132,14 @@ func Read(dir string, now time.Time) (*Report, error) {
 	}
 	for _, name := range order {
 		sr := byStage[name]
-		for _, in := range sr.Inputs {
+		for j, in := range sr.Inputs {
 			i := addPlace(in)
+			tokens := 0
 			if m := r.Places[i].Marking; m != nil {
-				sr.Waiting += m.Tokens
+				tokens = m.Tokens
+			}
+			if j == 0 || tokens < sr.Waiting {
+				sr.Waiting = tokens // an and-merge takes one of each
 			}
 		}
 		for _, out := range sr.Outputs {

@@ -80,7 +80,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Bottleneck != "" {
 		fmt.Fprintf(tw, "bottleneck: %s (%s)\n", visible.Controls(r.Bottleneck), r.Why)
 	} else if len(r.Stages) > 0 {
-		fmt.Fprintf(tw, "bottleneck: none, every input is empty\n")
+		fmt.Fprintf(tw, "bottleneck: none, no stage has work waiting\n")
 	}
 	return tw.Flush()
 }
