@@ -114,92 +114,90 @@ func inputsConfig(t *testing.T, root string, words []string) Config {
 	return c
 }
 
-func TestEngineAndMerge(t *testing.T) {
-	root := t.TempDir()
-	write(t, filepath.Join(root, "audio"), map[string]string{"a.ogg": "A-audio", "b.ogg": "B-audio", "lonely.ogg": "no video", "notes.txt": "not a token"})
-	write(t, filepath.Join(root, "video"), map[string]string{"a.ogv": "A-video", "b.ogv": "B-video"})
-	c := inputsConfig(t, root, []string{"cat", "$2", "$1"})
-	rec := &recorder{}
-	c.Observer = rec
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Run(testCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Done != 2 || res.Failed != 0 {
-		t.Errorf("result %+v, want 2 done", res)
-	}
-	want := strings.Join([]string{
-		"audio/lonely.ogg=no video",
-		"audio/notes.txt=not a token",
-		"out/a=A-videoA-audio",
-		"out/b=B-videoB-audio",
-	}, "\n")
-	if got := tree(t, root); got != want {
-		t.Errorf("after the run:\n%s\nwant\n%s", got, want)
-	}
-	if got := rec.sorted(); got != "claimed a; claimed b; done a; done b" {
-		t.Errorf("observer: %s", got)
-	}
-}
-
-func TestEngineRetriesThenAside(t *testing.T) {
-	root := t.TempDir()
-	write(t, filepath.Join(root, "audio"), map[string]string{"a.ogg": "A", "bad.ogg": "B"})
-	write(t, filepath.Join(root, "video"), map[string]string{"a.ogv": "A", "bad.ogv": "B"})
-	// grep fails (status 1) on a set whose first file has no 'A'.
-	c := inputsConfig(t, root, []string{"grep", "A", "$1"})
-	rec := &recorder{}
-	c.Observer = rec
-	c.OnFailure = RetryThenAside(2)
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.Run(testCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Done != 1 || res.Retried != 2 || res.Failed != 1 {
-		t.Errorf("result %+v, want 1 done, 2 retried, 1 failed", res)
-	}
-	want := strings.Join([]string{
-		"audio.failed/bad.ogg.status=1",
-		"audio.failed/bad.ogg.stderr=",
-		"audio.failed/bad.ogg=B",
-		"out/a=A",
-		"video.failed/bad.ogv.status=1",
-		"video.failed/bad.ogv.stderr=",
-		"video.failed/bad.ogv=B",
-	}, "\n")
-	if got := tree(t, root); got != want {
-		t.Errorf("after the run:\n%s\nwant\n%s", got, want)
-	}
-	if got := rec.sorted(); got != "claimed a; claimed bad; claimed bad; claimed bad; done a; failed bad; retry bad; retry bad" {
-		t.Errorf("observer: %s", got)
-	}
-}
-
-func TestEngineNotFoundKeepsStderr(t *testing.T) {
-	root := t.TempDir()
-	write(t, filepath.Join(root, "audio"), map[string]string{"a.ogg": "A"})
-	write(t, filepath.Join(root, "video"), map[string]string{"a.ogv": "A"})
-	c := inputsConfig(t, root, []string{"no-such-command-tpipe", "$1"})
-	c.OnFailure = RetryThenAside(0)
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Run(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(filepath.Join(root, "audio.failed", "a.ogg.stderr"))
-	s, _ := os.ReadFile(filepath.Join(root, "audio.failed", "a.ogg.status"))
-	if !strings.Contains(string(b), "no-such-command-tpipe: command not found") || string(s) != "127\n" {
-		t.Errorf("failed place: stderr %q, status %q", b, s)
+// TestEngineInputs runs tpipe's --inputs form on root/audio and
+// root/video and looks at the folders and the observer afterwards.
+func TestEngineInputs(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		audio, video map[string]string
+		words        []string
+		retries      int
+		want         Result
+		tree         []string
+		events       string
+	}{{
+		name:  "pairs by group, no partner stays",
+		audio: map[string]string{"a.ogg": "A-audio", "b.ogg": "B-audio", "lonely.ogg": "no video", "notes.txt": "not a token"},
+		video: map[string]string{"a.ogv": "A-video", "b.ogv": "B-video"},
+		words: []string{"cat", "$2", "$1"},
+		want:  Result{Done: 2},
+		tree: []string{
+			"audio/lonely.ogg=no video",
+			"audio/notes.txt=not a token",
+			"out/a=A-videoA-audio",
+			"out/b=B-videoB-audio",
+		},
+		events: "claimed a; claimed b; done a; done b",
+	}, {
+		// grep fails (status 1) on a set whose first file has no 'A'.
+		name:    "retries then the failed place",
+		audio:   map[string]string{"a.ogg": "A", "bad.ogg": "B"},
+		video:   map[string]string{"a.ogv": "A", "bad.ogv": "B"},
+		words:   []string{"grep", "A", "$1"},
+		retries: 2,
+		want:    Result{Done: 1, Retried: 2, Failed: 1},
+		tree: []string{
+			"audio.failed/bad.ogg.status=1",
+			"audio.failed/bad.ogg.stderr=",
+			"audio.failed/bad.ogg=B",
+			"out/a=A",
+			"video.failed/bad.ogv.status=1",
+			"video.failed/bad.ogv.stderr=",
+			"video.failed/bad.ogv=B",
+		},
+		events: "claimed a; claimed bad; claimed bad; claimed bad; done a; failed bad; retry bad; retry bad",
+	}, {
+		name:  "a command not found keeps its message",
+		audio: map[string]string{"a.ogg": "A"},
+		video: map[string]string{"a.ogv": "A"},
+		words: []string{"no-such-command-tpipe", "$1"},
+		want:  Result{Failed: 1},
+		tree: []string{
+			"audio.failed/a.ogg.status=127",
+			"audio.failed/a.ogg.stderr=tpipe: no-such-command-tpipe: command not found",
+			"audio.failed/a.ogg=A",
+			"video.failed/a.ogv.status=127",
+			"video.failed/a.ogv.stderr=tpipe: no-such-command-tpipe: command not found",
+			"video.failed/a.ogv=A",
+		},
+		events: "claimed a; failed a",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			write(t, filepath.Join(root, "audio"), tc.audio)
+			write(t, filepath.Join(root, "video"), tc.video)
+			c := inputsConfig(t, root, tc.words)
+			rec := &recorder{}
+			c.Observer = rec
+			c.OnFailure = RetryThenAside(tc.retries)
+			e, err := New(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Run(testCtx(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res != tc.want {
+				t.Errorf("result %+v, want %+v", res, tc.want)
+			}
+			if got, want := tree(t, root), strings.Join(tc.tree, "\n"); got != want {
+				t.Errorf("after the run:\n%s\nwant\n%s", got, want)
+			}
+			if got := rec.sorted(); got != tc.events {
+				t.Errorf("observer: %s\nwant      %s", got, tc.events)
+			}
+		})
 	}
 }
 
