@@ -20,6 +20,9 @@ import (
 func TestPmjqMetrics(t *testing.T) {
 	root := t.TempDir()
 	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
+	if err := os.Mkdir(in, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	run1, stop := context.WithCancel(ctx)
@@ -28,6 +31,14 @@ func TestPmjqMetrics(t *testing.T) {
 	go func() {
 		status <- run(run1, []string{"pmjq", "--metrics", "127.0.0.1:0", "--workers", "1", "--inputs", "(.*)", in, "--cmd", "cat $1", "--output", out}, nil, io.Discard, pw)
 		pw.Close()
+	}()
+	stopped := false
+	defer func() {
+		if !stopped { // a failed check: stop the worker before the folder goes
+			stop()
+			pr.Close() // its messages would have no reader
+			<-status
+		}
 	}()
 	lines := bufio.NewScanner(pr)
 	if !lines.Scan() {
@@ -63,6 +74,7 @@ func TestPmjqMetrics(t *testing.T) {
 		t.Fatalf("the scrape never showed the job done:\n%s", body)
 	}
 	stop()
+	stopped = true
 	if s := <-status; s != 130 {
 		t.Errorf("status after cancellation = %d, want 130", s)
 	}
