@@ -190,6 +190,13 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 // 128+n after a signal, 1 after an error or a failure left in place (a
 // failure moved to an error or failed place is dealt with: 0).
 func runEngine(ctx context.Context, c merge.Config, f *workerFlags, stages []status.Stage, stderr io.Writer, prog string) int {
+	// The input places exist before the metrics say where they are.
+	for _, in := range c.Inputs {
+		if _, err := c.Worker.Open(in.Dir); err != nil {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, fileError(err))
+			return 1
+		}
+	}
 	obs, stop, err := f.observe(ctx, c.Worker, stages, stderr, prog)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(err.Error()))
