@@ -49,7 +49,13 @@ func TestPmjqMetrics(t *testing.T) {
 		t.Fatalf("first line %q does not say where the metrics are", lines.Text())
 	}
 	go io.Copy(io.Discard, pr) // the rest of stderr
-	if err := os.WriteFile(filepath.Join(in, "job1"), []byte("hello\n"), 0o600); err != nil {
+	// A job arrives whole, by rename, as a producer must hand jobs to a
+	// watched folder: a worker may see a file the moment it is created.
+	tmp := filepath.Join(root, "job1")
+	if err := os.WriteFile(tmp, []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(in, "job1")); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
