@@ -88,6 +88,7 @@ func TestSortSpillMerge(t *testing.T) {
 		for _, l := range lines {
 			b.add([]byte(l))
 		}
+		b.lines = b.inOrder(nil)
 		return &spillMem{buf: b}
 	}
 	for _, unique := range []bool{false, true} {

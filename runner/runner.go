@@ -420,6 +420,12 @@ type Job struct {
 	// to TaskMemory bytes in memory before it spills to disk.
 	Spilling   []string
 	TaskMemory int64
+	// TaskMemoryWhy says how TaskMemory was chosen when --sort-memory is
+	// auto: ": auto, 1/8 of ... available".
+	TaskMemoryWhy string
+	// Cuts says which sorts keep only the lines a head or tail after them
+	// reads (builtin.Cut), one sentence each, for --explain.
+	Cuts []string
 	// RecordSizeWhy says why S is above the default, when the graph's
 	// video decided it: "record size 1.5 MiB = one 1280x720 4:2:0 frame
 	// (from in.y4m's header)".
