@@ -129,7 +129,7 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 			n, err := strconv.ParseUint(arg, 10, 64)
 			switch {
 			case err != nil && !errors.Is(err, strconv.ErrRange):
-				return usagef("sort", "invalid number after '--parallel': '%s'", arg)
+				return usagef("sort", "invalid --parallel argument '%s'", arg)
 			case n == 0:
 				return usagef("sort", "number in parallel must be nonzero")
 			}

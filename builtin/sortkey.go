@@ -194,6 +194,9 @@ func (c *sortCmd) compareKey(ka, kb []byte, k *sortKey) int {
 	case kindGeneral:
 		return sortGeneralCompare(ka, kb)
 	case kindHuman:
+		if k.fold { // GNU folds the copy it reads: 1e5 has the suffix E
+			ka, kb = sortTranslate(ka, k), sortTranslate(kb, k)
+		}
 		return sortHumanCompare(ka, kb)
 	case kindMonth:
 		return sortMonth(ka) - sortMonth(kb)
@@ -256,8 +259,8 @@ func sortTextCompare(a, b []byte, k *sortKey) int {
 }
 
 // sortTranslate returns the key as GNU sort compares it under d, i and f
-// for the orderings that read a copy (-V): ignored bytes left out, letters
-// folded.
+// for the orderings that read a copy (-V, -h): ignored bytes left out,
+// letters folded.
 func sortTranslate(s []byte, k *sortKey) []byte {
 	ignore := k.ignore()
 	out := make([]byte, 0, len(s))
@@ -346,9 +349,10 @@ func sortNumCompare(a, b []byte) int {
 }
 
 // sortUnitOrder is the order of an SI suffix for -h: none < K (or k) < M <
-// G < T < P < E < Z < Y < R < Q.
+// G < T < P < E < Z < Y. (GNU sort 9.1, which tpipe is compared with,
+// does not know R and Q; later versions put them after Y.)
 var sortUnitOrder = func() (t [256]int8) {
-	for i, c := range "KMGTPEZYRQ" {
+	for i, c := range "KMGTPEZY" {
 		t[c] = int8(i + 1)
 	}
 	t['k'] = 1
@@ -620,19 +624,20 @@ func sortVersionCompare(a, b []byte) int {
 func sortIsAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // sortVersionPrefix is the length of s without its suffix: the longest
-// tail of the form (\.[A-Za-z~][A-Za-z0-9~]*)*, never the first byte.
+// tail of the form (\.[A-Za-z~][A-Za-z0-9~]*)*. A hidden file's name may
+// be all suffix (".e5"), as GNU sort 9.1 has it.
 func sortVersionPrefix(s []byte) int {
 	prefix := 0
 	for i := 0; ; {
+		for i+1 < len(s) && s[i] == '.' && (sortIsAlpha(s[i+1]) || s[i+1] == '~') {
+			for i += 2; i < len(s) && (sortIsAlpha(s[i]) || sortIsDigit(s[i]) || s[i] == '~'); i++ {
+			}
+		}
 		if i == len(s) {
 			return prefix
 		}
 		i++
 		prefix = i
-		for i+1 < len(s) && s[i] == '.' && (sortIsAlpha(s[i+1]) || s[i+1] == '~') {
-			for i += 2; i < len(s) && (sortIsAlpha(s[i]) || sortIsDigit(s[i]) || s[i] == '~'); i++ {
-			}
-		}
 	}
 }
 
