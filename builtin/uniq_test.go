@@ -3,9 +3,9 @@ package builtin_test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"path/filepath"
 	"testing"
 
 	"pgregory.net/rapid"
