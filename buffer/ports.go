@@ -469,7 +469,8 @@ func (o *Output) writeSlow(rec []byte) error {
 	if len(rec) > p.size {
 		return o.writeBytes(rec, true)
 	}
-	defer o.lockFor(OpWrite)()
+	o.lockFor(OpWrite)
+	defer o.t.pool.mu.Unlock()
 	b, err := o.newBufferLocked()
 	if err != nil {
 		return err
@@ -534,7 +535,8 @@ func (o *Output) writeBytes(data []byte, end bool) error {
 // nextBuffer hands over the pending buffer (as part of a chain if it ends
 // with an unfinished record) and takes a new one, reserve first.
 func (o *Output) nextBuffer() error {
-	defer o.lockFor(OpWrite)()
+	o.lockFor(OpWrite)
+	defer o.t.pool.mu.Unlock()
 	b, err := o.newBufferLocked()
 	if err != nil {
 		return err
@@ -576,15 +578,16 @@ func (o *Output) reserveLocked() error {
 
 // lockFor starts an operation on o that may block: a preemption point
 // (and the test hook), then the pool's lock with o's partial buffer handed
-// over. It returns the unlock function.
-func (o *Output) lockFor(op Op) func() {
+// over. The caller unlocks. (It once returned the unlock function, for
+// one-line defers: that method value was an allocation per buffer
+// written.)
+func (o *Output) lockFor(op Op) {
 	t := o.t
 	t.yieldPoint(op)
 	t.pool.mu.Lock()
 	if o.pend != nil {
 		o.commitLocked()
 	}
-	return t.pool.mu.Unlock
 }
 
 // newBufferLocked reserves room in o's queue and then takes a buffer from
@@ -711,7 +714,8 @@ func (o *Output) move(in *Input, lo int) error {
 		return ErrClosed
 	}
 	p := o.t.pool
-	defer o.lockFor(OpWrite)()
+	o.lockFor(OpWrite)
+	defer o.t.pool.mu.Unlock()
 	if err := o.reserveLocked(); err != nil {
 		return err
 	}
@@ -755,7 +759,8 @@ func (o *Output) Done() <-chan struct{} {
 func (o *Output) Drain() error {
 	t := o.t
 	p := t.pool
-	defer o.lockFor(OpWrite)()
+	o.lockFor(OpWrite)
+	defer o.t.pool.mu.Unlock()
 	q := o.q
 	for {
 		switch {
