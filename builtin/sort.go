@@ -558,12 +558,16 @@ func (c *sortCmd) inputError(err error) error {
 // finishes the output. The -o file is created only now, once the input is
 // read: it may be one of the inputs.
 func (c *sortCmd) emitter(p *buffer.Ports) (emit func([]byte) error, done func() error, err error) {
-	var scratch []byte
 	if c.output == "" {
 		out := p.Out(0)
+		eol := []byte{c.eol}
 		emit = func(line []byte) error {
-			scratch = append(append(scratch[:0], line...), c.eol)
-			return out.Write(scratch)
+			// The line, then its end, into the output buffer: no copy of
+			// the line in between.
+			if err := out.WriteChunk(line, true); err != nil {
+				return err
+			}
+			return out.Write(eol)
 		}
 		return emit, func() error { return nil }, nil
 	}
