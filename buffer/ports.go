@@ -3,6 +3,7 @@ package buffer
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tpipe/tpipe/record"
 )
@@ -37,6 +38,11 @@ func (ps *Ports) RecordSize() int { return ps.pool.size }
 // MaxRecord returns the longest record Input.Read reassembles: the most a
 // task that needs whole records should hold of one.
 func (ps *Ports) MaxRecord() int { return ps.pool.maxRec }
+
+// Blocked returns the time the task has spent waiting in this package so
+// far, the current wait included (Proc.Blocked): a task that measures
+// itself (busy is the wall time it ran less this) reads it.
+func (ps *Ports) Blocked() time.Duration { return (*Proc)(ps).Blocked() }
 
 // Flush hands over every partially filled output buffer. It never blocks.
 // A task calls it before it may block outside this package (a read from a

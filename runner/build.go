@@ -84,7 +84,7 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	b.job.RecordSizeWhy = why
 	plan, err := sched.MakePlan(b.g, sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace,
-		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto,
+		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto, Replicas: r.cfg.Replicas,
 	})
 	if err != nil {
 		b.job.Close()

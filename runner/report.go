@@ -69,6 +69,14 @@ func Explain(w io.Writer, j *Job) {
 		fmt.Fprintf(w, "held outside the pool: %s records of at most S: at most %s, allocated when the task starts\n",
 			strings.Join(held, ", "), size(j.HeldMemory()))
 	}
+	for _, r := range pl.Replicas {
+		when := "from the start"
+		if r.Auto {
+			when = "once it measures itself busy (over 90% of 10 ms not waiting on its queues)"
+		}
+		fmt.Fprintf(w, "replicas: %s runs as %d copies %s, its output kept in input order; up to %d batches of S in flight, held outside the pool (--replicas)\n",
+			r.Name, r.N, when, 2*r.N)
+	}
 	if pl.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", pl.Warning)
 	}

@@ -35,7 +35,8 @@ type Config struct {
 	Cap        int  // queue capacity; 0 means the policy's default (ros: 1, else graph.DefaultCap)
 	CapAuto    bool // size capacities at run time (sched.Options.CapAuto); Cap is then ignored
 	RecordSize int  // S; 0 means sched.DefaultRecordSize
-	SortMemory int  // sort's memory before it spills; 0: builtin default
+	SortMemory int  // sort's memory before it spills; 0: builtin.AutoSortMemory
+	Replicas   int  // copies of a stateless per-record stage (sched.Options.Replicas); 0: auto
 	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
 	// when it ends.
 	Stats bool

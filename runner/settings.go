@@ -177,6 +177,31 @@ var Settings = []*Setting{
 		},
 	},
 	{
+		Name: "replicas", Arg: "N",
+		Help: "copies of a stateless per-record stage (cut, tr, rev) that runs them on both cores, its output kept in order; " +
+			"auto: as many as CPUs, once the stage measures itself busy",
+		Values:    "a number of at least 1 (1: never), or auto",
+		DefaultIs: "auto",
+		get: func(c *Config) string {
+			if c.Replicas == 0 {
+				return "auto"
+			}
+			return strconv.Itoa(c.Replicas)
+		},
+		set: func(c *Config, v string) error {
+			if v == "auto" {
+				c.Replicas = 0
+				return nil
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return errBadValue
+			}
+			c.Replicas = n
+			return nil
+		},
+	},
+	{
 		Name:   "stats",
 		Help:   "print per-queue and per-task statistics on stderr after each pipeline",
 		Values: "on or off",
