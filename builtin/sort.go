@@ -467,7 +467,7 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 			if tail[0].level != tail[len(tail)-1].level {
 				break
 			}
-			merged, err := spill.mergeRuns(tail, c.compare, c.unique)
+			merged, err := spill.mergeRuns(tail, s.order(), c.unique)
 			if err != nil {
 				return err
 			}
@@ -516,7 +516,7 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 				next = append(next, group[0])
 				continue
 			}
-			merged, err := spill.mergeRuns(group, c.compare, c.unique)
+			merged, err := spill.mergeRuns(group, s.order(), c.unique)
 			if err != nil {
 				return err
 			}
@@ -536,7 +536,7 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		srcs = append(srcs, r)
 	}
 	srcs = append(srcs, &spillMem{buf: buf})
-	if err := spillMerge(srcs, c.compare, c.unique, emit); err != nil {
+	if err := spillMerge(srcs, s.order(), c.unique, emit); err != nil {
 		return err
 	}
 	return done()

@@ -159,6 +159,17 @@ func (s *sorter) levelKey(l sortLevel) *sortKey {
 	return &s.c.keys[l.key]
 }
 
+// order is the order runs merge in: the sort's comparison, and the first
+// level's abbreviation when it has one.
+func (s *sorter) order() spillOrder {
+	ord := spillOrder{cmp: s.c.compare}
+	l := sortLevel{}
+	if k := s.levelKey(l); k.abbreviates() {
+		ord.abbrev = func(line []byte) uint64 { return k.abbrev(s.text(line, l), 0) }
+	}
+	return ord
+}
+
 // wholeLevel reports whether l sorts by the whole line.
 func (s *sorter) wholeLevel(l sortLevel) bool { return l.key == len(s.c.keys) }
 

@@ -1,18 +1,20 @@
 package builtin
 
-// External merge sort for sort: sorted runs spilled to compressed temporary
-// files and merged back through a loser tree.
+// External merge sort for sort: sorted runs spilled to temporary files and
+// merged back through a loser tree.
 //
-// A run is a record file (package recfile) of one line a record, in S2
-// blocks of 64 KiB, rather than zstd. A run is written once and read once,
-// by the same process, so what matters is the CPU spent per byte more than
-// the ratio: on sorted lines of random words (400k lines, 8.7 MB, one
-// goroutine) an S2 round trip ran at 257 MB/s and zstd's fastest level at
-// 155 MB/s, while the sort itself handles about 50 MB/s: S2 adds about a
-// fifth to the sort's time, zstd a third. zstd did shrink those lines
-// better (42% against 73%), which would matter on a slow disk. A run being
-// written or read holds one block of lines and one compressed, which
-// bounds the memory of a merge with many runs open.
+// A run is a record file (package recfile) of one line a record, in
+// blocks of 64 KiB, stored without compression. A run is written once and
+// read once, by the same process, mostly through the page cache, so what
+// matters is the CPU spent per byte. Measured on the 88 MB access log of
+// bench/corpus, sort -S 8M (eleven runs and a merge), CPU seconds of user
+// time, median of three on the 2-core machine: whole lines 0.27 stored,
+// 0.56 with S2, 0.85 with zstd's fastest level; -k10,10n 1.33, 1.57 and
+// 2.04. (Once the sort itself got faster than the 50 MB/s it ran at when
+// S2 was chosen, compression became most of a spill's cost.) GNU sort
+// writes its temporary files uncompressed too, unless given
+// --compress-program. A run being written or read holds one block of
+// lines, which bounds the memory of a merge with many runs open.
 //
 // Run files come from recfile.CreateTemp and have no name: a sort killed
 // in the middle leaves nothing in TMPDIR. A run is an open descriptor
@@ -85,7 +87,7 @@ func (s *spillFiles) create() (*spillWriter, error) {
 	run := &spillRun{f: f}
 	s.runs = append(s.runs, run)
 	if s.w == nil {
-		s.w = recfile.NewWriter(f, recfile.S2, spillBlock)
+		s.w = recfile.NewWriter(f, recfile.None, spillBlock)
 	} else {
 		s.w.Reset(f)
 	}
@@ -158,11 +160,12 @@ func (r *spillReader) next() ([]byte, error) {
 // stable sort stays stable when its input was cut into runs in order.
 // With unique, only the first line of each group of equal lines is
 // emitted. The line emit gets is valid only during the call.
-func spillMerge(srcs []spillSource, cmp func(a, b []byte) int, unique bool, emit func([]byte) error) error {
+func spillMerge(srcs []spillSource, ord spillOrder, unique bool, emit func([]byte) error) error {
 	if len(srcs) == 0 {
 		return nil
 	}
-	t := &loserTree{cmp: cmp, srcs: srcs, lines: make([][]byte, len(srcs)), done: make([]bool, len(srcs))}
+	cmp := ord.cmp
+	t := &loserTree{ord: ord, srcs: srcs, lines: make([][]byte, len(srcs)), keys: make([]uint64, len(srcs)), done: make([]bool, len(srcs))}
 	for i := range srcs {
 		if err := t.advance(i); err != nil {
 			return err
@@ -193,15 +196,24 @@ func spillMerge(srcs []spillSource, cmp func(a, b []byte) int, unique bool, emit
 	}
 }
 
+// spillOrder is the order of a merge: cmp, and, if set, an abbreviation
+// that agrees with it (a line whose abbreviation is smaller sorts first),
+// computed once per line so that most matches compare two integers.
+type spillOrder struct {
+	cmp    func(a, b []byte) int
+	abbrev func(line []byte) uint64
+}
+
 // loserTree is a tournament over the current lines of k sources (Knuth's
 // replacement selection tree): each inner node holds the source that lost
 // the match there, tree[0] the overall winner, so that the next winner
 // costs one match per level, log2(k), where a binary heap costs two. A
 // source at its end loses to every line; ties go to the earlier source.
 type loserTree struct {
-	cmp   func(a, b []byte) int
+	ord   spillOrder
 	srcs  []spillSource
 	lines [][]byte // each source's current line
+	keys  []uint64 // and its abbreviation, with ord.abbrev
 	done  []bool   // the source is at its end
 	tree  []int    // tree[0]: the winner; tree[1:]: losers; leaves are k..2k-1
 }
@@ -212,7 +224,10 @@ func (t *loserTree) less(a, b int) bool {
 	case t.done[a] || t.done[b]:
 		return !t.done[a] || t.done[b] && a < b
 	}
-	if d := t.cmp(t.lines[a], t.lines[b]); d != 0 {
+	if ka, kb := t.keys[a], t.keys[b]; ka != kb {
+		return ka < kb
+	}
+	if d := t.ord.cmp(t.lines[a], t.lines[b]); d != 0 {
 		return d < 0
 	}
 	return a < b
@@ -228,6 +243,9 @@ func (t *loserTree) advance(i int) error {
 		return err
 	default:
 		t.lines[i] = line
+		if t.ord.abbrev != nil {
+			t.keys[i] = t.ord.abbrev(line)
+		}
 	}
 	return nil
 }
@@ -265,7 +283,7 @@ func (t *loserTree) replay(s int) {
 // mergeRuns merges runs, in input order, into one new run and removes
 // them. With unique, the new run keeps the first of each group of equal
 // lines.
-func (s *spillFiles) mergeRuns(runs []*spillRun, cmp func(a, b []byte) int, unique bool) (*spillRun, error) {
+func (s *spillFiles) mergeRuns(runs []*spillRun, ord spillOrder, unique bool) (*spillRun, error) {
 	srcs := make([]spillSource, 0, len(runs))
 	level := 0
 	for _, run := range runs {
@@ -280,7 +298,7 @@ func (s *spillFiles) mergeRuns(runs []*spillRun, cmp func(a, b []byte) int, uniq
 	if err != nil {
 		return nil, err
 	}
-	if err := spillMerge(srcs, cmp, unique, w.add); err != nil {
+	if err := spillMerge(srcs, ord, unique, w.add); err != nil {
 		return nil, err // the new run goes with cleanup
 	}
 	merged, err := w.close()
