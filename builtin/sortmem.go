@@ -358,28 +358,7 @@ func (s *sorter) parallelCompare(e, tmp []sortEntry, i int) {
 // sortByKey sorts e by key, stably, using tmp (as long as e) as scratch:
 // a most-significant-byte-first radix sort, insertion sort for short
 // slices.
-func sortByKey(e, tmp []sortEntry) {
-	if len(e) <= 32 {
-		insertionByKey(e)
-		return
-	}
-	// Bytes that every key shares need no pass: find the first that
-	// differs.
-	var or, and uint64 = 0, ^uint64(0)
-	for i := range e {
-		or |= e[i].key
-		and &= e[i].key
-	}
-	diff := or ^ and
-	if diff == 0 {
-		return
-	}
-	shift := 56
-	for diff>>shift&0xff == 0 {
-		shift -= 8
-	}
-	radixPass(e, tmp, shift)
-}
+func sortByKey(e, tmp []sortEntry) { sortByKeyBelow(e, tmp, 56) }
 
 // radixPass sorts e by the byte at shift and the bytes below it.
 func radixPass(e, tmp []sortEntry, shift int) {
@@ -410,7 +389,8 @@ func radixPass(e, tmp []sortEntry, shift int) {
 }
 
 // sortByKeyBelow is sortByKey for entries that share the bytes above
-// shift+8.
+// shift+8. Bytes that every key shares need no pass: it starts at the
+// first that differs.
 func sortByKeyBelow(e, tmp []sortEntry, shift int) {
 	if len(e) <= 32 {
 		insertionByKey(e)

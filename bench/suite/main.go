@@ -84,6 +84,28 @@ func run(ctx context.Context, cfg config, dir string, stdout io.Writer) error {
 	return nil
 }
 
+// subRuns is the runs per cell of a benchmark with its own default
+// (def) and minimum: -runs if given, else def. It checks the rest of the
+// command line too, and says what is wrong on stderr (ok false: a usage
+// error).
+func subRuns(fs *flag.FlagSet, def, given, least int, stderr io.Writer) (runs int, ok bool) {
+	runs = def
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "runs" {
+			runs = given
+		}
+	})
+	switch {
+	case runs < least:
+		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", runs, least)
+		return runs, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
+		return runs, false
+	}
+	return runs, true
+}
+
 // videoMain is `bench -video`: the video benchmark of package bench/video,
 // writing video.md into out. Without ffmpeg it says why it skips and
 // succeeds: the comparison has nothing to compare with.
@@ -92,17 +114,8 @@ func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, ru
 	if quick {
 		cfg = video.QuickConfig()
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "runs" {
-			cfg.Runs = runs
-		}
-	})
-	switch {
-	case cfg.Runs < video.MinRuns:
-		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", cfg.Runs, video.MinRuns)
-		return 2
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
+	var ok bool
+	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, video.MinRuns, stderr); !ok {
 		return 2
 	}
 	cfg.Tpipe = tpipe
@@ -126,17 +139,8 @@ func corpusMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, r
 	if quick {
 		cfg = corpus.QuickConfig()
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "runs" {
-			cfg.Runs = runs
-		}
-	})
-	switch {
-	case cfg.Runs < corpus.MinRuns:
-		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", cfg.Runs, corpus.MinRuns)
-		return 2
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
+	var ok bool
+	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, corpus.MinRuns, stderr); !ok {
 		return 2
 	}
 	cfg.Tpipe, cfg.Base = tpipe, base
