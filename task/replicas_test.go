@@ -81,7 +81,7 @@ func TestReplicasKeepOrder(t *testing.T) {
 // output is still in order.
 func TestReplicasAutoSwitch(t *testing.T) {
 	var b strings.Builder
-	for i := range 200000 {
+	for i := range 60000 {
 		fmt.Fprintf(&b, "%d\n", i)
 	}
 	slow := func() *task.PerRecord {
