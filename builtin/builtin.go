@@ -149,6 +149,10 @@ type Cmd struct {
 	// ReadsAny is set for a command that reads its inputs in the order
 	// records arrive (merge, join; see buffer.Ports.Ready).
 	ReadsAny bool
+	// TakesCut is set for a command that, told its output is cut
+	// (Env.Cut), keeps only the lines the cut lets through: sort without
+	// -u, -o or -c.
+	TakesCut bool
 	// Spills is set for a command that holds data outside the pool's
 	// buffers (sort's runs, tail's lines, join's waiting records): it keeps
 	// at most Env.SortMemory of it in memory and moves the rest to

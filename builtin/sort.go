@@ -186,7 +186,8 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run, Spills: c.check == 0}, nil
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run, Spills: c.check == 0,
+		TakesCut: c.check == 0 && !c.unique && c.output == ""}, nil
 }
 
 // setSep sets the -t separator.

@@ -78,7 +78,7 @@ func cutSorts(p *program, pl *shell.Pipeline) {
 	for i := 0; i+1 < len(pl.Cmds); i++ {
 		sc, next := p.cmds[pl.Cmds[i]], p.cmds[pl.Cmds[i+1]]
 		if sc.builtin == nil || sc.err != nil || next.builtin == nil || next.err != nil ||
-			pl.Cmds[i].Args[0].Value != "sort" || redirects(pl.Cmds[i], shell.RedirOut, shell.RedirAppend) ||
+			!sc.builtin.TakesCut || redirects(pl.Cmds[i], shell.RedirOut, shell.RedirAppend) ||
 			redirects(pl.Cmds[i+1], shell.RedirIn) {
 			continue
 		}
