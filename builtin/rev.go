@@ -28,6 +28,7 @@ func revNew(env *Env, args []string) (*Cmd, error) {
 	}
 	if len(names) == 0 {
 		r := task.Map(revLine)
+		r.Fresh = func() *task.PerRecord { c := task.Map(revLine); return &c }
 		return &Cmd{ReadsInput: true, Rec: &r}, nil
 	}
 	reads, err := env.edgeOperands("rev", names)

@@ -65,7 +65,8 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	if c == 0 {
 		c = r.cfg.Policy.DefaultCap()
 	}
-	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(r.taskMemory())}, names: map[string]int{}, cap: c, dry: dry,
+	mem, why := r.taskMemory()
+	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(mem), TaskMemoryWhy: why}, names: map[string]int{}, cap: c, dry: dry,
 		edges: map[string]*edgeEnds{}}
 	for _, pl := range pls {
 		if err := b.pipeline(pl); err != nil {
@@ -83,7 +84,7 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	b.job.RecordSizeWhy = why
 	plan, err := sched.MakePlan(b.g, sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace,
-		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto,
+		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto, Replicas: r.cfg.Replicas,
 	})
 	if err != nil {
 		b.job.Close()
@@ -355,6 +356,14 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
 		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
 		b.g.Tasks[t].Blocking = blocking
+		if cut := cc.env.Cut; cut.N > 0 {
+			which := "first"
+			if cut.Last {
+				which = "last"
+			}
+			b.job.Cuts = append(b.job.Cuts, fmt.Sprintf("%s keeps only the %s %d lines of its order, which the next command reads (top-k selection): at most %d lines in memory, no spill",
+				b.g.Tasks[t].Name, which, cut.N, cut.N))
+		}
 		if cmd.Spills {
 			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
 		}

@@ -53,6 +53,7 @@ func (r *Runner) compile(s *shell.Script) (*program, error) {
 			}
 			p.cmds[c] = cc
 		}
+		cutSorts(p, pl)
 	}
 	se, err := collectEdges(p)
 	if err != nil {
@@ -67,6 +68,29 @@ func (r *Runner) compile(s *shell.Script) (*program, error) {
 		p.groups = append(p.groups, g)
 	}
 	return p, nil
+}
+
+// cutSorts tells each sort of pl whose output goes straight to a head or
+// tail that keeps N lines (builtin.CutOf) that only those lines are read:
+// it then keeps them alone (a top-k selection) rather than sorting all.
+// Straight: the sort's output is not redirected, nor the head's input.
+func cutSorts(p *program, pl *shell.Pipeline) {
+	for i := 0; i+1 < len(pl.Cmds); i++ {
+		sc, next := p.cmds[pl.Cmds[i]], p.cmds[pl.Cmds[i+1]]
+		if sc.builtin == nil || sc.err != nil || next.builtin == nil || next.err != nil ||
+			!sc.builtin.TakesCut || redirects(pl.Cmds[i], shell.RedirOut, shell.RedirAppend) ||
+			redirects(pl.Cmds[i+1], shell.RedirIn) {
+			continue
+		}
+		if cut, ok := builtin.CutOf(words(pl.Cmds[i+1])); ok {
+			sc.env.Cut = cut
+		}
+	}
+}
+
+// redirects reports whether c has a redirection with one of ops.
+func redirects(c *shell.Cmd, ops ...shell.RedirOp) bool {
+	return slices.ContainsFunc(c.Redirs, func(r *shell.Redir) bool { return slices.Contains(ops, r.Op) })
 }
 
 // compileCmd parses one command's builtin, if it runs one.
@@ -97,10 +121,12 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 	return &compiled{builtin: bc, env: env, err: err}
 }
 
-// taskMemory is the budget of each task that spills (builtin.Cmd.Spills).
-func (r *Runner) taskMemory() int {
+// taskMemory is the budget of each task that spills (builtin.Cmd.Spills),
+// and how it was chosen when that was auto.
+func (r *Runner) taskMemory() (int, string) {
 	if r.cfg.SortMemory > 0 {
-		return r.cfg.SortMemory
+		return r.cfg.SortMemory, ""
 	}
-	return builtin.DefaultSortMemory
+	n, why := builtin.AutoSortMemory()
+	return n, " auto: " + why
 }

@@ -35,7 +35,8 @@ type Config struct {
 	Cap        int  // queue capacity; 0 means the policy's default (ros: 1, else graph.DefaultCap)
 	CapAuto    bool // size capacities at run time (sched.Options.CapAuto); Cap is then ignored
 	RecordSize int  // S; 0 means sched.DefaultRecordSize
-	SortMemory int  // sort's memory before it spills; 0: builtin default
+	SortMemory int  // sort's memory before it spills; 0: builtin.AutoSortMemory
+	Replicas   int  // copies of a stateless per-record stage (sched.Options.Replicas); 0: auto
 	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
 	// when it ends.
 	Stats bool
@@ -420,6 +421,12 @@ type Job struct {
 	// to TaskMemory bytes in memory before it spills to disk.
 	Spilling   []string
 	TaskMemory int64
+	// TaskMemoryWhy says how TaskMemory was chosen when --sort-memory is
+	// auto: ": auto, 1/8 of ... available".
+	TaskMemoryWhy string
+	// Cuts says which sorts keep only the lines a head or tail after them
+	// reads (builtin.Cut), one sentence each, for --explain.
+	Cuts []string
 	// RecordSizeWhy says why S is above the default, when the graph's
 	// video decided it: "record size 1.5 MiB = one 1280x720 4:2:0 frame
 	// (from in.y4m's header)".

@@ -151,7 +151,8 @@ func TestSettingsTable(t *testing.T) {
 		"buffers":     {"1", "12", "bound"},
 		"cap":         {"3", "auto", "default"},
 		"record-size": {"64K", "1M", "1000"},
-		"sort-memory": {"8M", "512K"},
+		"sort-memory": {"8M", "512K", "auto"},
+		"replicas":    {"1", "4", "auto"},
 		"stats":       {"on", "off"},
 	}
 	bad := map[string]string{
@@ -159,7 +160,8 @@ func TestSettingsTable(t *testing.T) {
 		"buffers":     "buffers 0: want a number of at least 1, or bound",
 		"cap":         "cap 0: want a capacity of at least 1, auto, or default",
 		"record-size": "record-size 0: want a positive size such as 65536, 64K or 4M",
-		"sort-memory": "sort-memory 0: want a positive size such as 65536, 64K or 4M",
+		"sort-memory": "sort-memory 0: want a positive size such as 65536, 64K or 4M, or auto",
+		"replicas":    "replicas 0: want a number of at least 1 (1: never), or auto",
 		"stats":       "stats 0: want on or off",
 	}
 	for _, s := range runner.Settings {
@@ -204,7 +206,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Error("LookupSetting found a setting that does not exist")
 	}
 	c := runner.Config{Policy: sched.ROS, Buffers: 3, Stats: true}
-	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory 4M, stats on"; got != want {
+	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, stats on"; got != want {
 		t.Errorf("SettingsLine = %q, want %q", got, want)
 	}
 }

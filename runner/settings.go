@@ -151,8 +151,56 @@ var Settings = []*Setting{
 	},
 	sizeSetting("record-size", "bytes per buffer; a longer line travels as a chain of buffers", sched.DefaultRecordSize,
 		func(c *Config) *int { return &c.RecordSize }),
-	sizeSetting("sort-memory", "bytes each sort, join, tail -n N and head -n -N keeps in memory before it spills to disk", builtin.DefaultSortMemory,
-		func(c *Config) *int { return &c.SortMemory }),
+	{
+		Name: "sort-memory", Arg: "S",
+		Help: "bytes each sort, join, tail -n N and head -n -N keeps in memory before it spills to disk (64K, 4M, ...); " +
+			"auto: an eighth of the memory available, within [16M, 1G]; sort -S wins for its sort",
+		Values:    "a positive size such as 65536, 64K or 4M, or auto",
+		DefaultIs: "auto (" + autoSortMemory() + ")",
+		get: func(c *Config) string {
+			if c.SortMemory == 0 {
+				return "auto"
+			}
+			return record.FormatSize(int64(c.SortMemory))
+		},
+		set: func(c *Config, v string) error {
+			if v == "auto" {
+				c.SortMemory = 0
+				return nil
+			}
+			n, err := record.ParseSize(v)
+			if err != nil {
+				return err
+			}
+			c.SortMemory = n
+			return nil
+		},
+	},
+	{
+		Name: "replicas", Arg: "N",
+		Help: "copies of a stateless per-record stage (cut, tr, rev) that runs them on both cores, its output kept in order; " +
+			"auto: as many as CPUs, once the stage measures itself busy",
+		Values:    "a number of at least 1 (1: never), or auto",
+		DefaultIs: "auto",
+		get: func(c *Config) string {
+			if c.Replicas == 0 {
+				return "auto"
+			}
+			return strconv.Itoa(c.Replicas)
+		},
+		set: func(c *Config, v string) error {
+			if v == "auto" {
+				c.Replicas = 0
+				return nil
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return errBadValue
+			}
+			c.Replicas = n
+			return nil
+		},
+	},
 	{
 		Name:   "stats",
 		Help:   "print per-queue and per-task statistics on stderr after each pipeline",
@@ -170,6 +218,12 @@ var Settings = []*Setting{
 			return nil
 		},
 	},
+}
+
+// autoSortMemory says what --sort-memory auto is on this machine.
+func autoSortMemory() string {
+	n, _ := builtin.AutoSortMemory()
+	return record.FormatSize(int64(n)) + " here"
 }
 
 // sizeSetting is a setting that takes a size such as 64K; 0 in the Config
