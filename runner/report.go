@@ -58,6 +58,9 @@ func Explain(w io.Writer, j *Job) {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory) for %s: %s in all; past it they spill to unlinked temp files\n",
 			size(j.TaskMemory), strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
 	}
+	for _, f := range j.Fallbacks {
+		fmt.Fprintf(w, "fallback: %s (the builtin does not implement this command line; --no-fallback refuses it)\n", f)
+	}
 	if len(j.Holding) > 0 {
 		var held []string
 		for _, h := range j.Holding {
