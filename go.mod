@@ -3,6 +3,7 @@ module github.com/tpipe/tpipe
 go 1.25
 
 require (
+	github.com/benhoyt/goawk v1.31.0
 	github.com/creack/pty v1.1.24
 	github.com/klauspost/compress v1.20.3
 	github.com/mattn/go-shellwords v1.0.16

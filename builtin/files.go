@@ -6,6 +6,7 @@ package builtin
 // be read, and joining records across files.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -423,3 +424,43 @@ func (j *joiner) forward(in *buffer.Input, rec []byte) error {
 // flush ends the output of the tool. An unfinished last line needs
 // nothing: the end of the output ends it.
 func (j *joiner) flush() error { return nil }
+
+// textWriter writes text that may not end or break where records do
+// (seq -s ", ", awk's output): it cuts it into lines, each written as a
+// record when its '\n' comes; a line without one goes out in pieces that
+// the next write goes on with, so no line is too long. It is an
+// io.Writer; its first error is sticky. It is not safe for concurrent use.
+type textWriter struct {
+	out     *buffer.Output
+	started bool
+	err     error
+}
+
+func (w *textWriter) Write(b []byte) (int, error) {
+	if err := w.write(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (w *textWriter) write(b []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.started = true
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			w.err = w.out.WriteChunk(b, true)
+			return w.err
+		}
+		if w.err = w.out.WriteChunk(b[:i+1], false); w.err != nil {
+			return w.err
+		}
+		b = b[i+1:]
+	}
+	return nil
+}
+
+// flush ends the output; an unfinished line needs nothing more.
+func (w *textWriter) flush() error { return w.err }

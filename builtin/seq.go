@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/big"
@@ -330,33 +329,6 @@ func seqPad(num []byte, width int) []byte {
 	}
 	return append(out, num[sign:]...)
 }
-
-// textWriter writes text that may not end or break where records do
-// (seq -s ", "): it cuts it into lines, each written as a record when its
-// '\n' comes; a line without one goes out in pieces that the next write
-// goes on with. It is not safe for concurrent use.
-type textWriter struct {
-	out     *buffer.Output
-	started bool
-}
-
-func (w *textWriter) write(b []byte) error {
-	w.started = true
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			return w.out.WriteChunk(b, true)
-		}
-		if err := w.out.WriteChunk(b[:i+1], false); err != nil {
-			return err
-		}
-		b = b[i+1:]
-	}
-	return nil
-}
-
-// flush ends the output; an unfinished line needs nothing more.
-func (w *textWriter) flush() error { return nil }
 
 // seqInt64 is seqRun's loop when every number fits an int64 at the common
 // scale: no allocation per line.
