@@ -35,9 +35,10 @@ type seqNumber struct {
 
 // seqOptions are seq's options: -f FORMAT, -s SEP, -w.
 type seqOptions struct {
-	format string // "" for the default
-	sep    string
-	equal  bool
+	format    string
+	hasFormat bool // -f given, maybe empty
+	sep       string
+	equal     bool
 }
 
 var seqLongs = []longOpt{
@@ -64,7 +65,7 @@ func seqNew(env *Env, args []string) (*Cmd, error) {
 	opts, err := getopt{cmd: "seq", shorts: "f:s:w", longs: seqLongs}.parse(args[:min(end, len(args))], func(c byte, arg string) error {
 		switch c {
 		case 'f':
-			o.format = arg
+			o.format, o.hasFormat = arg, true
 		case 's':
 			o.sep = arg
 		case 'w':
@@ -84,10 +85,10 @@ func seqNew(env *Env, args []string) (*Cmd, error) {
 		return nil, usageTryf("seq", "missing operand")
 	case len(operands) > 3:
 		return nil, usageTryf("seq", "extra operand '%s'", operands[3])
-	case o.format != "" && o.equal:
+	case o.hasFormat && o.equal:
 		return nil, usageTryf("seq", "format string may not be specified when printing equal width strings")
 	}
-	if o.format != "" {
+	if o.hasFormat {
 		if _, _, err := seqVerb(o.format); err != nil {
 			return nil, err
 		}
@@ -163,8 +164,14 @@ func seqVerb(format string) (goFormat string, found bool, err error) {
 		for j < len(format) && strings.IndexByte("-+ #0", format[j]) >= 0 {
 			j++
 		}
-		for j < len(format) && (headIsDigit(format[j]) || format[j] == '.') {
+		for j < len(format) && headIsDigit(format[j]) {
 			j++
+		}
+		if j < len(format) && format[j] == '.' {
+			j++
+			for j < len(format) && headIsDigit(format[j]) {
+				j++
+			}
 		}
 		if j >= len(format) || strings.IndexByte("eEfFgG", format[j]) < 0 || found {
 			return "", false, unsupportedf("seq", "-f %s", format)
@@ -267,10 +274,13 @@ func seqRun(first, incr, last seqNumber, o seqOptions, width int) func(context.C
 	// at most prec), so the division below is exact.
 	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-prec)), nil)
 	negZero := first.neg && first.coef.Sign() == 0
-	goFormat, _, _ := seqVerb(o.format)
+	goFormat := ""
+	if o.hasFormat {
+		goFormat, _, _ = seqVerb(o.format)
+	}
 	return func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
-		if o.format == "" && o.sep == "\n" && width == 0 && f.IsInt64() && d.IsInt64() && l.IsInt64() && div.IsInt64() {
+		if !o.hasFormat && o.sep == "\n" && width == 0 && f.IsInt64() && d.IsInt64() && l.IsInt64() && div.IsInt64() {
 			return seqInt64(out, f.Int64(), d.Int64(), l.Int64(), div.Int64(), prec, negZero)
 		}
 		w := &textWriter{out: out}

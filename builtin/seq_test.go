@@ -45,7 +45,7 @@ func TestSeqOptionsSameAsGNU(t *testing.T) {
 	cases = append(cases, filesCase{argv: []string{"seq", "-s", "", "3"}}, filesCase{argv: []string{"seq", "-s", ", ", "3"}},
 		filesCase{argv: []string{"seq", "-s", "\n\n", "2"}})
 	filesSameAsGNU(t, "", cases)
-	for _, f := range []string{"%d", "%a", "%g %g", "no conversion", "%'f"} {
+	for _, f := range []string{"%d", "%a", "%g %g", "no conversion", "%'f", "", "%-1.2.3f", "%2..2f"} {
 		if _, err := builtin.New(nil, []string{"seq", "-f", f, "3"}); !isUnsupported(err) {
 			t.Errorf("seq -f %q: %v, want an *UnsupportedError", f, err)
 		}
