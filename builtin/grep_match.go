@@ -128,6 +128,11 @@ func grepNewBacktrack(patterns []string, syn posixre.Syntax, fl posixre.Flags, m
 			return nil, &UsageError{Cmd: "grep", Msg: err.Error(), Status: 2}
 		}
 		b.res = append(b.res, re)
+		var pre *posixre.Matcher
+		if p := re.Prefilter(); p != nil {
+			pre = posixre.NewMatcher(p)
+		}
+		b.pre = append(b.pre, pre)
 	}
 	return b, nil
 }
@@ -310,14 +315,25 @@ func (g *grepRegex) find(line []byte, dst [][2]int) [][2]int {
 	return dst
 }
 
-// grepBacktrack runs patterns that RE2 cannot, one backtracker each.
+// grepBacktrack runs patterns that RE2 cannot, one backtracker each,
+// behind its prefilter: most lines are turned away by RE2 (or a string
+// search) without a backtracking step.
 type grepBacktrack struct {
 	res  []*backtrack.Regexp
+	pre  []*posixre.Matcher // per pattern; nil where there is none
 	mode grepMode
 }
 
+// mayMatch reports whether pattern i may match line.
+func (b *grepBacktrack) mayMatch(i int, line []byte) bool {
+	return b.pre[i] == nil || b.pre[i].Match(line)
+}
+
 func (b *grepBacktrack) match(line []byte) bool {
-	for _, re := range b.res {
+	for i, re := range b.res {
+		if !b.mayMatch(i, line) {
+			continue
+		}
 		switch b.mode {
 		case grepAny:
 			if re.Match(line) {
@@ -347,13 +363,19 @@ func (b *grepBacktrack) find(line []byte, dst [][2]int) [][2]int {
 		}
 		return dst
 	}
-	for pos := 0; pos <= len(line); {
+	var res []*backtrack.Regexp
+	for i, re := range b.res {
+		if b.mayMatch(i, line) {
+			res = append(res, re)
+		}
+	}
+	for pos := 0; pos <= len(line) && len(res) > 0; {
 		start, end := -1, -1
 		for i := pos; i <= len(line) && start < 0; i++ {
 			if b.mode == grepWord && !wordStartOK(line, i) {
 				continue
 			}
-			for _, re := range b.res {
+			for _, re := range res {
 				re.MatchAt(line, i, func(e int) bool {
 					if e > end && (b.mode != grepWord || wordEndOK(line, e)) {
 						start, end = i, e

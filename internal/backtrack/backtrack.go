@@ -28,6 +28,7 @@ package backtrack
 
 import (
 	"fmt"
+	"regexp"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
@@ -38,6 +39,7 @@ import (
 // Regexp is a compiled pattern. The zero Regexp is not usable; see
 // Compile.
 type Regexp struct {
+	pre     *regexp.Regexp // see Prefilter
 	prog    *node
 	nsub    int
 	fold    bool // back-references compare ASCII letters of either case
@@ -93,11 +95,63 @@ func Compile(pat string, syn posixre.Syntax, fl posixre.Flags) (*Regexp, error) 
 	// Simplify writes counted repetitions out and folds x** into x*, a
 	// repetition of a repetition that would multiply the ways to match.
 	parsed = parsed.Simplify()
-	c := &compiler{groups: map[int]int{}}
+	c := &compiler{groups: map[int]int{}, texts: map[int]*syntax.Regexp{}}
 	c.number(parsed)
 	re := &Regexp{prog: c.compile(parsed), nsub: c.n, fold: fl&posixre.IgnoreCase != 0, pattern: pat}
 	re.anchor = anchored(re.prog)
+	if pre, err := regexp.Compile(c.loosen(parsed).String()); err == nil {
+		re.pre = pre
+	}
 	return re, nil
+}
+
+// Prefilter returns a regexp for Go's RE2 engine that matches every line
+// re matches, and maybe more, or nil: a caller runs it first, and the
+// backtracker only on the lines it lets through. It is the pattern with
+// each back-reference replaced by a copy of its group (or by .* where the
+// group tests its surroundings, as ^ or \< do, which a copy elsewhere
+// might fail) and \< \> dropped.
+func (re *Regexp) Prefilter() *regexp.Regexp { return re.pre }
+
+// loosen returns the superset of re that Prefilter describes.
+func (c *compiler) loosen(re *syntax.Regexp) *syntax.Regexp {
+	if re.Op == syntax.OpCapture {
+		if n := backRef(re); n > 0 {
+			if g := c.texts[n]; g != nil && !contextual(g) {
+				return &syntax.Regexp{Op: syntax.OpCapture, Sub: []*syntax.Regexp{c.loosen(g)}, Flags: g.Flags}
+			}
+			return &syntax.Regexp{Op: syntax.OpStar, Sub: []*syntax.Regexp{{Op: syntax.OpAnyChar}}}
+		}
+		if re.Name == posixre.WordStartName || re.Name == posixre.WordEndName {
+			return &syntax.Regexp{Op: syntax.OpEmptyMatch}
+		}
+	}
+	out := *re
+	out.Name = "" // RE2 rejects a group name used twice
+	out.Sub = make([]*syntax.Regexp, len(re.Sub))
+	for i, s := range re.Sub {
+		out.Sub[i] = c.loosen(s)
+	}
+	return &out
+}
+
+// contextual reports whether re tests what lies around its match.
+func contextual(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpCapture:
+		if re.Name == posixre.WordStartName || re.Name == posixre.WordEndName {
+			return true
+		}
+	}
+	for _, s := range re.Sub {
+		if contextual(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // MustCompile is Compile for patterns known to be valid; it panics on an
@@ -121,6 +175,7 @@ func (re *Regexp) NumSubexp() int { return re.nsub }
 // them, leaving out the empty groups that stand for back-references.
 type compiler struct {
 	groups map[int]int // syntax's capture index -> POSIX group
+	texts  map[int]*syntax.Regexp
 	n      int
 }
 
@@ -129,6 +184,7 @@ func (c *compiler) number(re *syntax.Regexp) {
 		// Simplify may repeat a group: each copy is the same group.
 		c.n++
 		c.groups[re.Cap] = c.n
+		c.texts[c.n] = re.Sub[0]
 	}
 	for _, s := range re.Sub {
 		c.number(s)
@@ -254,8 +310,17 @@ func (re *Regexp) newSearch(b []byte) *search {
 
 // Match reports whether b holds a match.
 func (re *Regexp) Match(b []byte) bool {
+	first := 0
+	if re.pre != nil {
+		// No match starts before the prefilter's first.
+		loc := re.pre.FindIndex(b)
+		if loc == nil {
+			return false
+		}
+		first = loc[0]
+	}
 	s := re.newSearch(b)
-	for start := 0; start <= len(b); start = next(b, start) {
+	for start := first; start <= len(b); start = next(b, start) {
 		if s.at(start, func(int) bool { return true }) {
 			return true
 		}

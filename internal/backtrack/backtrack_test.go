@@ -64,6 +64,9 @@ func TestBackRefs(t *testing.T) {
 		if m := re.Match([]byte(tc.in)); m != (tc.want != nil) {
 			t.Errorf("%q on %q: Match %v", tc.pat, tc.in, m)
 		}
+		if pre := re.Prefilter(); pre == nil || tc.want != nil && !pre.MatchString(tc.in) {
+			t.Errorf("%q on %q: prefilter %v lets a match by", tc.pat, tc.in, pre)
+		}
 	}
 }
 
@@ -101,6 +104,7 @@ func TestErrors(t *testing.T) {
 		{`\(a\)\2`, "Invalid back reference"},
 		{`\1\(a\)`, "Invalid back reference"},
 		{`\(a\1\)`, "Invalid back reference"},
+		{`\(\(.*\)\1\)`, "Invalid back reference"},
 		{`\(a`, `Unmatched ( or \(`},
 	} {
 		_, err := Compile(tc.pat, posixre.Basic, 0)
@@ -169,8 +173,8 @@ func TestAgreesWithRE2(t *testing.T) {
 
 // FuzzCompile checks that no pattern makes Compile or a search panic,
 // that a search returns offsets inside the line with the groups inside
-// the match, and that a pattern without back-references matches where
-// Go's regexp does.
+// the match, that the prefilter lets every match by, and that a pattern
+// without back-references matches where Go's regexp does.
 func FuzzCompile(f *testing.F) {
 	for _, tc := range backRefTests {
 		f.Add(tc.pat, tc.ere, tc.fold, tc.in)
@@ -206,6 +210,9 @@ func FuzzCompile(f *testing.F) {
 					t.Fatalf("%q on %q: group %d at %v outside the match %v", pat, line, i/2, m[i:i+2], m[:2])
 				}
 			}
+		}
+		if pre := re.Prefilter(); m != nil && pre != nil && !pre.MatchString(line) {
+			t.Fatalf("%q on %q: matches, but its prefilter %q does not", pat, line, pre)
 		}
 		src, err := posixre.Translate(pat, syn, fl)
 		if err != nil {

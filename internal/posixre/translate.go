@@ -157,10 +157,12 @@ type parser struct {
 	icase bool
 	sed   bool
 	// backRefs marks back-references instead of refusing them (BackRefs);
-	// closed counts the groups closed so far, which a back-reference may
+	// opened counts the groups opened so far, which numbers them, and
+	// closed holds the numbers of those closed, which a back-reference may
 	// name; backRef records that one was seen.
 	backRefs bool
-	closed   int
+	opened   int
+	closed   map[int]bool
 	backRef  bool
 }
 
@@ -526,6 +528,8 @@ func (p *parser) atom(depth int) (frag, error) {
 // group parses the rest of a group after its opening parenthesis, which
 // is at open.
 func (p *parser) group(depth, open int) (frag, error) {
+	p.opened++
+	n := p.opened
 	inner, err := p.alternation(depth + 1)
 	if err != nil {
 		return frag{}, err
@@ -538,7 +542,10 @@ func (p *parser) group(depth, open int) (frag, error) {
 	} else {
 		p.pos += 2
 	}
-	p.closed++
+	if p.closed == nil {
+		p.closed = map[int]bool{}
+	}
+	p.closed[n] = true
 	return frag{text: "(" + inner + ")", simple: true}, nil
 }
 
@@ -562,7 +569,7 @@ func (p *parser) escape(depth int) (frag, error) {
 		}
 	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		n := int(c - '0')
-		if n > p.closed {
+		if !p.closed[n] {
 			return frag{}, p.errorf(at, errBadBackref)
 		}
 		p.backRef = true
