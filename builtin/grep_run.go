@@ -348,17 +348,8 @@ func (r *grepRun) file(ctx context.Context, p *buffer.Ports, name string, f *gre
 		if k == 0 {
 			return nil
 		}
-		f.count += int64(k)
-		r.selected = true
-		switch {
-		case r.quiet:
-			return errGrepDone
-		case r.listMatch:
-			return r.listFile(f)
-		case r.listMissing:
-			return errGrepStop
-		case r.count:
-			return nil
+		if err := r.selectLines(f, k); err != nil || r.count {
+			return err
 		}
 		binMatch = true
 		return errGrepBinary
@@ -438,6 +429,22 @@ func (r *grepRun) file(ctx context.Context, p *buffer.Ports, name string, f *gre
 	return err
 }
 
+// selectLines counts k selected lines of f, and returns the error that
+// stops reading for -q, -l and -L, or nil.
+func (r *grepRun) selectLines(f *grepFile, k int) error {
+	f.count += int64(k)
+	r.selected = true
+	switch {
+	case r.quiet:
+		return errGrepDone
+	case r.listMatch:
+		return r.listFile(f)
+	case r.listMissing:
+		return errGrepStop
+	}
+	return nil
+}
+
 // listFile writes the name of a file with a selected line, for -l, and
 // stops reading it.
 func (r *grepRun) listFile(f *grepFile) error {
@@ -493,15 +500,8 @@ func (r *grepRun) line(f *grepFile, rec []byte) error {
 		}
 		return nil
 	}
-	f.count++
-	r.selected = true
-	switch {
-	case r.quiet:
-		return errGrepDone
-	case r.listMatch:
-		return r.listFile(f)
-	case r.listMissing:
-		return errGrepStop
+	if err := r.selectLines(f, 1); err != nil {
+		return err
 	}
 	reached := r.maxCount >= 0 && f.count >= r.maxCount
 	if r.count {

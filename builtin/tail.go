@@ -99,12 +99,10 @@ func (t *tailCmd) run(ctx context.Context, p *buffer.Ports) error {
 		switch {
 		case t.bytes && t.fromStart:
 			return tailBytesFrom(src, out, t.n)
-		case t.bytes:
-			return tailLastBytes(t.env, src, out, t.n)
 		case t.fromStart:
 			return tailFrom(src, out, t.n)
 		}
-		return tailLast(t.env, src, out, t.n)
+		return tailLast(t.env, src, out, t.n, t.bytes)
 	})
 }
 
@@ -133,16 +131,20 @@ func tailFrom(src *operand, out *joiner, n uint64) error {
 	}
 }
 
-// tailLast writes the last n lines of src. They are held in a FIFO of
-// bounded memory (Env.SortMemory, as sort's runs): past it, older lines go
-// to disk and lines too old to print are dropped unread, so tail reads
-// back at most the n lines it prints.
-func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
+// tailLast writes the last n lines (or, with bytes, bytes) of src. The
+// lines are held in a FIFO of bounded memory (Env.SortMemory, as sort's
+// runs): past it, older lines go to disk and lines too old to print are
+// dropped unread, so tail reads back at most the lines it prints. For
+// bytes, the FIFO keeps the lines that hold the last n bytes, their sizes
+// beside them, and the first is cut.
+func tailLast(env *Env, src *operand, out *joiner, n uint64, bytes bool) error {
 	if n == 0 {
 		return nil
 	}
 	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
 	defer q.Close()
+	var sizes []int // with bytes: of the lines in q, oldest first
+	var held uint64 // with bytes: their sum
 	for {
 		rec, err := src.Read()
 		if err == io.EOF {
@@ -154,16 +156,30 @@ func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
 		if err := q.Push(rec); err != nil {
 			return err
 		}
-		if extra := q.Len() - int64(min(n, math.MaxInt64)); extra > 0 {
-			if err := q.Drop(extra); err != nil {
+		drop := q.Len() - int64(min(n, math.MaxInt64))
+		if bytes {
+			sizes = append(sizes, len(rec))
+			held += uint64(len(rec))
+			drop = 0
+			for int(drop) < len(sizes)-1 && held-uint64(sizes[drop]) >= n {
+				held -= uint64(sizes[drop])
+				drop++
+			}
+			sizes = sizes[drop:]
+		}
+		if drop > 0 {
+			if err := q.Drop(drop); err != nil {
 				return err
 			}
 		}
 	}
-	for q.Len() > 0 {
+	for first := true; q.Len() > 0; first = false {
 		rec, err := q.Front()
 		if err != nil {
 			return err
+		}
+		if first && bytes && held > n {
+			rec = rec[held-n:]
 		}
 		if err := out.write(rec); err != nil {
 			return err
@@ -196,57 +212,4 @@ func tailBytesFrom(src *operand, out *joiner, n uint64) error {
 		}
 		skip = 0
 	}
-}
-
-// tailLastBytes writes the last n bytes of src: the lines that hold them
-// wait in a FIFO as tailLast's do, with their sizes, and the first is cut.
-func tailLastBytes(env *Env, src *operand, out *joiner, n uint64) error {
-	if n == 0 {
-		return nil
-	}
-	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
-	defer q.Close()
-	var sizes []int // of the lines in q, oldest first
-	var held uint64
-	for {
-		rec, err := src.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := q.Push(rec); err != nil {
-			return err
-		}
-		sizes = append(sizes, len(rec))
-		held += uint64(len(rec))
-		drop := 0
-		for drop < len(sizes)-1 && held-uint64(sizes[drop]) >= n {
-			held -= uint64(sizes[drop])
-			drop++
-		}
-		if drop > 0 {
-			if err := q.Drop(int64(drop)); err != nil {
-				return err
-			}
-			sizes = append(sizes[:0], sizes[drop:]...)
-		}
-	}
-	for first := true; q.Len() > 0; first = false {
-		rec, err := q.Front()
-		if err != nil {
-			return err
-		}
-		if first && held > n {
-			rec = rec[held-n:]
-		}
-		if err := out.write(rec); err != nil {
-			return err
-		}
-		if err := q.Pop(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
