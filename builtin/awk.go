@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -206,25 +205,30 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 		Vars:         a.vars,
 		ShellCommand: []string{"/bin/sh", "-c"},
 	}
+	in := &awkInput{}
 	if p.NumIn() > 0 {
-		cfg.Stdin = record.NewReader(p.In(0), record.Lines)
+		in.r = record.NewReader(p.In(0), record.Lines)
 	} else {
-		cfg.Stdin = strings.NewReader("")
+		in.r = strings.NewReader("")
 	}
+	cfg.Stdin = in
 	it, err := interp.New(a.prog)
 	if err != nil {
 		return err
 	}
 	status, err := it.ExecuteContext(ctx, cfg)
-	if out.err != nil {
-		// The next command stopped reading, or the run was cancelled:
-		// the port's error says which.
+	switch {
+	case out.err != nil:
+		// The next command stopped reading, or the run is being
+		// stopped: the port's error says which.
 		return out.err
+	case in.err != nil:
+		return in.err
+	case ctx.Err() != nil:
+		// GoAWK says only "canceled"; the scheduler's cause says why.
+		return context.Cause(ctx)
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
 		fmt.Fprintf(a.env.stderr(), "awk: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
 		return task.Exit(2)
 	}
@@ -232,4 +236,19 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 		return task.Exit(status)
 	}
 	return nil
+}
+
+// awkInput is the input port as GoAWK reads it, keeping the port's
+// first error (other than the end), which GoAWK would word as its own.
+type awkInput struct {
+	r   io.Reader
+	err error
+}
+
+func (r *awkInput) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
 }

@@ -142,7 +142,8 @@ var grepLongs = []longOpt{
 }
 
 func newGrep(env *Env, args []string) (*Cmd, error) {
-	g := &grepCmd{env: env, maxCount: -1, before: -1, after: -1, groupSep: "--", names: 2}
+	g := &grepCmd{env: env, maxCount: -1, before: -1, after: -1, groupSep: "--"}
+	nameOpt := byte(0) // 'h' or 'H', the last given
 	var patterns []string
 	havePattern := false
 	matcher := byte(0) // 'E', 'F' or 'G' once chosen
@@ -212,10 +213,8 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 			havePattern = true
 		case 'r', 'R':
 			g.recurse = c
-		case 'h':
-			g.names = 0
-		case 'H':
-			g.names = 1
+		case 'h', 'H':
+			nameOpt = c
 		case 'l':
 			g.listMatch, g.listMissing = true, false
 		case 'L':
@@ -225,10 +224,7 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 			if err != nil {
 				return &UsageError{Cmd: "grep", Msg: "invalid max count", Status: 2}
 			}
-			g.maxCount = max(n, -1)
-			if n < 0 {
-				g.maxCount = -1
-			}
+			g.maxCount = max(n, -1) // GNU takes a negative count for none
 		case 'A', 'B', 'C':
 			n, err := contextArg(arg)
 			if err != nil {
@@ -330,20 +326,13 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	if g.recurse != 0 && len(operands) == 0 {
 		operands = []string{"."}
 		g.dotByDefault = true
-		if g.names == 2 {
-			g.names = -1
-		}
 	}
 	g.files = operands
-	if g.names == 2 {
-		switch {
-		case len(operands) > 1:
-			g.names = 1
-		case g.recurse != 0:
-			g.names = -1
-		default:
-			g.names = 0
-		}
+	switch {
+	case nameOpt == 'H' || nameOpt == 0 && len(operands) > 1:
+		g.names = 1
+	case nameOpt == 0 && g.recurse != 0:
+		g.names = -1
 	}
 	g.m, err = grepNewMatcher(patterns, matcher, icase, mode)
 	if err != nil {
