@@ -197,19 +197,6 @@ type Spec struct {
 	EdgesOnly bool
 }
 
-// UsageError is a bad option or operand. tpipe reports it before the run
-// starts, with exit status 2.
-type UsageError struct {
-	Cmd string
-	Msg string
-}
-
-func (e *UsageError) Error() string { return e.Cmd + ": " + e.Msg }
-
-func usagef(cmd, format string, args ...any) *UsageError {
-	return &UsageError{Cmd: cmd, Msg: fmt.Sprintf(format, args...)}
-}
-
 var registry = map[string]*Spec{}
 
 // register adds s; each builtin's file calls it from init.

@@ -49,8 +49,8 @@ type edgeEnds struct {
 // '>' files truncated) here, as a shell does before it starts commands. A
 // problem that bash reports while running (a missing '<' file, an unknown
 // command) becomes a task that prints the message and exits with bash's
-// status, so the rest of the pipeline still runs; only a bad builtin
-// option fails the whole pipeline before it starts (a *builtin.UsageError).
+// status, so the rest of the pipeline still runs, and so does a bad
+// builtin option (a *builtin.UsageError), in GNU's words.
 func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
 	p, err := r.compile(&shell.Script{Pipelines: []*shell.Pipeline{pl}})
 	if err != nil {
@@ -321,7 +321,9 @@ func (b *builder) stdinSource() task.Func {
 func (b *builder) failing(name string, in input, msg string, code int, stderr io.Writer) int {
 	b.drop(in)
 	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Ports) error {
-		fmt.Fprintln(stderr, visible.Controls(msg))
+		for line := range strings.SplitSeq(msg, "\n") {
+			fmt.Fprintln(stderr, visible.Controls(line))
+		}
 		return task.Exit(code)
 	})
 }
@@ -332,8 +334,19 @@ func (b *builder) failing(name string, in input, msg string, code int, stderr io
 func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
 	argv := words(c)
 	name := argv[0]
-	if cc := b.prog.cmds[c]; cc.builtin != nil || cc.err != nil {
-		if cc.err != nil {
+	cc := b.prog.cmds[c]
+	if cc.fallback != nil {
+		b.job.Fallbacks = append(b.job.Fallbacks, cc.fallback.What+": system "+name)
+	}
+	if cc.builtin != nil || cc.err != nil {
+		var ue *builtin.UsageError
+		switch {
+		case cc.err != nil && errors.As(cc.err, &ue) && !b.dry:
+			// As in bash: the tool says what is wrong, on its own
+			// standard error, and exits with its status; the rest
+			// of the pipeline runs.
+			return b.failing(name, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
+		case cc.err != nil:
 			return 0, cc.err
 		}
 		cmd := cc.builtin

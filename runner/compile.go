@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"errors"
 	"io"
 	"os"
 	"slices"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/shell"
 )
 
@@ -40,6 +42,11 @@ type compiled struct {
 	// which a '2>' of the command decides, before anything runs.
 	env *builtin.Env
 	err error
+	// fallback is set when the builtin does not implement the command
+	// line and the program of its name on PATH runs it instead (builtin
+	// is then nil, as for any program): what the builtin lacks, for
+	// --explain.
+	fallback *builtin.UnsupportedError
 }
 
 // compile compiles a parsed script.
@@ -118,7 +125,30 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 		}
 	}
 	bc, err := builtin.New(env, words(c))
+	var ue *builtin.UnsupportedError
+	if errors.As(err, &ue) {
+		if !r.cfg.NoFallback {
+			if _, lerr := ext.LookPath(c.Args[0].Value); lerr == nil {
+				return &compiled{fallback: ue}
+			}
+		}
+		err = r.refusal(ue)
+	}
 	return &compiled{builtin: bc, env: env, err: err}
+}
+
+// refusal is what an unsupported command line is when no program runs it
+// instead: GNU's usage error where the builtin could not tell whether
+// GNU's tool has the option, else a refusal that says what to do.
+func (r *Runner) refusal(ue *builtin.UnsupportedError) error {
+	if ue.Usage != nil {
+		return ue.Usage
+	}
+	why := "fallback is off (--no-fallback, set fallback off); turn it on to run the system's " + ue.Cmd
+	if !r.cfg.NoFallback {
+		why = "and no " + ue.Cmd + " on PATH to run instead"
+	}
+	return &builtin.UsageError{Cmd: "tpipe", Msg: ue.What + ": not implemented by the builtin, " + why, Status: StatusUsage}
 }
 
 // taskMemory is the budget of each task that spills (builtin.Cmd.Spills),

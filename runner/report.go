@@ -61,6 +61,9 @@ func Explain(w io.Writer, j *Job) {
 	for _, c := range j.Cuts {
 		fmt.Fprintf(w, "%s\n", c)
 	}
+	for _, f := range j.Fallbacks {
+		fmt.Fprintf(w, "fallback: %s (the builtin does not implement this command line; --no-fallback refuses it)\n", f)
+	}
 	if len(j.Holding) > 0 {
 		var held []string
 		for _, h := range j.Holding {

@@ -47,7 +47,11 @@ type Config struct {
 	Getenv         func(string) string // expands $NAME; nil: os.Getenv
 	Environ        []string            // for external commands; nil: os.Environ()
 	Trace          io.Writer           // task switches under ros (sched.Options.Trace)
-	TempDir        string              // where stalled graphs spill queues; "" os.TempDir()
+	// NoFallback refuses a command line that a builtin does not
+	// implement, instead of running the program of that name on PATH
+	// (builtin.UnsupportedError).
+	NoFallback bool
+	TempDir    string // where stalled graphs spill queues; "" os.TempDir()
 }
 
 // Runner runs scripts with one Config. Its Stats field collects the
@@ -309,7 +313,7 @@ func (r *Runner) report(err error) int {
 		}
 		return ee.Code
 	case errors.As(err, &ue):
-		r.sayf("%s", ue.Error())
+		r.sayf("%s", strings.TrimPrefix(ue.Error(), "tpipe: "))
 		return StatusUsage
 	case errors.As(err, &d):
 		r.sayf("%s%s", d.Error(), r.advice(err))
@@ -434,9 +438,13 @@ type Job struct {
 	// Holding lists the tasks that keep records in memory of their own,
 	// outside the pool and never spilled (builtin.Cmd.Holds).
 	Holding []Held
-	title   string // "graph 2 (lines 3, 4)" when a script has several
-	closers []io.Closer
-	closed  bool
+	// Fallbacks says which commands run the system's program because
+	// their builtin does not implement the command line: "grep -P:
+	// system grep".
+	Fallbacks []string
+	title     string // "graph 2 (lines 3, 4)" when a script has several
+	closers   []io.Closer
+	closed    bool
 }
 
 // Close closes the files the job opened; it returns the first error (a

@@ -28,8 +28,11 @@ type Setting struct {
 	// DefaultIs describes the default in help, when its value alone
 	// (Default) would not say enough.
 	DefaultIs string
-	get       func(c *Config) string
-	set       func(c *Config, v string) error
+	// No, for an on|off setting that is on by default, names a flag
+	// that turns it off ("no-fallback"), besides --name=off.
+	No  string
+	get func(c *Config) string
+	set func(c *Config, v string) error
 }
 
 // Get returns the setting's value in c, in the form Set takes.
@@ -202,20 +205,29 @@ var Settings = []*Setting{
 		},
 	},
 	{
+		Name: "fallback", No: "no-fallback",
+		Help:   "run the system's program (grep, sed, awk, ...) for a command line a builtin does not implement; off: refuse it",
+		Values: "on or off",
+		get:    func(c *Config) string { return onOff(!c.NoFallback) },
+		set: func(c *Config, v string) error {
+			on, err := parseOnOff(v)
+			if err == nil {
+				c.NoFallback = !on
+			}
+			return err
+		},
+	},
+	{
 		Name:   "stats",
 		Help:   "print per-queue and per-task statistics on stderr after each pipeline",
 		Values: "on or off",
 		get:    func(c *Config) string { return onOff(c.Stats) },
 		set: func(c *Config, v string) error {
-			switch v {
-			case "on", "true":
-				c.Stats = true
-			case "off", "false":
-				c.Stats = false
-			default:
-				return errBadValue
+			on, err := parseOnOff(v)
+			if err == nil {
+				c.Stats = on
 			}
-			return nil
+			return err
 		},
 	},
 }
@@ -249,6 +261,18 @@ func sizeSetting(name, help string, def int, field func(*Config) *int) *Setting 
 			return nil
 		},
 	}
+}
+
+// parseOnOff reads the value of an on|off setting; flags give true and
+// false.
+func parseOnOff(v string) (bool, error) {
+	switch v {
+	case "on", "true":
+		return true, nil
+	case "off", "false":
+		return false, nil
+	}
+	return false, errBadValue
 }
 
 func onOff(b bool) string {

@@ -25,7 +25,24 @@ const (
 	// Sed reads the pattern as GNU sed does: its escapes for control
 	// characters, its stricter syntax, and '.' matching a newline.
 	Sed
+	// BackRefs translates a back-reference \N into an empty group named
+	// BackRefName(N) instead of refusing it, and \< and \> into empty
+	// groups named WordStartName and WordEndName. RE2 cannot run the
+	// result as meant; a backtracking matcher (internal/backtrack) reads
+	// the markers from the parsed translation.
+	BackRefs
 )
+
+// The names of the empty groups that stand for \< and \> in a
+// translation made with BackRefs.
+const (
+	WordStartName = "tpipewordstart"
+	WordEndName   = "tpipewordend"
+)
+
+// BackRefName is the name of the empty group that stands for the
+// back-reference \n in a translation made with BackRefs.
+func BackRefName(n int) string { return "tpipebackref" + strconv.Itoa(n) }
 
 // Error is a pattern GNU rejects, or one that cannot be translated to RE2.
 type Error struct {
@@ -35,6 +52,10 @@ type Error struct {
 	Offset int
 	// Msg is GNU's message where GNU has one ("Unmatched ( or \(").
 	Msg string
+	// Backtrack is set when the pattern is valid for GNU but RE2 cannot
+	// run it: a back-reference, or a \< or \> that is not next to a word
+	// character. Translated with BackRefs, a backtracking matcher can.
+	Backtrack bool
 }
 
 // Error returns Msg alone, as GNU prints it; a caller that wants to point
@@ -43,18 +64,19 @@ func (e *Error) Error() string { return e.Msg }
 
 // Messages of GNU's regcomp, for the errors both dialects share.
 const (
-	errParen     = `Unmatched ( or \(`
-	errRParen    = `Unmatched ) or \)`
-	errBrace     = `Unmatched \{`
-	errInterval  = `Invalid content of \{\}`
-	errBracket   = `Unmatched [, [^, [:, [., or [=`
-	errRange     = `Invalid range end`
-	errClass     = `Invalid character class name`
-	errTrailing  = `Trailing backslash`
-	errTooBig    = `Regular expression too big`
-	errBackref   = `back-references (\1 to \9) in a pattern are not supported`
-	errWordEdge  = `\< and \> are supported only next to a word character`
-	errPreceding = `Invalid preceding regular expression`
+	errParen      = `Unmatched ( or \(`
+	errRParen     = `Unmatched ) or \)`
+	errBrace      = `Unmatched \{`
+	errInterval   = `Invalid content of \{\}`
+	errBracket    = `Unmatched [, [^, [:, [., or [=`
+	errRange      = `Invalid range end`
+	errClass      = `Invalid character class name`
+	errTrailing   = `Trailing backslash`
+	errTooBig     = `Regular expression too big`
+	errBackref    = `back-references (\1 to \9) in a pattern are not supported`
+	errBadBackref = `Invalid back reference`
+	errWordEdge   = `\< and \> are supported only next to a word character`
+	errPreceding  = `Invalid preceding regular expression`
 )
 
 // MaxRepeat is the largest count an interval may have. GNU allows up to
@@ -64,7 +86,7 @@ const MaxRepeat = 1000
 // Translate returns the RE2 syntax of the POSIX pattern pat. The result is
 // valid for regexp.Compile, which may still refuse it for its size.
 func Translate(pat string, syn Syntax, fl Flags) (string, error) {
-	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0}
+	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0, backRefs: fl&BackRefs != 0}
 	out, err := p.alternation(0)
 	if err != nil {
 		return "", err
@@ -134,6 +156,14 @@ type parser struct {
 	ere   bool
 	icase bool
 	sed   bool
+	// backRefs marks back-references instead of refusing them (BackRefs);
+	// opened counts the groups opened so far, which numbers them, and
+	// closed holds the numbers of those closed, which a back-reference may
+	// name; backRef records that one was seen.
+	backRefs bool
+	opened   int
+	closed   map[int]bool
+	backRef  bool
 }
 
 // errorf returns an *Error found at offset at of the pattern.
@@ -142,6 +172,12 @@ func (p *parser) errorf(at int, format string, args ...any) *Error {
 		return &Error{Offset: at, Msg: format}
 	}
 	return &Error{Offset: at, Msg: fmt.Sprintf(format, args...)}
+}
+
+// wordEdgeError refuses a \< or \> at offset at that RE2's \b would not
+// test the same; a backtracker can (Error.Backtrack).
+func (p *parser) wordEdgeError(at int) *Error {
+	return &Error{Offset: at, Msg: errWordEdge, Backtrack: true}
 }
 
 // frag is a translated piece with what \< and \> need to know of it.
@@ -242,9 +278,18 @@ func (p *parser) branch(depth int) (string, error) {
 			prev = frag{}
 			start = false
 			continue
+		case (p.at(`\<`) || p.at(`\>`)) && p.backRefs:
+			// A backtracker tests word edges exactly, next to anything.
+			name := WordEndName
+			if p.at(`\<`) {
+				name = WordStartName
+			}
+			p.pos += 2
+			b.WriteString("(?P<" + name + ">)")
+			continue
 		case p.at(`\<`) || p.at(`\>`):
 			if p.at(`\>`) && !prev.word {
-				return "", p.errorf(p.pos, errWordEdge)
+				return "", p.wordEdgeError(p.pos)
 			}
 			if p.at(`\<`) {
 				wantWord = p.pos
@@ -267,7 +312,7 @@ func (p *parser) branch(depth int) (string, error) {
 			return "", err
 		}
 		if wantWord >= 0 && !pc.word {
-			return "", p.errorf(wantWord, errWordEdge)
+			return "", p.wordEdgeError(wantWord)
 		}
 		wantWord = -1
 		b.WriteString(pc.text)
@@ -275,7 +320,7 @@ func (p *parser) branch(depth int) (string, error) {
 		start = false
 	}
 	if wantWord >= 0 {
-		return "", p.errorf(wantWord, errWordEdge)
+		return "", p.wordEdgeError(wantWord)
 	}
 	return b.String(), nil
 }
@@ -483,6 +528,8 @@ func (p *parser) atom(depth int) (frag, error) {
 // group parses the rest of a group after its opening parenthesis, which
 // is at open.
 func (p *parser) group(depth, open int) (frag, error) {
+	p.opened++
+	n := p.opened
 	inner, err := p.alternation(depth + 1)
 	if err != nil {
 		return frag{}, err
@@ -495,6 +542,10 @@ func (p *parser) group(depth, open int) (frag, error) {
 	} else {
 		p.pos += 2
 	}
+	if p.closed == nil {
+		p.closed = map[int]bool{}
+	}
+	p.closed[n] = true
 	return frag{text: "(" + inner + ")", simple: true}, nil
 }
 
@@ -517,7 +568,15 @@ func (p *parser) escape(depth int) (frag, error) {
 			return frag{}, p.errorf(at, errPreceding)
 		}
 	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return frag{}, p.errorf(at, errBackref)
+		n := int(c - '0')
+		if !p.closed[n] {
+			return frag{}, p.errorf(at, errBadBackref)
+		}
+		p.backRef = true
+		if !p.backRefs {
+			return frag{}, &Error{Offset: at, Msg: errBackref, Backtrack: true}
+		}
+		return frag{text: "(?P<" + BackRefName(n) + ">)", simple: true}, nil
 	case 'w':
 		return frag{text: `[0-9A-Z_a-z]`, simple: true, word: true}, nil
 	case 'W':
