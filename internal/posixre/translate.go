@@ -25,6 +25,10 @@ const (
 	// Sed reads the pattern as GNU sed does: its escapes for control
 	// characters, its stricter syntax, and '.' matching a newline.
 	Sed
+	// Newline is GNU's REG_NEWLINE, sed's M flag: '^' and '$' also match
+	// after and before each newline, and neither '.' nor a bracket
+	// expression that starts with '^' matches a newline.
+	Newline
 )
 
 // Error is a pattern GNU rejects, or one that cannot be translated to RE2.
@@ -35,6 +39,10 @@ type Error struct {
 	Offset int
 	// Msg is GNU's message where GNU has one ("Unmatched ( or \(").
 	Msg string
+	// Unsupported marks a pattern GNU accepts that this package cannot
+	// run on RE2 (a back-reference, a large interval): a caller may hand
+	// the work to GNU's own tool instead of refusing it.
+	Unsupported bool
 }
 
 // Error returns Msg alone, as GNU prints it; a caller that wants to point
@@ -64,7 +72,8 @@ const MaxRepeat = 1000
 // Translate returns the RE2 syntax of the POSIX pattern pat. The result is
 // valid for regexp.Compile, which may still refuse it for its size.
 func Translate(pat string, syn Syntax, fl Flags) (string, error) {
-	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0}
+	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0,
+		newline: fl&Newline != 0}
 	out, err := p.alternation(0)
 	if err != nil {
 		return "", err
@@ -73,7 +82,10 @@ func Translate(pat string, syn Syntax, fl Flags) (string, error) {
 		// Only a closing group can stop the top level early.
 		return "", p.errorf(p.pos, errRParen)
 	}
-	if p.sed {
+	switch {
+	case p.newline:
+		out = "(?m)" + out
+	case p.sed:
 		out = "(?s)" + out
 	}
 	return out, nil
@@ -106,7 +118,7 @@ func CompileAny(pats []string, syn Syntax, fl Flags) (*regexp.Regexp, error) {
 	if err != nil {
 		// The translation is valid RE2: what fails is a limit, such as
 		// the size of a pattern once its intervals are expanded.
-		return nil, &Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
+		return nil, &Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: "), Unsupported: true}
 	}
 	return re, nil
 }
@@ -131,9 +143,18 @@ func IsLiteral(pat string, syn Syntax) bool {
 type parser struct {
 	src   string
 	pos   int
-	ere   bool
-	icase bool
-	sed   bool
+	ere     bool
+	icase   bool
+	sed     bool
+	newline bool
+}
+
+// unsupported returns an *Error, found at offset at, for a pattern GNU
+// accepts and RE2 cannot run.
+func (p *parser) unsupported(at int, format string, args ...any) *Error {
+	e := p.errorf(at, format, args...)
+	e.Unsupported = true
+	return e
 }
 
 // errorf returns an *Error found at offset at of the pattern.
@@ -244,7 +265,7 @@ func (p *parser) branch(depth int) (string, error) {
 			continue
 		case p.at(`\<`) || p.at(`\>`):
 			if p.at(`\>`) && !prev.word {
-				return "", p.errorf(p.pos, errWordEdge)
+				return "", p.unsupported(p.pos, errWordEdge)
 			}
 			if p.at(`\<`) {
 				wantWord = p.pos
@@ -267,7 +288,7 @@ func (p *parser) branch(depth int) (string, error) {
 			return "", err
 		}
 		if wantWord >= 0 && !pc.word {
-			return "", p.errorf(wantWord, errWordEdge)
+			return "", p.unsupported(wantWord, errWordEdge)
 		}
 		wantWord = -1
 		b.WriteString(pc.text)
@@ -275,7 +296,7 @@ func (p *parser) branch(depth int) (string, error) {
 		start = false
 	}
 	if wantWord >= 0 {
-		return "", p.errorf(wantWord, errWordEdge)
+		return "", p.unsupported(wantWord, errWordEdge)
 	}
 	return b.String(), nil
 }
@@ -452,7 +473,7 @@ func (p *parser) interval(i int) (lo, hi, end int, ok bool, err error) {
 	case lo > 32767 || hi > 32767:
 		return 0, 0, end, false, p.errorf(p.pos, errTooBig)
 	case lo > MaxRepeat || hi > MaxRepeat:
-		return 0, 0, end, false, p.errorf(p.pos, "repetition count over %d is not supported", MaxRepeat)
+		return 0, 0, end, false, p.unsupported(p.pos, "repetition count over %d is not supported", MaxRepeat)
 	}
 	return lo, hi, end, true, nil
 }
@@ -517,7 +538,7 @@ func (p *parser) escape(depth int) (frag, error) {
 			return frag{}, p.errorf(at, errPreceding)
 		}
 	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return frag{}, p.errorf(at, errBackref)
+		return frag{}, p.unsupported(at, errBackref)
 	case 'w':
 		return frag{text: `[0-9A-Z_a-z]`, simple: true, word: true}, nil
 	case 'W':
@@ -541,7 +562,7 @@ func (p *parser) escape(depth int) (frag, error) {
 		}
 		switch c {
 		case 'c', 'd', 'o', 'x':
-			return frag{}, p.errorf(at, `the escape \%c is not supported`, c)
+			return frag{}, p.unsupported(at, `the escape \%c is not supported`, c)
 		}
 	}
 	if c >= utf8.RuneSelf {
@@ -691,6 +712,9 @@ func (p *parser) bracket() (frag, error) {
 			}
 		}
 	}
+	if neg && p.newline {
+		set['\n'] = true // a negated list never matches a newline
+	}
 	if p.icase {
 		for c := 'A'; c <= 'Z'; c++ {
 			if set[c] || set[c|0x20] {
@@ -781,7 +805,7 @@ func (p *parser) bracketElem(set *[256]bool, runes *[]rune) (c byte, isChar bool
 				r = utf8.RuneError
 			}
 			if set == nil {
-				return 0, false, p.errorf(at, "a range ending in a non-ASCII byte is not supported")
+				return 0, false, p.unsupported(at, "a range ending in a non-ASCII byte is not supported")
 			}
 			*runes = append(*runes, r)
 			return 0, false, nil

@@ -30,7 +30,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s, true, true, "a\nb")
 	}
 	f.Fuzz(func(t *testing.T, script string, ere, quiet bool, input string) {
-		sc, err := Parse([]string{script}, Options{Extended: ere, Quiet: quiet})
+		sc, err := Parse(Exprs(script), Options{Extended: ere, Quiet: quiet})
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Expr != 1 || e.Char < 0 || e.Char > len(script) || e.Msg == "" {
@@ -38,7 +38,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		r := NewRun(sc)
+		r := NewRun(sc, IO{})
 		in := input + "\n" + fuzzLines
 		out1, status1, err1 := feed(r, in)
 		r.Reset()
