@@ -74,12 +74,10 @@ func Parse(pieces []Piece, o Options) (*Script, error) {
 		sc.lineWrap = o.LineWrap
 	}
 	p := &parser{o: o, script: sc, labels: map[string]int{}, pending: -1}
-	// GNU: a script whose first piece starts with the line "#n" is as if
-	// -n.
-	if len(pieces) > 0 {
-		if first, _, _ := strings.Cut(pieces[0].Text, "\n"); first == "#n" {
-			sc.quiet = true
-		}
+	// GNU: a script whose first piece starts with "#n" is as if -n (POSIX
+	// asks for "#n" alone on its line; GNU 4.9 looks at two characters).
+	if len(pieces) > 0 && strings.HasPrefix(pieces[0].Text, "#n") {
+		sc.quiet = true
 	}
 	exprs := 0
 	for _, pc := range pieces {
@@ -305,9 +303,7 @@ func (p *parser) command(c int) error {
 		if name == "" {
 			return p.errorf("\":\" lacks a label")
 		}
-		if _, dup := p.labels[name]; !dup {
-			p.labels[name] = here
-		}
+		p.labels[name] = here // GNU jumps to the last of labels of one name
 	case 'b', 't', 'T':
 		cmd.file = p.label()
 		p.jumps = append(p.jumps, here)

@@ -95,7 +95,8 @@ func TestParseScript(t *testing.T) {
 		{"p", Options{}, false, false, 1},
 		{"p", Options{Quiet: true}, false, true, 1},
 		{"#n\np", Options{}, false, true, 1},
-		{"#n p", Options{}, false, false, 0}, // only "#n" alone on the first line
+		{"#n p", Options{}, false, true, 0}, // GNU 4.9 looks only at "#n"
+		{" #n\np", Options{}, false, false, 1},
 		{"2q", Options{}, true, false, 1},
 		{"/x/{Q}", Options{}, true, false, 3},
 		{" ; p ;; p # two\n", Options{}, false, false, 2},
