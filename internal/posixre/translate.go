@@ -141,8 +141,8 @@ func IsLiteral(pat string, syn Syntax) bool {
 //	piece       = atom { "*" | "+" | "?" | interval }
 //	atom        = char | "." | bracket | "(" alternation ")" | anchor | escape
 type parser struct {
-	src   string
-	pos   int
+	src     string
+	pos     int
 	ere     bool
 	icase   bool
 	sed     bool
