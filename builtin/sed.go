@@ -82,10 +82,11 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	c := &Cmd{Name: "sed", ReadsInput: readsInput(cfg.files) && !cfg.inPlace, Reads: reads}
-	if len(cfg.files) == 0 && !sc.Quits() && !sc.UsesFiles() && !cfg.o.NullData {
+	if len(cfg.files) == 0 && !sc.Quits() && !sc.UsesFiles() && !sc.Loops() && !cfg.o.NullData {
 		// The per-record form, which the fused policy can jam with its
-		// neighbours.
-		r := sedlang.NewRun(sc, sedlang.IO{})
+		// neighbours. A script that loops needs the general form, whose
+		// context can stop it.
+		r := sedlang.NewRun(sc, sedlang.IO{MaxSpace: sedMaxSpace})
 		c.Rec = &task.PerRecord{
 			Start: func(task.Emit) error { r.Reset(); return nil },
 			Each: func(rec []byte, emit task.Emit) error {
@@ -255,9 +256,11 @@ func readScript(env *Env, name string) (string, error) {
 func sedFiles(ctx context.Context, env *Env, p *buffer.Ports, sc *sedlang.Script, cfg *sedConfig) error {
 	out := task.Emit(p.Out(0).Write)
 	sio := sedlang.IO{
-		Open:   env.open,
-		Create: func(name string) (io.WriteCloser, error) { return env.create(name, false) },
-		Stderr: env.stderr(),
+		Open:     env.open,
+		Create:   func(name string) (io.WriteCloser, error) { return env.create(name, false) },
+		Stderr:   env.stderr(),
+		Stop:     ctx.Err,
+		MaxSpace: min(p.MaxRecord(), sedMaxSpace),
 	}
 	if cfg.inPlace {
 		sio.Stdout = out
@@ -387,6 +390,11 @@ func (r *portBytes) Read(b []byte) (int, error) {
 	r.buf = r.buf[n:]
 	return n, nil
 }
+
+// sedMaxSpace is the most a pattern or hold space may hold, as the
+// longest record a task holds whole: a script that doubles its hold space
+// on every line fails with a message instead of taking all the memory.
+const sedMaxSpace = buffer.DefaultMaxRecord
 
 // errSedQuit stops the reading loop after q or Q.
 var errSedQuit = errors.New("sed: quit")

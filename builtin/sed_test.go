@@ -2,6 +2,8 @@ package builtin_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -10,8 +12,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/internal/sedlang"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/task"
 )
 
 const sedText = "one two three\nfoo bar foo\n\nbaz qux\n  indented line\nfoo.bar/baz\nlast line"
@@ -891,4 +899,37 @@ func TestSedCorpus(t *testing.T) {
 		agree++
 	}
 	t.Logf("sed corpus: %d of %d cases agree with GNU sed", agree, len(sedCorpus))
+}
+
+// A script that loops without end (":a;ba", as in GNU sed) stops when the
+// run is cancelled, and one that doubles its hold space as it loops fails
+// at the pool's longest record instead of taking the memory.
+func TestSedStops(t *testing.T) {
+	run := func(ctx context.Context, script string, o sched.Options) error {
+		c, err := builtin.New(nil, []string{"sed", script})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Rec != nil {
+			t.Fatalf("%q: a looping script has the per-record form, which cannot be stopped", script)
+		}
+		g := &graph.Graph{}
+		me := g.Add("sed", 1, 1, c.Fn)
+		src := g.Add("stdin", 0, 1, task.ReadFrom(strings.NewReader("x\n"), record.Lines))
+		g.Connect(src, 0, me, 0, 2)
+		sink := g.Add("stdout", 1, 0, task.WriteTo(io.Discard, record.Lines))
+		g.Connect(me, 0, sink, 0, 2)
+		_, err = sched.Run(ctx, g, o)
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := run(ctx, ":a;ba", sched.Options{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf(":a;ba: got %v, want the context's error", err)
+	}
+	err := run(context.Background(), ":a;G;h;ba", sched.Options{MaxRecord: 1 << 20})
+	var se *sedlang.SpaceError
+	if !errors.As(err, &se) || se.Max != 1<<20 {
+		t.Fatalf(":a;G;h;ba: got %v, want a *sedlang.SpaceError at 1 MiB", err)
+	}
 }

@@ -3,6 +3,7 @@ package sedlang
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 )
 
@@ -21,6 +22,25 @@ type IO struct {
 	// newlines as the output is); it is the output otherwise. sed -i sets
 	// it, as its output goes to the file it edits.
 	Stdout func(rec []byte) error
+	// Stop, if set, is called now and then while a script loops (a b, t
+	// or T jumping back, D starting over) without reading input: an error
+	// from it ends the run with that error, so that a cancelled run does
+	// not spin in ":a;ba" forever, as GNU sed would.
+	Stop func() error
+	// MaxSpace, if not 0, is the most bytes the pattern or hold space may
+	// hold: past it the run ends with a *SpaceError instead of taking the
+	// machine's memory (":a;G;h;ba" doubles it each time round).
+	MaxSpace int
+}
+
+// SpaceError is the error of a run whose pattern or hold space grew
+// past IO.MaxSpace.
+type SpaceError struct {
+	Max int
+}
+
+func (e *SpaceError) Error() string {
+	return fmt.Sprintf("the pattern or hold space grew past %d bytes", e.Max)
 }
 
 // framer turns the bytes a run writes into records, one line each (cut

@@ -307,6 +307,7 @@ func (p *parser) command(c int) error {
 	case 'b', 't', 'T':
 		cmd.file = p.label()
 		p.jumps = append(p.jumps, here)
+		sc.loops = true
 	case 'q', 'Q', 'l', 'L':
 		if (c == 'q' || c == 'Q') && cmd.a2 != nil {
 			return p.errorf("command only uses one address")
@@ -327,6 +328,7 @@ func (p *parser) command(c int) error {
 			return err
 		}
 	case '=', 'd', 'D', 'F', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'z', 'x':
+		sc.loops = sc.loops || c == 'D'
 		if err := p.endOfCommand(); err != nil {
 			return err
 		}

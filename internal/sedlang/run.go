@@ -54,9 +54,10 @@ type Run struct {
 	readers []*reader
 	started bool
 
-	quit bool
-	code int
-	err  *Error // a run error not yet returned
+	quit  bool
+	code  int
+	err   *Error // a run error not yet returned
+	loops int    // jumps back, for IO.Stop
 
 	tmp   []byte
 	spans []int
@@ -329,6 +330,9 @@ func (r *Run) feed(rec []byte, name string, last bool) error {
 	case 'N':
 		r.ps = append(r.ps, rec...)
 		r.pc++
+		if err := r.grew(); err != nil {
+			return err
+		}
 	}
 	r.wait = 0
 	r.psNL, r.last, r.name = nl, last, name
@@ -381,7 +385,9 @@ func (r *Run) exec() error {
 		case 'a':
 			r.queue = append(r.queue, queued{text: c.text})
 		case 'b':
-			r.pc = c.jump
+			if err := r.jump(c.jump); err != nil {
+				return err
+			}
 			continue
 		case 'c':
 			if r.ranges[r.pc].state != rangeActive && len(c.text) > 0 {
@@ -398,7 +404,9 @@ func (r *Run) exec() error {
 				return nil
 			}
 			r.ps = append(r.ps[:0], r.ps[i+1:]...)
-			r.pc = 0
+			if err := r.jump(0); err != nil {
+				return err
+			}
 			continue
 		case 'F':
 			if err := r.main.line([]byte(r.name), true); err != nil {
@@ -409,11 +417,17 @@ func (r *Run) exec() error {
 		case 'G':
 			r.ps = append(append(r.ps, delim), r.hold...)
 			r.psNL = r.holdNL
+			if err := r.grew(); err != nil {
+				return err
+			}
 		case 'h':
 			r.hold, r.holdNL = append(r.hold[:0], r.ps...), r.psNL
 		case 'H':
 			r.hold = append(append(r.hold, delim), r.ps...)
 			r.holdNL = r.psNL
+			if err := r.grew(); err != nil {
+				return err
+			}
 		case 'i':
 			if len(c.text) > 0 {
 				if err := r.main.line(c.text[:len(c.text)-1], true); err != nil {
@@ -480,15 +494,22 @@ func (r *Run) exec() error {
 			if err := r.subst(c.sub); err != nil || r.quit {
 				return err
 			}
+			if err := r.grew(); err != nil {
+				return err
+			}
 		case 't':
 			if r.replaced {
 				r.replaced = false
-				r.pc = c.jump
+				if err := r.jump(c.jump); err != nil {
+					return err
+				}
 				continue
 			}
 		case 'T':
 			if !r.replaced {
-				r.pc = c.jump
+				if err := r.jump(c.jump); err != nil {
+					return err
+				}
 				continue
 			}
 			r.replaced = false
@@ -520,6 +541,29 @@ func (r *Run) exec() error {
 		return nil
 	}
 	return r.main.line(r.ps, r.psNL)
+}
+
+// jump moves the cycle to command to, and lets IO.Stop end a script that
+// loops.
+func (r *Run) jump(to int) error {
+	if to <= r.pc {
+		r.loops++
+		if r.loops&1023 == 0 && r.io.Stop != nil {
+			if err := r.io.Stop(); err != nil {
+				return err
+			}
+		}
+	}
+	r.pc = to
+	return nil
+}
+
+// grew checks the pattern and hold spaces against IO.MaxSpace.
+func (r *Run) grew() error {
+	if m := r.io.MaxSpace; m > 0 && (len(r.ps) > m || len(r.hold) > m) {
+		return &SpaceError{Max: m}
+	}
+	return nil
 }
 
 // flushQueue writes what a, r and R queued, in order.

@@ -175,3 +175,19 @@ func TestLineAllocs(t *testing.T) {
 		}
 	}
 }
+
+// A space past IO.MaxSpace ends the run with a *SpaceError, whether it
+// grows by G, H, N or s.
+func TestRunMaxSpace(t *testing.T) {
+	for _, script := range []string{"G;h", "H", ":a;N;ba", "G;s/.*/&&/;h"} {
+		sc, err := Parse(Exprs(script), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = feed(NewRun(sc, IO{MaxSpace: 64}), strings.Repeat("0123456789\n", 40))
+		var se *SpaceError
+		if !errors.As(err, &se) || se.Max != 64 {
+			t.Errorf("%q: got %v", script, err)
+		}
+	}
+}

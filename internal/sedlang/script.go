@@ -77,11 +77,17 @@ type Script struct {
 	// each time and is not listed.
 	reads, writes []string
 	readsFiles    bool // some r or R command
+	loops         bool // some b, t, T or D
 }
 
 // Quits reports whether a q or Q command may end the run before the
 // input does, so that a caller can stop reading then.
 func (s *Script) Quits() bool { return s.quits }
+
+// Loops reports whether the script may run without end on one line: it
+// jumps (b, t, T) or starts over (D). A caller that runs it should give
+// the run a way to stop (IO.Stop).
+func (s *Script) Loops() bool { return s.loops }
 
 // UsesFiles reports whether the script reads or writes files (r, R, w, W,
 // s///w), so that a run of it must be started and closed (Run.Start,

@@ -37,11 +37,11 @@ func fastOf(re *regexp.Regexp, newline bool) fast {
 	if newline {
 		return fast{}
 	}
+	// Not simplified: Simplify would spell a{2,3} as aa(?:a)?.
 	parsed, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
 		return fast{}
 	}
-	parsed = parsed.Simplify()
 	items := []*syntax.Regexp{parsed}
 	if parsed.Op == syntax.OpConcat {
 		items = parsed.Sub
