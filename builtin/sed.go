@@ -266,11 +266,11 @@ func sedFiles(ctx context.Context, env *Env, p *buffer.Ports, sc *sedlang.Script
 		sio.Stdout = out
 	}
 	r := sedlang.NewRun(sc, sio)
+	defer r.Close()
 	if err := r.Start(); err != nil {
 		fmt.Fprintf(env.stderr(), "sed: %s\n", sedErrText(err))
 		return task.Exit(4)
 	}
-	defer r.Close()
 	files := cfg.files
 	if len(files) == 0 {
 		files = []string{"-"}

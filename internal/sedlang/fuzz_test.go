@@ -25,12 +25,12 @@ func fuzzIO() IO {
 		Create: func(string) (io.WriteCloser, error) { return nopWriteCloser{io.Discard}, nil },
 		Stderr: io.Discard,
 		Stop: func() error {
-			if stops++; stops > 4 {
+			if stops++; stops > 2 {
 				return errFuzzStop
 			}
 			return nil
 		},
-		MaxSpace: 1024,
+		MaxSpace: 256,
 	}
 }
 

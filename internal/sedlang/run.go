@@ -154,7 +154,7 @@ func (r *Run) Start() error {
 			}
 			wc, err := r.io.Create(name)
 			if err != nil {
-				return fmt.Errorf("couldn't open file %s: %w", name, err)
+				return fmt.Errorf("couldn't open file %s: %w", name, err) // Close closes those before
 			}
 			bw := bufio.NewWriter(wc)
 			s.write, s.closer, s.flusher = writeTo(bw), wc, bw
