@@ -322,7 +322,7 @@ func TestSedEachAllocs(t *testing.T) {
 		{"/INFO/d", 0},
 		{"-n;$p", 0},
 		{"y/abc/ABC/", 0},
-		{"s/z[a-z]*/Z/", 0}, // no line holds the required "z"
+		{"s/z[a-z]*/Z/", 0},  // no line holds the required "z"
 		{`s/[a-z]\+$/W/`, 0}, // a run at the end: a scan, no regexp
 		{"s/^[0-9]*//", 0},
 		{`N;s/\n/+/`, 0},
@@ -905,6 +905,21 @@ func TestSedCorpus(t *testing.T) {
 	t.Logf("sed corpus: %d of %d cases agree with GNU sed", agree, len(sedCorpus))
 }
 
+// sedGraph is the graph the runner would build for c: stdin, if c reads
+// its input, then c, then stdout.
+func sedGraph(c *builtin.Cmd, stdin io.Reader, stdout io.Writer) *graph.Graph {
+	g := &graph.Graph{}
+	me := g.Add(c.Name, 0, 1, c.Fn)
+	if c.ReadsInput {
+		g.Tasks[me].In = 1
+		src := g.Add("stdin", 0, 1, task.ReadFrom(stdin, record.Lines))
+		g.Connect(src, 0, me, 0, 2)
+	}
+	sink := g.Add("stdout", 1, 0, task.WriteTo(stdout, record.Lines))
+	g.Connect(me, 0, sink, 0, 2)
+	return g
+}
+
 // A script that loops without end (":a;ba", as in GNU sed) stops when the
 // run is cancelled, and one that doubles its hold space as it loops fails
 // at the pool's longest record instead of taking the memory.
@@ -917,13 +932,7 @@ func TestSedStops(t *testing.T) {
 		if c.Rec != nil {
 			t.Fatalf("%q: a looping script has the per-record form, which cannot be stopped", script)
 		}
-		g := &graph.Graph{}
-		me := g.Add("sed", 1, 1, c.Fn)
-		src := g.Add("stdin", 0, 1, task.ReadFrom(strings.NewReader("x\n"), record.Lines))
-		g.Connect(src, 0, me, 0, 2)
-		sink := g.Add("stdout", 1, 0, task.WriteTo(io.Discard, record.Lines))
-		g.Connect(me, 0, sink, 0, 2)
-		_, err = sched.Run(ctx, g, o)
+		_, err = sched.Run(ctx, sedGraph(c, strings.NewReader("x\n"), io.Discard), o)
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -967,11 +976,7 @@ func BenchmarkSedAccessLog(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					g := &graph.Graph{}
-					me := g.Add("sed", 0, 1, c.Fn)
-					sink := g.Add("stdout", 1, 0, task.WriteTo(io.Discard, record.Lines))
-					g.Connect(me, 0, sink, 0, 2)
-					if _, err := sched.Run(context.Background(), g, sched.Options{}); err != nil {
+					if _, err := sched.Run(context.Background(), sedGraph(c, nil, io.Discard), sched.Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -1026,11 +1031,7 @@ func TestSedInPlaceFailure(t *testing.T) {
 	if c.ReadsInput {
 		t.Fatal("sed -i reads its input port")
 	}
-	g := &graph.Graph{}
-	me := g.Add("sed", 0, 1, c.Fn)
-	sink := g.Add("stdout", 1, 0, task.WriteTo(io.Discard, record.Lines))
-	g.Connect(me, 0, sink, 0, 2)
-	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: 64, MaxRecord: 100})
+	_, err = sched.Run(context.Background(), sedGraph(c, nil, io.Discard), sched.Options{RecordSize: 64, MaxRecord: 100})
 	if err == nil {
 		t.Fatal("a line past the longest record: no error")
 	}

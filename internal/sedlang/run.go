@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // Run is the state of one run of a script over a stream of lines: the
@@ -415,17 +416,13 @@ func (r *Run) exec() error {
 		case 'g':
 			r.ps, r.psNL = append(r.ps[:0], r.hold...), r.holdNL
 		case 'G':
-			r.ps = append(append(r.ps, delim), r.hold...)
-			r.psNL = r.holdNL
-			if err := r.grew(); err != nil {
+			if err := r.join(&r.ps, &r.psNL, r.hold, r.holdNL); err != nil {
 				return err
 			}
 		case 'h':
 			r.hold, r.holdNL = append(r.hold[:0], r.ps...), r.psNL
 		case 'H':
-			r.hold = append(append(r.hold, delim), r.ps...)
-			r.holdNL = r.psNL
-			if err := r.grew(); err != nil {
+			if err := r.join(&r.hold, &r.holdNL, r.ps, r.psNL); err != nil {
 				return err
 			}
 		case 'i':
@@ -558,6 +555,14 @@ func (r *Run) jump(to int) error {
 	return nil
 }
 
+// join appends a delimiter and src to the space dst, for G and H: the
+// space then ends as src does, with or without its newline, as in GNU.
+func (r *Run) join(dst *[]byte, dstNL *bool, src []byte, srcNL bool) error {
+	*dst = append(append(*dst, r.sc.delim), src...)
+	*dstNL = srcNL
+	return r.grew()
+}
+
 // grew checks the pattern and hold spaces against IO.MaxSpace.
 func (r *Run) grew() error {
 	if m := r.io.MaxSpace; m > 0 && (len(r.ps) > m || len(r.hold) > m) {
@@ -667,22 +672,9 @@ func (r *Run) list(width int) error {
 			o = append(o, c)
 		default:
 			o = append(o, '\\')
-			switch c {
-			case '\a':
-				o = append(o, 'a')
-			case '\b':
-				o = append(o, 'b')
-			case '\f':
-				o = append(o, 'f')
-			case '\n':
-				o = append(o, 'n')
-			case '\r':
-				o = append(o, 'r')
-			case '\t':
-				o = append(o, 't')
-			case '\v':
-				o = append(o, 'v')
-			default:
+			if i := strings.IndexByte(listEscapes, c); i >= 0 && i%2 == 0 {
+				o = append(o, listEscapes[i+1])
+			} else {
 				o = append(o, '0'+c>>6, '0'+c>>3&7, '0'+c&7)
 			}
 		}
@@ -697,6 +689,10 @@ func (r *Run) list(width int) error {
 	r.tmp = b
 	return r.out.write(b)
 }
+
+// listEscapes pairs the control characters l writes as C escapes with
+// their letters; the others are octal.
+const listEscapes = "\aa\bb\ff\nn\rr\tt\vv"
 
 // selected reports whether c applies to the current line, and moves its
 // range along, as GNU's match_address_p does.

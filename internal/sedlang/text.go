@@ -1,6 +1,10 @@
 package sedlang
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/tpipe/tpipe/internal/posixre"
+)
 
 // textKind says what a piece of script text is, for the escapes in it.
 type textKind uint8
@@ -31,19 +35,13 @@ func normalize(s []byte, kind textKind) ([]byte, error) {
 			continue
 		}
 		i++
+		if ctl, ok := posixre.ControlEscape(s[i]); ok {
+			out = append(out, ctl) // \a \f \n \r \t \v
+			continue
+		}
 		switch d := s[i]; d {
-		case 'a':
-			out = append(out, '\a')
-		case 'f':
-			out = append(out, '\f')
-		case 'n', '\n':
+		case '\n':
 			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'v':
-			out = append(out, '\v')
 		case 'd', 'o', 'x':
 			b, n := number(s[i+1:], d)
 			i += n
