@@ -1042,3 +1042,123 @@ func TestSedInPlaceFailure(t *testing.T) {
 		t.Errorf("files left in the directory: %v", ents)
 	}
 }
+
+// TestSedRandomPrograms compares random scripts, of every command and
+// address form, files and -s -z -n, with GNU sed on a fixed seed: a
+// bounded number, as each starts a process (TPIPE_SED_RANDOM=N for more).
+// A script that loops without end in GNU sed (G before D can) is skipped;
+// one that does in tpipe alone is a failure.
+func TestSedRandomPrograms(t *testing.T) {
+	if _, err := exec.LookPath("sed"); err != nil {
+		t.Skip("sed not installed")
+	}
+	runs := 300
+	if s := os.Getenv("TPIPE_SED_RANDOM"); s != "" {
+		fmt.Sscan(s, &runs)
+	}
+	cmds := []string{"p", "P", "n", "N", "$!N", "g", "G", "h", "H", "x", "z", "=", "l", "l 5", "d", "q", "Q",
+		"s/a/X/", "s/b*/<&>/g", "s/^/>/", "s/$/</", `s/\n/|/g`, `s/\(a\)\(b*\)/\2\u\1/`, "y/abc/bca/",
+		"a foo", "i\\\nbar", "c\\\nbaz", "F", "w /dev/stdout", "W /dev/stdout", "s/a/A/w /dev/stdout",
+		"$!N;P;D", "N;P;D", "s/a/X/2g", "s/^b/B/Mg", "s/.$/E/M", `s/\w/\U&x/3`, "l 0", "T", "t",
+		"2,3c\\\nC", "/b/,/c/!c\\\nC", "D", "r f1", "R f1", "R f2", "0r f2"}
+	addrs := []string{"", "", "", "1", "2", "$", "/a/", "/b/,/c/", "2,3", "1~2", "0,/b/", "/a/,+1", "2,~3", "$!", "/^$/", "3,1"}
+	inputs := []string{"a\nb\nc\n", "abc\nbca\n\ncab\nbb", "a\n", "", "aa\nab\nac\nb\nc\na\nbbb\n"}
+	dir := textFiles(t, "f1", "x\ny\nz\n", "f2", "p\nq", "e", "")
+	r := rand.New(rand.NewPCG(21, 22))
+	for range runs {
+		var parts []string
+		label := false
+		for range 1 + r.IntN(5) {
+			c := cmds[r.IntN(len(cmds))]
+			if r.IntN(8) == 0 && !label {
+				c, label = []string{"b end", "t end", "T end"}[r.IntN(3)], true
+			}
+			if r.IntN(6) == 0 {
+				c = "{" + c + ";" + cmds[r.IntN(len(cmds))] + "}"
+			}
+			parts = append(parts, addrs[r.IntN(len(addrs))]+c)
+		}
+		if label {
+			parts = append(parts, ":end")
+		}
+		argv := []string{"sed"}
+		for _, o := range []string{"-n", "-s", "-z"} {
+			if r.IntN(4) == 0 {
+				argv = append(argv, o)
+			}
+		}
+		argv = append(argv, strings.Join(parts, "\n"))
+		switch r.IntN(3) {
+		case 0:
+			argv = append(argv, "f1", "-", "f2")
+		case 1:
+			argv = append(argv, "e", "f2", "f1")
+		}
+		in := inputs[r.IntN(len(inputs))]
+		want, ok := gnuSedWithin(t, dir, argv, in)
+		if !ok {
+			continue // GNU sed loops too
+		}
+		got := sedWithin(t, dir, argv, in)
+		if want.code != 0 && got.code != 0 {
+			continue // both refuse it
+		}
+		if got.out != want.out || got.code != want.code {
+			t.Errorf("%q on %q:\n tpipe: status %d, %q %q\n   GNU: status %d, %q %q", argv, in, got.code, got.out, got.err, want.code, want.out, want.err)
+		}
+	}
+}
+
+// gnuSedWithin runs GNU sed as runGNU does, for at most two seconds: ok
+// is false if it had to be killed.
+func gnuSedWithin(t *testing.T, dir string, argv []string, stdin string) (result, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sed", argv[1:]...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, []string{"LC_ALL=C"}, strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return result{}, false
+	}
+	res := result{out: out.String(), err: errb.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		res.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%q: %v", argv, err)
+	}
+	return res, true
+}
+
+// sedWithin runs tpipe's sed in dir, failing the test if it runs for more
+// than ten seconds.
+func sedWithin(t *testing.T, dir string, argv []string, stdin string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	env := &builtin.Env{Stderr: &stderr, Dir: dir,
+		Open: func(name string) (io.ReadCloser, error) { return os.Open(join(dir, name)) }}
+	c, err := builtin.New(env, argv)
+	var ue *builtin.UsageError
+	if errors.As(err, &ue) {
+		return result{err: ue.Error() + "\n", code: 2}
+	}
+	if err != nil {
+		t.Fatalf("%q: %v", argv, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = sched.Run(ctx, sedGraph(c, strings.NewReader(stdin), &stdout), sched.Options{})
+	res := result{out: stdout.String(), err: stderr.String()}
+	var ee *task.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.code = ee.Code
+	default:
+		t.Fatalf("%q on %q: %v", argv, stdin, err)
+	}
+	return res
+}

@@ -25,10 +25,13 @@ const (
 	// Sed reads the pattern as GNU sed does: its escapes for control
 	// characters, its stricter syntax, and '.' matching a newline.
 	Sed
-	// Newline is GNU's REG_NEWLINE, sed's M flag: '^' and '$' also match
-	// after and before each newline, and neither '.' nor a bracket
-	// expression that starts with '^' matches a newline.
+	// Newline is the matching half of GNU's REG_NEWLINE (sed's M flag):
+	// neither '.' nor a bracket expression that starts with '^' matches a
+	// newline.
 	Newline
+	// Multiline is its other half: '^' and '$' also match after and
+	// before each newline. (GNU sed -z keeps the first half of M only.)
+	Multiline
 )
 
 // Error is a pattern GNU rejects, or one that cannot be translated to RE2.
@@ -74,6 +77,13 @@ const MaxRepeat = 1000
 func Translate(pat string, syn Syntax, fl Flags) (string, error) {
 	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0,
 		newline: fl&Newline != 0}
+	var mode string
+	if p.sed && !p.newline {
+		mode += "s" // '.' takes the newlines of sed's pattern space
+	}
+	if fl&Multiline != 0 {
+		mode += "m"
+	}
 	out, err := p.alternation(0)
 	if err != nil {
 		return "", err
@@ -82,11 +92,8 @@ func Translate(pat string, syn Syntax, fl Flags) (string, error) {
 		// Only a closing group can stop the top level early.
 		return "", p.errorf(p.pos, errRParen)
 	}
-	switch {
-	case p.newline:
-		out = "(?m)" + out
-	case p.sed:
-		out = "(?s)" + out
+	if mode != "" {
+		out = "(?" + mode + ")" + out
 	}
 	return out, nil
 }

@@ -233,8 +233,9 @@ func TestIsLiteral(t *testing.T) {
 	}
 }
 
-// Newline is sed's M flag: ^ and $ hold at each newline, and neither '.'
-// nor a negated list matches one.
+// Newline and Multiline are sed's M flag: ^ and $ hold at each newline,
+// and neither '.' nor a negated list matches one. Newline alone (sed -z
+// with M) keeps ^ and $ at the ends.
 func TestNewline(t *testing.T) {
 	for _, tc := range []struct {
 		pat, text string
@@ -249,7 +250,7 @@ func TestNewline(t *testing.T) {
 		{"\\`a", "b\na", false},
 		{"a\\'", "a\nb", false},
 	} {
-		re, err := Compile(tc.pat, Basic, Sed|Newline)
+		re, err := Compile(tc.pat, Basic, Sed|Newline|Multiline)
 		if err != nil {
 			t.Fatalf("%q: %v", tc.pat, err)
 		}
@@ -261,6 +262,10 @@ func TestNewline(t *testing.T) {
 		plain, _ := Compile(tc.pat, Basic, Sed)
 		if tc.pat == "a.b" && !plain.MatchString(tc.text) {
 			t.Errorf("%q without Newline: no match on %q", tc.pat, tc.text)
+		}
+		half, _ := Compile(tc.pat, Basic, Sed|Newline)
+		if tc.pat == "^b" && half.MatchString(tc.text) || tc.pat == "a.b" && half.MatchString(tc.text) {
+			t.Errorf("%q with Newline alone: a match on %q", tc.pat, tc.text)
 		}
 	}
 }

@@ -487,7 +487,7 @@ func (p *parser) address(c int) (*address, error) {
 				fl |= posixre.IgnoreCase
 				continue
 			case 'M':
-				fl |= posixre.Newline
+				fl |= posixre.Newline | posixre.Multiline
 				continue
 			}
 			p.back(c)
@@ -629,8 +629,8 @@ func (p *parser) compile(pat []byte, fl posixre.Flags, needGroup int) (*regex, e
 	if err != nil {
 		return nil, p.errorf("%s", err)
 	}
-	if fl&posixre.Newline != 0 && p.script.delim != '\n' {
-		return nil, p.unsupported("the M flag with -z is not supported")
+	if p.script.delim != '\n' {
+		fl &^= posixre.Multiline // GNU: ^ and $ hold at newlines only when they end lines
 	}
 	syn := posixre.Basic
 	if p.o.Extended {
@@ -649,7 +649,7 @@ func (p *parser) compile(pat []byte, fl posixre.Flags, needGroup int) (*regex, e
 	}
 	re.Longest()
 	rx := &regex{m: posixre.NewMatcher(re), newline: fl&posixre.Newline != 0, groups: re.NumSubexp()}
-	rx.fast = fastOf(re, rx.newline)
+	rx.fast = fastOf(re, fl&posixre.Multiline != 0)
 	return rx, nil
 }
 
@@ -682,7 +682,7 @@ flags:
 		case f == 'i' || f == 'I':
 			fl |= posixre.IgnoreCase
 		case f == 'm' || f == 'M':
-			fl |= posixre.Newline
+			fl |= posixre.Newline | posixre.Multiline
 		case f == 'e':
 			if p.o.Sandbox {
 				return p.errorf("e/r/w commands disabled in sandbox mode")

@@ -72,7 +72,6 @@ func TestParseRefuses(t *testing.T) {
 		{"e echo hi", Options{}, "command `e' is not supported"},
 		{"s/a/date/e", Options{}, "option `e' to `s' is not supported"},
 		{`s/\(a\)\1/x/`, Options{}, "back-references"},
-		{"/a/Mp", Options{NullData: true}, "the M flag with -z is not supported"},
 		{"r /dev/stdin", Options{}, "reading /dev/stdin is not supported"},
 		{"s/a\\{1001\\}/x/", Options{}, "repetition count over 1000"},
 	} {

@@ -33,7 +33,14 @@ type Run struct {
 	replaced     bool // an s replaced something since a line was read (t, T)
 	ranges       []rangeState
 	lastRE       *regex
-	name         string // the file being read, for F
+
+	// Files, for F: the name of the pattern space's file, and of the
+	// file SetFile named last, which GNU has open once it has looked past
+	// the end of the pattern space's file for $ (peeked).
+	name, nextName string
+	fileSeq        int  // SetFile calls, to tell when the held record's file ended
+	lastOfFile     bool // the pattern space's line ends its file, and more input follows
+	peeked         bool
 
 	// A cycle waiting for a line (n, N) resumes at pc.
 	pc   int
@@ -43,6 +50,7 @@ type Run struct {
 	held     []byte
 	hasHeld  bool
 	heldName string
+	heldSeq  int
 
 	queue []queued // what a, r and R give, for the end of the cycle
 	qtext []byte   // the R lines in the queue
@@ -91,7 +99,7 @@ type queued struct {
 // the script names. A script that names files must be started (Start)
 // before the first line and closed (Close) after the last.
 func NewRun(sc *Script, io IO) *Run {
-	r := &Run{sc: sc, io: io, name: "-"}
+	r := &Run{sc: sc, io: io, name: "-", nextName: "-"}
 	r.main.delim[0] = sc.delim
 	r.main.write = r.out.write
 	r.stdout.delim[0] = sc.delim
@@ -198,7 +206,10 @@ func (r *Run) Close() error {
 
 // SetFile names the file the next records come from, for F: "-" is the
 // standard input.
-func (r *Run) SetFile(name string) { r.name = name }
+func (r *Run) SetFile(name string) {
+	r.nextName = name
+	r.fileSeq++
+}
 
 // Line runs the script on one input record, a line with or without its
 // final delimiter; r does not keep rec. When the script needs to know the
@@ -214,15 +225,16 @@ func (r *Run) Line(rec []byte, emit func([]byte) error) error {
 		return nil
 	}
 	if !r.sc.needLast {
-		return r.result(r.feed(rec, r.name, false))
+		return r.result(r.feed(rec, r.nextName, false))
 	}
 	if r.hasHeld {
+		r.lastOfFile = r.heldSeq != r.fileSeq
 		if err := r.feed(r.held, r.heldName, false); err != nil {
 			return err
 		}
 	}
 	r.held = append(r.held[:0], rec...)
-	r.hasHeld, r.heldName = true, r.name
+	r.hasHeld, r.heldName, r.heldSeq = true, r.nextName, r.fileSeq
 	return r.result(nil)
 }
 
@@ -233,7 +245,7 @@ func (r *Run) Line(rec []byte, emit func([]byte) error) error {
 // start again. With flush, an unfinished last line of output is written
 // as it is, for it ends that file's output (-i).
 func (r *Run) EndFile(emit func([]byte) error, flush bool) error {
-	if err := r.endInput(emit); err != nil {
+	if err := r.endInput(emit, false); err != nil {
 		return err
 	}
 	if flush {
@@ -257,7 +269,7 @@ func (r *Run) EndFile(emit func([]byte) error, flush bool) error {
 // queue, and writes an unfinished last line of output. Its errors are
 // those of Line.
 func (r *Run) End(emit func([]byte) error) error {
-	if err := r.endInput(emit); err != nil {
+	if err := r.endInput(emit, true); err != nil {
 		return err
 	}
 	if err := r.out.flush(); err != nil {
@@ -270,14 +282,16 @@ func (r *Run) End(emit func([]byte) error) error {
 }
 
 // endInput finishes the input read so far: the held record, a cycle
-// waiting for a line that will not come, the append queue.
-func (r *Run) endInput(emit func([]byte) error) error {
+// waiting for a line that will not come, the append queue. all is set at
+// the end of the whole input, clear at the end of a separate file.
+func (r *Run) endInput(emit func([]byte) error, all bool) error {
 	r.out.emit = emit
 	if r.quit {
 		return nil
 	}
 	if r.hasHeld {
 		r.hasHeld = false
+		r.lastOfFile = all
 		if err := r.feed(r.held, r.heldName, true); err != nil {
 			return err
 		}
@@ -336,7 +350,7 @@ func (r *Run) feed(rec []byte, name string, last bool) error {
 		}
 	}
 	r.wait = 0
-	r.psNL, r.last, r.name = nl, last, name
+	r.psNL, r.last, r.name, r.peeked = nl, last, name, false
 	r.lineno++
 	return r.exec()
 }
@@ -410,7 +424,11 @@ func (r *Run) exec() error {
 			}
 			continue
 		case 'F':
-			if err := r.main.line([]byte(r.name), true); err != nil {
+			name := r.name
+			if r.peeked {
+				name = r.nextName
+			}
+			if err := r.main.line([]byte(name), true); err != nil {
 				return err
 			}
 		case 'g':
@@ -770,6 +788,9 @@ func (r *Run) match(a *address) bool {
 	case 'n':
 		return r.lineno == a.n
 	case '$':
+		// GNU finds the last line by opening the files that follow, up to
+		// one with data; F then names that one.
+		r.peeked = r.peeked || r.lastOfFile
 		return r.last
 	case '~':
 		return r.lineno >= a.n && (r.lineno-a.n)%a.step == 0

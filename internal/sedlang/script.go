@@ -142,7 +142,7 @@ type address struct {
 type regex struct {
 	m       *posixre.Matcher
 	fast    fast
-	newline bool // M: the Matcher's chains do not hold across newlines
+	newline bool // M: the Matcher's ".*" chains would cross newlines
 	groups  int
 }
 

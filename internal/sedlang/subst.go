@@ -32,9 +32,9 @@ const (
 )
 
 // fastOf returns the fast way for re, a translation of posixre's in sed
-// mode (no M flag: with it, ^ and $ hold at newlines too).
-func fastOf(re *regexp.Regexp, newline bool) fast {
-	if newline {
+// mode; none for multiline, where ^ and $ hold at newlines too.
+func fastOf(re *regexp.Regexp, multiline bool) fast {
+	if multiline {
 		return fast{}
 	}
 	// Not simplified: Simplify would spell a{2,3} as aa(?:a)?.
