@@ -330,7 +330,7 @@ func TestSedEachAllocs(t *testing.T) {
 		// A regexp match allocates its result, in Go's regexp package.
 		{"s/[0-9][0-9]*/N/", 1},
 	} {
-		if strings.Contains(tc.script, "[0-9][0-9]*") && !pooled {
+		if strings.Contains(tc.script, "[") && !pooled {
 			continue // a regexp, which allocates when sync.Pool drops its matcher
 		}
 		argv := []string{"sed", tc.script}
