@@ -31,6 +31,13 @@ const (
 	// result as meant; a backtracking matcher (internal/backtrack) reads
 	// the markers from the parsed translation.
 	BackRefs
+	// Newline is the matching half of GNU's REG_NEWLINE (sed's M flag):
+	// neither '.' nor a bracket expression that starts with '^' matches a
+	// newline.
+	Newline
+	// Multiline is its other half: '^' and '$' also match after and
+	// before each newline. (GNU sed -z keeps the first half of M only.)
+	Multiline
 )
 
 // The names of the empty groups that stand for \< and \> in a
@@ -56,6 +63,10 @@ type Error struct {
 	// run it: a back-reference, or a \< or \> that is not next to a word
 	// character. Translated with BackRefs, a backtracking matcher can.
 	Backtrack bool
+	// Unsupported marks a pattern GNU accepts that this package cannot
+	// run on RE2 (a back-reference, a large interval): a caller may hand
+	// the work to GNU's own tool instead of refusing it.
+	Unsupported bool
 }
 
 // Error returns Msg alone, as GNU prints it; a caller that wants to point
@@ -86,7 +97,15 @@ const MaxRepeat = 1000
 // Translate returns the RE2 syntax of the POSIX pattern pat. The result is
 // valid for regexp.Compile, which may still refuse it for its size.
 func Translate(pat string, syn Syntax, fl Flags) (string, error) {
-	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0, backRefs: fl&BackRefs != 0}
+	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0,
+		newline: fl&Newline != 0, backRefs: fl&BackRefs != 0}
+	var mode string
+	if p.sed && !p.newline {
+		mode += "s" // '.' takes the newlines of sed's pattern space
+	}
+	if fl&Multiline != 0 {
+		mode += "m"
+	}
 	out, err := p.alternation(0)
 	if err != nil {
 		return "", err
@@ -95,8 +114,8 @@ func Translate(pat string, syn Syntax, fl Flags) (string, error) {
 		// Only a closing group can stop the top level early.
 		return "", p.errorf(p.pos, errRParen)
 	}
-	if p.sed {
-		out = "(?s)" + out
+	if mode != "" {
+		out = "(?" + mode + ")" + out
 	}
 	return out, nil
 }
@@ -128,7 +147,7 @@ func CompileAny(pats []string, syn Syntax, fl Flags) (*regexp.Regexp, error) {
 	if err != nil {
 		// The translation is valid RE2: what fails is a limit, such as
 		// the size of a pattern once its intervals are expanded.
-		return nil, &Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
+		return nil, &Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: "), Unsupported: true}
 	}
 	return re, nil
 }
@@ -151,11 +170,12 @@ func IsLiteral(pat string, syn Syntax) bool {
 //	piece       = atom { "*" | "+" | "?" | interval }
 //	atom        = char | "." | bracket | "(" alternation ")" | anchor | escape
 type parser struct {
-	src   string
-	pos   int
-	ere   bool
-	icase bool
-	sed   bool
+	src     string
+	pos     int
+	ere     bool
+	icase   bool
+	sed     bool
+	newline bool
 	// backRefs marks back-references instead of refusing them (BackRefs);
 	// opened counts the groups opened so far, which numbers them, and
 	// closed holds the numbers of those closed, which a back-reference may
@@ -164,6 +184,14 @@ type parser struct {
 	opened   int
 	closed   map[int]bool
 	backRef  bool
+}
+
+// unsupported returns an *Error, found at offset at, for a pattern GNU
+// accepts and RE2 cannot run.
+func (p *parser) unsupported(at int, format string, args ...any) *Error {
+	e := p.errorf(at, format, args...)
+	e.Unsupported = true
+	return e
 }
 
 // errorf returns an *Error found at offset at of the pattern.
@@ -177,7 +205,7 @@ func (p *parser) errorf(at int, format string, args ...any) *Error {
 // wordEdgeError refuses a \< or \> at offset at that RE2's \b would not
 // test the same; a backtracker can (Error.Backtrack).
 func (p *parser) wordEdgeError(at int) *Error {
-	return &Error{Offset: at, Msg: errWordEdge, Backtrack: true}
+	return &Error{Offset: at, Msg: errWordEdge, Backtrack: true, Unsupported: true}
 }
 
 // frag is a translated piece with what \< and \> need to know of it.
@@ -497,7 +525,7 @@ func (p *parser) interval(i int) (lo, hi, end int, ok bool, err error) {
 	case lo > 32767 || hi > 32767:
 		return 0, 0, end, false, p.errorf(p.pos, errTooBig)
 	case lo > MaxRepeat || hi > MaxRepeat:
-		return 0, 0, end, false, p.errorf(p.pos, "repetition count over %d is not supported", MaxRepeat)
+		return 0, 0, end, false, p.unsupported(p.pos, "repetition count over %d is not supported", MaxRepeat)
 	}
 	return lo, hi, end, true, nil
 }
@@ -574,7 +602,7 @@ func (p *parser) escape(depth int) (frag, error) {
 		}
 		p.backRef = true
 		if !p.backRefs {
-			return frag{}, &Error{Offset: at, Msg: errBackref, Backtrack: true}
+			return frag{}, &Error{Offset: at, Msg: errBackref, Backtrack: true, Unsupported: true}
 		}
 		return frag{text: "(?P<" + BackRefName(n) + ">)", simple: true}, nil
 	case 'w':
@@ -600,7 +628,7 @@ func (p *parser) escape(depth int) (frag, error) {
 		}
 		switch c {
 		case 'c', 'd', 'o', 'x':
-			return frag{}, p.errorf(at, `the escape \%c is not supported`, c)
+			return frag{}, p.unsupported(at, `the escape \%c is not supported`, c)
 		}
 	}
 	if c >= utf8.RuneSelf {
@@ -750,6 +778,9 @@ func (p *parser) bracket() (frag, error) {
 			}
 		}
 	}
+	if neg && p.newline {
+		set['\n'] = true // a negated list never matches a newline
+	}
 	if p.icase {
 		for c := 'A'; c <= 'Z'; c++ {
 			if set[c] || set[c|0x20] {
@@ -840,7 +871,7 @@ func (p *parser) bracketElem(set *[256]bool, runes *[]rune) (c byte, isChar bool
 				r = utf8.RuneError
 			}
 			if set == nil {
-				return 0, false, p.errorf(at, "a range ending in a non-ASCII byte is not supported")
+				return 0, false, p.unsupported(at, "a range ending in a non-ASCII byte is not supported")
 			}
 			*runes = append(*runes, r)
 			return 0, false, nil
