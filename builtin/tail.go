@@ -16,7 +16,8 @@ func init() {
 		Usage: "tail [-q | -v] [-n [+]N | -c [+]N | -N | +N] [FILE]...",
 		Help: "Write the last N lines (default 10) or bytes (-c) of each FILE, or with -n +N " +
 			"or -c +N those from line or byte N on. Several FILEs get ==> FILE <== headers " +
-			"(-q: never, -v: always). Past --sort-memory, what tail holds waits on disk.",
+			"(-q: never, -v: always). Past --sort-memory, what tail holds waits on disk. -f and " +
+			"other options run the system's tail.",
 		New: tailNew,
 	})
 }
@@ -37,7 +38,7 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 		t.n, t.fromStart, t.bytes = n, fromStart, bytes
 		args = args[1:]
 	}
-	names, err := getopt{cmd: "tail", shorts: "qvn:c:"}.parse(args, func(c byte, arg string) error {
+	names, err := getopt{cmd: "tail", shorts: "qvn:c:", longs: headTailLongs}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'q':
 			t.headers = -1
@@ -142,7 +143,8 @@ func tailFrom(src *operand, out *joiner, n uint64) error {
 // tailLast writes the last n lines of src. They are held in a FIFO of
 // bounded memory (Env.SortMemory, as sort's runs): past it, older lines go
 // to disk and lines too old to print are dropped unread, so tail reads
-// back at most the n lines it prints.
+// back at most the n lines it prints. (tail -c N holds bytes, not lines:
+// see tailLastBytes.)
 func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
 	if n == 0 {
 		return nil

@@ -44,14 +44,19 @@ func (e *TaskMemoryError) Error() string {
 var availableMemory = sysmem.Available
 
 // checkTaskMemory refuses a job whose memory as a whole the machine cannot
-// hold (see TaskMemoryError).
-func checkTaskMemory(j *Job) error {
+// hold (see TaskMemoryError). The budgets of the tasks that spill count
+// when they were set by hand (set is --sort-memory's value, 0 for auto):
+// an automatic budget is tpipe's own share of the machine, an eighth of
+// it per task, and a pipeline of many sorts must not be refused for it.
+func checkTaskMemory(j *Job, set int) error {
 	l, ok := availableMemory()
 	if !ok {
 		return nil
 	}
-	e := &TaskMemoryError{Record: j.Plan.Memory(), Held: j.HeldMemory(), Spilling: len(j.Spilling),
-		Budget: j.TaskMemory, Available: l.Bytes, From: l.From}
+	e := &TaskMemoryError{Record: j.Plan.Memory(), Held: j.HeldMemory(), Available: l.Bytes, From: l.From}
+	if set > 0 {
+		e.Spilling, e.Budget = len(j.Spilling), j.TaskMemory
+	}
 	if total := e.Record + e.Held + int64(e.Spilling)*e.Budget; total < 0 || uint64(total) > l.Bytes {
 		return e
 	}
