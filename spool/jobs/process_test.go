@@ -1,0 +1,5 @@
+package jobs
+
+const helperEnv = "JOBS_TEST_HELPER"
+
+func helper(mode string) int { return 2 }
