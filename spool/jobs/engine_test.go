@@ -8,14 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tpipe/tpipe/runner"
-	"github.com/tpipe/tpipe/spool/place"
 )
 
 // deadline is the most any test here waits: a hang fails, it does not
@@ -265,7 +263,6 @@ func (r *recorder) Done(stage, job string, d time.Duration) {
 func (r *recorder) Failed(stage, job string, status int, retry bool) {
 	r.add("failed", fmt.Sprintf("%s %s %d %v", stage, job, status, retry))
 }
-func (r *recorder) TakenBack(place string, n int) { r.add("takenback", fmt.Sprintf("%s %d", filepath.Base(place), n)) }
-
-var _ = sort.Strings
-var _ = place.AtMostOnce
+func (r *recorder) TakenBack(place string, n int) {
+	r.add("takenback", fmt.Sprintf("%s %d", filepath.Base(place), n))
+}
