@@ -23,6 +23,10 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
        tpipe [flags] -f SCRIPT
        tpipe [flags] < SCRIPT      (a script on stdin that is not a terminal)
        tpipe [flags]               (an interactive shell, on a terminal)
+       tpipe pmjq [flags] INDIR 'FILTER' OUTDIR
+                                   (each file of INDIR a job: see tpipe pmjq --help)
+       tpipe serve [flags] DIR 'PIPELINE'
+                                   (a pipeline as a service on DIR/in and DIR/out)
        tpipe bench [-quick] [-out DIR] [-runs N]
                                    (the benchmark suite: see bench/README.md)
        tpipe bench -video [-quick] [-out DIR] [-runs N]
@@ -162,6 +166,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			status = 70 // EX_SOFTWARE
 		}
 	}()
+	if len(args) > 0 && (args[0] == "pmjq" || args[0] == "serve") {
+		if args[0] == "pmjq" {
+			return pmjqCommand(ctx, args[1:], stdout, stderr)
+		}
+		return serveCommand(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "bench" {
 		ctx, e := exitOn(ctx, exitSignals...)
 		defer e.stop()
