@@ -71,7 +71,7 @@ type engine struct {
 	o      Options
 	w      *place.Worker
 	stages []*stage
-	// quietOrder lists every place upstream first, as quiet checks them.
+	// quietOrder lists every place (not the failed ones), upstream first.
 	quietOrder []*place.Place
 	obs        Observer
 	stderr     io.Writer
@@ -316,18 +316,17 @@ func (e *engine) dispatch(ctx context.Context, work chan<- cand) error {
 	}
 }
 
-// reap takes back the claims of dead owners in every input place.
+// reap takes back the claims of dead owners in every place, and removes
+// the files they were writing (an output place has those too).
 func (e *engine) reap() {
-	for _, st := range e.stages {
-		for _, p := range st.in {
-			n, err := p.Reap()
-			if n > 0 {
-				e.obs.TakenBack(p.Dir(), n)
-				e.sayf("took back %d %s of a dead or expired owner in %s", n, plural(n, "claim"), p.Dir())
-			}
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				e.sayf("take back claims in %s: %v", p.Dir(), err)
-			}
+	for _, p := range e.quietOrder {
+		n, err := p.Reap()
+		if n > 0 {
+			e.obs.TakenBack(p.Dir(), n)
+			e.sayf("took back %d %s of a dead or expired owner in %s", n, plural(n, "claim"), rel(p.Dir()))
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			e.sayf("take back claims in %s: %v", rel(p.Dir()), err)
 		}
 	}
 }
