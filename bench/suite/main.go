@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tpipe/tpipe/bench/jobs"
 	"github.com/tpipe/tpipe/bench/video"
 )
 
@@ -22,9 +23,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "bench/out", "directory for report.md, results.csv and the plots")
 	runs := fs.Int("runs", 5, "runs per cell (at least 5; with -video at least 3); the median is reported with min and max")
 	vid := fs.Bool("video", false, "benchmark video stabilization instead: tpipe's stabilize against ffmpeg's deshake and vid.stab (needs ffmpeg)")
-	tpipe := fs.String("tpipe", "", "with -video, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
+	jobsBench := fs.Bool("jobs", false, "benchmark the job engine instead: tpipe pmjq against GNU parallel and a bash loop on folders of jobs (needs parallel)")
+	tpipe := fs.String("tpipe", "", "with -video or -jobs, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-out DIR] [-runs N] [-tpipe PATH]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -39,6 +41,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *vid {
 		return videoMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
+	}
+	if *jobsBench {
+		return jobsMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
 	}
 	switch {
 	case *runs < 5:
@@ -104,6 +109,41 @@ func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, ru
 	err := video.Run(ctx, cfg, out, stdout)
 	if errors.Is(err, video.ErrNoFFmpeg) {
 		fmt.Fprintf(stderr, "bench: -video skipped: %v\n", err)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// jobsMain is `bench -jobs`: the job engine's benchmark of package
+// bench/jobs, writing jobs.md into out. Without GNU parallel it says why
+// it skips and succeeds, as -video does without ffmpeg.
+func jobsMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, runs int, tpipe string, stdout, stderr io.Writer) int {
+	cfg := jobs.FullConfig()
+	if quick {
+		cfg = jobs.QuickConfig()
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "runs" {
+			cfg.Runs = runs
+		}
+	})
+	switch {
+	case cfg.Runs < jobs.MinRuns:
+		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", cfg.Runs, jobs.MinRuns)
+		return 2
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	cfg.Tpipe = tpipe
+	cfg.Progress = stderr
+	err := jobs.Run(ctx, cfg, out, stdout)
+	if errors.Is(err, jobs.ErrNoParallel) {
+		fmt.Fprintf(stderr, "bench: -jobs skipped: %v\n", err)
 		return 0
 	}
 	if err != nil {
