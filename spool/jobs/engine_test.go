@@ -266,3 +266,175 @@ func (r *recorder) Failed(stage, job string, status int, retry bool) {
 func (r *recorder) TakenBack(place string, n int) {
 	r.add("takenback", fmt.Sprintf("%s %d", filepath.Base(place), n))
 }
+
+// TestAndMerge: a stage with two input places runs a job only when both
+// hold a token with its key; a token with no partner stays where it is,
+// and the net is quiet all the same.
+func TestAndMerge(t *testing.T) {
+	root := t.TempDir()
+	left, right, out := filepath.Join(root, "left"), filepath.Join(root, "right"), filepath.Join(root, "out")
+	drop(t, left, map[string]string{"1.l": "one\n", "2.l": "two\n", "3.l": "three\n", "notes.txt": "?"})
+	drop(t, right, map[string]string{"1.r": "uno\n", "3.r": "tres\n", "4.r": "cuatro\n"})
+	key := func(_ int, name string) (string, bool) {
+		k, _, ok := strings.Cut(name, ".")
+		return k, ok && (strings.HasSuffix(name, ".l") || strings.HasSuffix(name, ".r"))
+	}
+	join := func(_ context.Context, j *Job) (int, error) {
+		for _, p := range j.In {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return -1, err
+			}
+			j.Out[0].Write(b)
+		}
+		return 0, nil
+	}
+	n, err := Run(testCtx(t), []Stage{{Name: "join", In: []string{left, right}, Key: key, Out: [][]string{{out}},
+		OutName: func(k string, _ int) string { return k + ".both" }, Run: join}}, fast(Options{Once: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Done != 2 {
+		t.Errorf("done %d, want 2", n.Done)
+	}
+	if got := files(t, out); !mapsEqual(got, map[string]string{"1.both": "one\nuno\n", "3.both": "three\ntres\n"}) {
+		t.Errorf("out = %v", got)
+	}
+	if got := files(t, left); !mapsEqual(got, map[string]string{"2.l": "two\n", "notes.txt": "?"}) {
+		t.Errorf("left kept %v", got)
+	}
+	if got := files(t, right); !mapsEqual(got, map[string]string{"4.r": "cuatro\n"}) {
+		t.Errorf("right kept %v", got)
+	}
+}
+
+// TestAtMostOnce: the input goes before the output is committed; the
+// result is the same when nothing crashes.
+func TestAtMostOnce(t *testing.T) {
+	root := t.TempDir()
+	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
+	drop(t, in, map[string]string{"a": "x\n", "b": "y\n"})
+	n, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script("tr x-y X-Y")}},
+		fast(Options{Once: true, Delivery: 1}))
+	if err != nil || n.Done != 2 {
+		t.Fatalf("%+v, %v", n, err)
+	}
+	if got := files(t, out); !mapsEqual(got, map[string]string{"a": "X\n", "b": "Y\n"}) {
+		t.Errorf("out = %v", got)
+	}
+}
+
+// TestBranch: an output port with several places puts the same token in
+// each; a stage with two ports fills both.
+func TestBranch(t *testing.T) {
+	root := t.TempDir()
+	in := filepath.Join(root, "in")
+	o1, o2, o3 := filepath.Join(root, "o1"), filepath.Join(root, "o2"), filepath.Join(root, "o3")
+	drop(t, in, map[string]string{"j": "hello\n"})
+	two := func(_ context.Context, j *Job) (int, error) {
+		fmt.Fprint(j.Out[0], "first\n")
+		fmt.Fprint(j.Out[1], "second\n")
+		return 0, nil
+	}
+	if _, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{o1, o2}, {o3}}, Run: two}}, fast(Options{Once: true})); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{o1: "first\n", o2: "first\n", o3: "second\n"} {
+		if got := files(t, dir)["j"]; got != want {
+			t.Errorf("%s/j = %q, want %q", filepath.Base(dir), got, want)
+		}
+	}
+}
+
+// TestCancel: a run stopped in the middle of jobs puts them back: nothing
+// is lost, no claim is left, and a later run finishes them.
+func TestCancel(t *testing.T) {
+	root := t.TempDir()
+	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
+	jobs, want := jobSet(20)
+	drop(t, in, jobs)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	started := make(chan struct{}, 20)
+	block := func(ctx context.Context, j *Job) (int, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return -1, ctx.Err()
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: block}}, fast(Options{}))
+		done <- err
+	}()
+	for range 3 {
+		<-started
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, in); len(got) != len(jobs) {
+		t.Errorf("%d jobs back in place, want %d", len(got), len(jobs))
+	}
+	if s := stray(t, root); len(s) != 0 {
+		t.Errorf("stray files: %v", s)
+	}
+	if _, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script(helperFilter)}}, fast(Options{Once: true})); err != nil {
+		t.Fatal(err)
+	}
+	if got := files(t, out); !mapsEqual(got, want) {
+		t.Errorf("after a second run: %d outputs", len(got))
+	}
+}
+
+// TestObserver: every job is claimed and done once, in the observer's
+// words, under every stage of a served net.
+func TestObserver(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	net, err := NewNet(dir, "tr a-z A-Z | rev", runner.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, _ := jobSet(5)
+	drop(t, filepath.Join(dir, "in"), jobs)
+	rec := &recorder{}
+	if _, err := Run(testCtx(t), net.Stages, fast(Options{Once: true, Observer: Observers{rec}})); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"claimed", "done"} {
+		got := rec.get(kind)
+		slices.Sort(got)
+		var want []string
+		for _, st := range []string{"rev", "tr"} {
+			for i := range 5 {
+				want = append(want, fmt.Sprintf("%s job-%03d", st, i))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %v", kind, got)
+		}
+	}
+}
+
+// TestStageErrors: a stage that cannot run says why before anything runs.
+func TestStageErrors(t *testing.T) {
+	f := script("cat")
+	for _, tc := range []struct {
+		st   Stage
+		want string
+	}{
+		{Stage{In: []string{"x"}, Run: f}, "no name"},
+		{Stage{Name: "s", Run: f}, "stage s: no input place"},
+		{Stage{Name: "s", In: []string{"x"}}, "nothing to run"},
+		{Stage{Name: "s", In: []string{"x"}, Run: f, Retries: -1}, "-1 retries"},
+		{Stage{Name: "s", In: []string{"x"}, Run: f, Out: [][]string{{}}}, "output 0 goes to no place"},
+		{Stage{Name: "s", In: []string{"x", "y"}, Run: f, Failed: []string{"z"}}, "1 failed places for 2 input places"},
+	} {
+		_, err := Run(testCtx(t), []Stage{tc.st}, fast(Options{Once: true}))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.st, err, tc.want)
+		}
+	}
+	if _, err := Run(testCtx(t), nil, Options{}); err == nil {
+		t.Error("no stage: no error")
+	}
+}

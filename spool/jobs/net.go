@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/shell"
@@ -28,11 +30,14 @@ import (
 //	@e-B            its copy for reader B, when several do (each reader
 //	                gets every record, as in a run in memory)
 //
-// Commands are named as in --explain: by their name, with #2, #3 for
-// repeats (sort, sort#2).
+// Stages are named as in --explain: by their command's name, with #2, #3
+// for repeats (sort, sort#2); in the names of places, a command's name is
+// its last path element, with what a file name cannot hold made '_'.
 type Net struct {
 	Dir    string
 	Stages []Stage // upstream first
+	// script is each stage's script for a job, as its Run runs it.
+	script map[string]func(*Job) string
 }
 
 // NetError is a pipeline that cannot be served, and why.
@@ -64,8 +69,9 @@ type netBuilder struct {
 	dir   string
 	cmds  []runner.Command
 	cfg   runner.Config
-	names []string // the commands' stage names
-	ports []ports
+	names  []string // the commands' stage names
+	labels []string // the same made fit for place names (see label)
+	ports  []ports
 }
 
 // ports are where one command's records come from and go.
@@ -74,7 +80,8 @@ type ports struct {
 	inPipe, outPipe int    // the command before or after, -1 if none
 	stdin, stdout   bool   // first or last of its pipeline, no redirect
 	inFile, outFile bool   // a '<' or '>' file of the script's, kept
-	reads, writes   []string
+	reads, writes   []string // edges given as operands
+	readIn          []int    // the index in the stage's In of each of reads
 }
 
 func (n *netBuilder) build() (*Net, error) {
@@ -87,11 +94,20 @@ func (n *netBuilder) build() (*Net, error) {
 		}
 		n.names = append(n.names, name)
 	}
+	used := map[string]bool{}
+	for _, name := range n.names {
+		l := label(name)
+		for k := 2; used[l]; k++ {
+			l = fmt.Sprintf("%s#%d", label(name), k)
+		}
+		used[l] = true
+		n.labels = append(n.labels, l)
+	}
 	for i, c := range n.cmds {
 		n.ports = append(n.ports, n.portsOf(i, c))
 	}
 	var stdin, stdout []string
-	net := &Net{Dir: n.dir}
+	net := &Net{Dir: n.dir, script: map[string]func(*Job) string{}}
 	for i, c := range n.cmds {
 		p := n.ports[i]
 		st := Stage{Name: n.names[i]}
@@ -100,13 +116,19 @@ func (n *netBuilder) build() (*Net, error) {
 		case p.inEdge != "":
 			st.In = append(st.In, n.edgePlace(p.inEdge, i))
 		case p.inPipe >= 0:
-			st.In = append(st.In, n.place(n.names[p.inPipe]+"-"+n.names[i]))
+			st.In = append(st.In, n.place(n.labels[p.inPipe]+"-"+n.labels[i]))
 		case p.stdin:
 			st.In = append(st.In, n.place("in"))
 			stdin = append(stdin, n.names[i])
 		}
 		inPort := len(st.In) > 0
 		for _, e := range p.reads {
+			if inPort && e == p.inEdge {
+				// Read both ways ('< @a' and an operand @a): one token.
+				p.readIn = append(p.readIn, 0)
+				continue
+			}
+			p.readIn = append(p.readIn, len(st.In))
 			st.In = append(st.In, n.edgePlace(e, i))
 		}
 		if len(st.In) == 0 {
@@ -117,7 +139,7 @@ func (n *netBuilder) build() (*Net, error) {
 		case p.outEdge != "":
 			st.Out = append(st.Out, n.edgeReaders(p.outEdge))
 		case p.outPipe >= 0:
-			st.Out = append(st.Out, []string{n.place(n.names[i] + "-" + n.names[p.outPipe])})
+			st.Out = append(st.Out, []string{n.place(n.labels[i] + "-" + n.labels[p.outPipe])})
 		case p.stdout:
 			st.Out = append(st.Out, []string{n.place("out")})
 			stdout = append(stdout, n.names[i])
@@ -126,7 +148,8 @@ func (n *netBuilder) build() (*Net, error) {
 		for _, e := range p.writes {
 			st.Out = append(st.Out, n.edgeReaders(e))
 		}
-		st.Run = n.run(c.Cmd, p, inPort, outPort)
+		script := func(j *Job) string { return stageScript(c.Cmd, p, inPort, outPort, j) }
+		st.Run, net.script[st.Name] = n.run(script), script
 		net.Stages = append(net.Stages, st)
 	}
 	switch {
@@ -182,13 +205,17 @@ func (n *netBuilder) portsOf(i int, c runner.Command) ports {
 			p.outPipe = i + 1
 		}
 	}
+	// Operands only: the redirects' edges are port 0's.
+	operand := func(e string) bool {
+		return slices.ContainsFunc(c.Cmd.Args[1:], func(w shell.Word) bool { return w.Edge && w.Value == e })
+	}
 	for _, e := range c.Reads {
-		if e != p.inEdge {
+		if operand(e) {
 			p.reads = append(p.reads, e)
 		}
 	}
 	for _, e := range c.Writes {
-		if e != p.outEdge {
+		if operand(e) {
 			p.writes = append(p.writes, e)
 		}
 	}
@@ -228,7 +255,30 @@ func (n *netBuilder) edgePlace(e string, i int) string {
 	if len(n.readers(e)) == 1 {
 		return n.place(e)
 	}
-	return n.place(e + "-" + n.names[i])
+	return n.place(e + "-" + n.labels[i])
+}
+
+// label makes a command's name fit in a place's name (place.ValidName):
+// its last path element, with what ValidName refuses replaced by '_',
+// short enough that two of them and a '-' fit.
+func label(name string) string {
+	name = filepath.Base(name)
+	var b strings.Builder
+	for _, r := range name {
+		if r == '/' || unicode.IsControl(r) || r == utf8.RuneError {
+			r = '_'
+		}
+		b.WriteRune(r)
+	}
+	l := strings.ReplaceAll(b.String(), "..", "__")
+	if l == "" || l[0] == '.' || l[0] == '-' {
+		l = "_" + l
+	}
+	for len(l) > 100 {
+		_, size := utf8.DecodeLastRuneInString(l)
+		l = l[:len(l)-size]
+	}
+	return l
 }
 
 // edgeReaders are the places a writer of edge e puts its token in: one
@@ -278,13 +328,13 @@ func (n *netBuilder) order(stages []Stage) ([]Stage, error) {
 	return out, nil
 }
 
-// run returns the Func of a stage that runs command c on one job: the
+// run returns the Func of a stage that runs one command on one job: the
 // command with its claimed inputs and pending outputs put where its edges
 // were, as a small script of its own (see stageScript).
-func (n *netBuilder) run(c *shell.Cmd, p ports, inPort, outPort bool) Func {
+func (n *netBuilder) run(script func(*Job) string) Func {
 	cfg := n.cfg
 	return func(ctx context.Context, j *Job) (int, error) {
-		src := stageScript(c, p, inPort, outPort, j)
+		src := script(j)
 		k := cfg
 		k.Stdin, k.Stdout, k.Stderr = nil, io.Discard, j.Stderr
 		r := runner.New(k)
@@ -318,17 +368,16 @@ func stageScript(c *shell.Cmd, p ports, inPort, outPort bool, j *Job) string {
 			fmt.Fprintf(&b, " %s %s", x.Op, quote(x.Target.Value))
 		}
 	}
-	in, out := 0, 0
+	out := 0
 	if inPort {
 		fmt.Fprintf(&b, " < %s", quote(j.In[0]))
-		in = 1
 	}
 	if outPort {
 		fmt.Fprintf(&b, " > %s", quote(j.Out[0].Name()))
 		out = 1
 	}
 	for k, e := range p.reads {
-		fmt.Fprintf(&b, "\ncat %s > %s", quote(j.In[in+k]), e)
+		fmt.Fprintf(&b, "\ncat %s > %s", quote(j.In[p.readIn[k]]), e)
 	}
 	for k, e := range p.writes {
 		fmt.Fprintf(&b, "\ncat %s > %s", e, quote(j.Out[out+k].Name()))

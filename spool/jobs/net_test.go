@@ -5,11 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tpipe/tpipe/runner"
+	"github.com/tpipe/tpipe/spool/place"
 )
 
 // direct is what tpipe gives for src with the job on stdin.
@@ -135,4 +139,58 @@ func TestServeRefused(t *testing.T) {
 	if _, err := NewNet("D", "cat @nowhere", runner.Config{}); err == nil || errors.As(err, new(*NetError)) {
 		t.Errorf("a broken edge rule: %v, want the runner's error", err)
 	}
+}
+
+// FuzzNewNet: any script either is refused with an error or makes a net
+// whose places are folders under the spool, named validly, with one
+// stage reading DIR/in, and a stage script that compiles for any job.
+func FuzzNewNet(f *testing.F) {
+	for _, s := range []string{
+		"tr a-z A-Z | rev", "tee @a @b > /dev/null\ncat @b @a | sort", "seq 3 | sort",
+		`route "^x" @yes @no > /dev/null; prefix YES < @yes > @y; merge @y @no | sort`,
+		"grep x > @a; tr a b < @a", "cat | wc -l 2> err", "sort; sort", "paste @a @b", "md5sum",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		net, err := NewNet("/spool", src, runner.Config{Getenv: func(string) string { return "" }})
+		if err != nil {
+			return
+		}
+		readsIn := 0
+		for _, st := range net.Stages {
+			if len(st.In) == 0 {
+				t.Fatalf("%q: stage %s reads nothing", src, st.Name)
+			}
+			var all []string
+			all = append(all, st.In...)
+			for _, ps := range st.Out {
+				all = append(all, ps...)
+			}
+			for _, p := range all {
+				if filepath.Dir(p) != "/spool" || place.ValidName(filepath.Base(p)) != nil {
+					t.Fatalf("%q: place %q", src, p)
+				}
+				if p == "/spool/in" && slices.Contains(st.In, p) {
+					readsIn++
+				}
+			}
+			j := &Job{Key: "job", Stderr: io.Discard}
+			for range st.In {
+				j.In = append(j.In, "/spool/x/.claim/o/it's a job")
+			}
+			for range st.Out {
+				j.Out = append(j.Out, os.NewFile(0, "/spool/y/.tmp/o~1"))
+			}
+			r := runner.New(runner.Config{})
+			_, _, err := r.Commands(net.script[st.Name](j))
+			r.Close()
+			if err != nil {
+				t.Fatalf("%q: stage %s's script does not compile: %v", src, st.Name, err)
+			}
+		}
+		if readsIn != 1 {
+			t.Fatalf("%q: %d stages read DIR/in", src, readsIn)
+		}
+	})
 }
