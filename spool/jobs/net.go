@@ -66,9 +66,9 @@ func NewNet(dir, src string, cfg runner.Config) (*Net, error) {
 
 // netBuilder holds what NewNet learns about the commands.
 type netBuilder struct {
-	dir   string
-	cmds  []runner.Command
-	cfg   runner.Config
+	dir    string
+	cmds   []runner.Command
+	cfg    runner.Config
 	names  []string // the commands' stage names
 	labels []string // the same made fit for place names (see label)
 	ports  []ports
@@ -76,10 +76,10 @@ type netBuilder struct {
 
 // ports are where one command's records come from and go.
 type ports struct {
-	inEdge, outEdge string // '< @a', '> @b'
-	inPipe, outPipe int    // the command before or after, -1 if none
-	stdin, stdout   bool   // first or last of its pipeline, no redirect
-	inFile, outFile bool   // a '<' or '>' file of the script's, kept
+	inEdge, outEdge string   // '< @a', '> @b'
+	inPipe, outPipe int      // the command before or after, -1 if none
+	stdin, stdout   bool     // first or last of its pipeline, no redirect
+	inFile, outFile bool     // a '<' or '>' file of the script's, kept
 	reads, writes   []string // edges given as operands
 	readIn          []int    // the index in the stage's In of each of reads
 }
