@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tpipe/tpipe/bench/internal/side"
 )
 
 // Config is one run of the jobs benchmark.
@@ -140,13 +142,9 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	tpipe, which := cfg.Tpipe, "tpipe at "+cfg.Tpipe
-	if tpipe == "" {
-		which = "tpipe built from this checkout"
-		fmt.Fprintln(progress, "building tpipe")
-		if tpipe, err = buildTpipe(ctx, work); err != nil {
-			return err
-		}
+	tpipe, which, err := side.Tpipe(ctx, cfg.Tpipe, work, progress)
+	if err != nil {
+		return fmt.Errorf("jobs: %w", err)
 	}
 	var res []result
 	add := func(c cell) {
@@ -198,18 +196,7 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 	rep := report{cfg: cfg, results: res, date: time.Now(), tpipe: which, load: [2]string{load0, loadAvg()}, cpus: runtime.NumCPU()}
 	var buf bytes.Buffer
 	rep.write(&buf)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	name := filepath.Join(dir, "jobs.md")
-	if err := os.WriteFile(name, buf.Bytes(), 0o666); err != nil {
-		return err
-	}
-	if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(stdout, name)
-	return err
+	return side.WriteReport(dir, "jobs.md", buf.Bytes(), stdout)
 }
 
 // runCell lays out the folder of jobs, runs the cell's command on it and
@@ -307,15 +294,4 @@ func loadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// buildTpipe builds cmd/tpipe of the module in the current directory into
-// dir.
-func buildTpipe(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "tpipe")
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/tpipe/tpipe/cmd/tpipe").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("jobs: go build of cmd/tpipe (run from a checkout, or give -tpipe PATH): %v\n%s", err, out)
-	}
-	return bin, nil
 }

@@ -91,31 +91,10 @@ func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, ru
 	if quick {
 		cfg = video.QuickConfig()
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "runs" {
-			cfg.Runs = runs
-		}
+	return sideMain(fs, "-video", &cfg.Runs, runs, video.MinRuns, video.ErrNoFFmpeg, stderr, func() error {
+		cfg.Tpipe, cfg.Progress = tpipe, stderr
+		return video.Run(ctx, cfg, out, stdout)
 	})
-	switch {
-	case cfg.Runs < video.MinRuns:
-		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", cfg.Runs, video.MinRuns)
-		return 2
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	cfg.Tpipe = tpipe
-	cfg.Progress = stderr
-	err := video.Run(ctx, cfg, out, stdout)
-	if errors.Is(err, video.ErrNoFFmpeg) {
-		fmt.Fprintf(stderr, "bench: -video skipped: %v\n", err)
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 1
-	}
-	return 0
 }
 
 // jobsMain is `bench -jobs`: the job engine's benchmark of package
@@ -126,24 +105,32 @@ func jobsMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, run
 	if quick {
 		cfg = jobs.QuickConfig()
 	}
+	return sideMain(fs, "-jobs", &cfg.Runs, runs, jobs.MinRuns, jobs.ErrNoParallel, stderr, func() error {
+		cfg.Tpipe, cfg.Progress = tpipe, stderr
+		return jobs.Run(ctx, cfg, out, stdout)
+	})
+}
+
+// sideMain is what -video and -jobs (name) share: -runs, when given, sets
+// *cfgRuns (at least minRuns); run runs the benchmark; the error missing
+// (the tool compared with is not installed) is a skip, said, with status 0.
+func sideMain(fs *flag.FlagSet, name string, cfgRuns *int, runs, minRuns int, missing error, stderr io.Writer, run func() error) int {
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "runs" {
-			cfg.Runs = runs
+			*cfgRuns = runs
 		}
 	})
 	switch {
-	case cfg.Runs < jobs.MinRuns:
-		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", cfg.Runs, jobs.MinRuns)
+	case *cfgRuns < minRuns:
+		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", *cfgRuns, minRuns)
 		return 2
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	cfg.Tpipe = tpipe
-	cfg.Progress = stderr
-	err := jobs.Run(ctx, cfg, out, stdout)
-	if errors.Is(err, jobs.ErrNoParallel) {
-		fmt.Fprintf(stderr, "bench: -jobs skipped: %v\n", err)
+	err := run()
+	if errors.Is(err, missing) {
+		fmt.Fprintf(stderr, "bench: %s skipped: %v\n", name, err)
 		return 0
 	}
 	if err != nil {

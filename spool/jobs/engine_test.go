@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,7 +107,7 @@ func TestPmjqBuiltins(t *testing.T) {
 	drop(t, in, jobs)
 	var errb strings.Builder
 	n, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script("tr a-z A-Z | rev | sort")}},
-		fast(Options{Once: true, Stderr: &syncWriter{w: &errb}}))
+		fast(Options{Once: true, Stderr: &errb})) // Run serializes its writes
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,24 +149,6 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-// syncWriter makes a writer safe for the engine's goroutines and the test.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fmt.Sprint(s.w)
-}
-
 // TestRetriesThenFailed: a job that keeps failing runs 1+Retries times,
 // then goes to the failed place with its stderr and status; the others
 // are delivered, and nothing of the failing job reaches the output.
@@ -176,8 +157,7 @@ func TestRetriesThenFailed(t *testing.T) {
 	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
 	drop(t, in, map[string]string{"good": "ok\n", "bad": "boom\n", "good2": "fine\n"})
 	rec := &recorder{}
-	var errb strings.Builder
-	sw := &syncWriter{w: &errb}
+	sw := &strings.Builder{}
 	// grep -v boom fails (status 1) when every line is boom.
 	n, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Retries: 2,
 		Run: script(`grep -v boom`)}}, fast(Options{Once: true, Stderr: sw, Observer: rec}))

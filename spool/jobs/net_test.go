@@ -55,8 +55,7 @@ func TestServeSameOutput(t *testing.T) {
 				t.Fatal(err)
 			}
 			drop(t, filepath.Join(dir, "in"), jobs)
-			var errb syncWriter
-			errb.w = &bytes.Buffer{}
+			var errb strings.Builder
 			if _, err := Run(testCtx(t), net.Stages, fast(Options{Once: true, Stderr: &errb})); err != nil {
 				t.Fatal(err)
 			}

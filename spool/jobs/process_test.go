@@ -250,8 +250,7 @@ func TestLeaseTakeover(t *testing.T) {
 	held := strings.TrimPrefix(holder.expect(t, ctx, "running "), "running ")
 
 	rec := &recorder{}
-	var errb syncWriter
-	errb.w = &strings.Builder{}
+	var errb strings.Builder
 	type result struct {
 		n   Counts
 		err error
