@@ -9,17 +9,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/spool/jobs"
+	"github.com/tpipe/tpipe/spool/loadhook"
 	"github.com/tpipe/tpipe/spool/place"
+	"github.com/tpipe/tpipe/spool/status"
 )
 
-const pmjqUsage = `usage: tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]
+const pmjqJobsUsage = `usage: tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]
 
 Runs FILTER, a tpipe pipeline, on every file of INDIR as a job, as pmjq's
 daemons do: the job is FILTER's standard input, and its standard output
@@ -27,7 +28,8 @@ becomes OUTDIR/<the job's name> (in every OUTDIR given), written under a
 temporary name and renamed whole; then the job is removed from INDIR. Any
 number of workers, processes and hosts sharing the folders share the jobs.
 A job whose FILTER fails is run again --retries times, then moved to
-INDIR.failed with NAME.stderr and NAME.status beside it.
+INDIR.failed with NAME.stderr and NAME.status beside it. (tpipe pmjq --help
+shows the command's other forms: the and-merge, and pmjq 1.0's.)
 
 flags:
 `
@@ -49,6 +51,9 @@ type jobFlags struct {
 	retries    int
 	atMostOnce bool
 	only       string // serve
+	// what is observed beside the engine (see workerFlags.observe)
+	status, metrics string
+	hooks           []loadhook.Hook
 }
 
 // parseJobFlags parses the flags of pmjq or serve (name); on a usage
@@ -56,6 +61,15 @@ type jobFlags struct {
 // usage goes to stdout with status 0.
 func parseJobFlags(name, usage string, args []string, stdout, stderr io.Writer) (f jobFlags, rest []string, status int, ok bool) {
 	var badSetting error
+	bad := func(format string, a ...any) (jobFlags, []string, int, bool) {
+		fmt.Fprintf(stderr, "tpipe %s: %s (see tpipe %s --help)\n", name, visible.Controls(fmt.Sprintf(format, a...)), name)
+		return f, nil, 2, false
+	}
+	hooks, args, err := loadhook.Extract(args)
+	if err != nil {
+		return bad("%v", err)
+	}
+	f.hooks = hooks
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&f.o.Once, "once", false, "exit when no job is left to do and no worker anywhere holds one (for scripts); status 1 if a job failed")
@@ -69,18 +83,18 @@ func parseJobFlags(name, usage string, args []string, stdout, stderr io.Writer) 
 	if name == "serve" {
 		fs.StringVar(&f.only, "only", "", "run the workers of stage `TASK` only (see --explain of the pipeline for the names)")
 	}
-	// TODO(issue 15, part B): --metrics ADDR and the status writer add
-	// their observers here (see observers).
+	statusHelp := "keep this worker's status file in `DIR`/.status (tpipe status DIR)"
+	if name == "serve" {
+		statusHelp += "; default the served DIR"
+	}
+	fs.StringVar(&f.status, "status", "", statusHelp)
+	fs.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on http://`ADDR`/metrics")
 	for _, s := range runner.Settings {
 		help := s.Help
 		if !s.IsBool() {
 			help += "; default " + s.DefaultHelp()
 		}
 		fs.Var(settingFlag{s, &f.cfg, &badSetting}, s.Name, help)
-	}
-	bad := func(format string, a ...any) (jobFlags, []string, int, bool) {
-		fmt.Fprintf(stderr, "tpipe %s: %s (see tpipe %s --help)\n", name, visible.Controls(fmt.Sprintf(format, a...)), name)
-		return f, nil, 2, false
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -96,6 +110,8 @@ func parseJobFlags(name, usage string, args []string, stdout, stderr io.Writer) 
 				}
 				fmt.Fprintf(tw, "  --%s%s\t%s\n", fl.Name, arg, text)
 			})
+			fmt.Fprintf(tw, "  --max-load L CMD\trun CMD when the 1-minute load average is above L\n")
+			fmt.Fprintf(tw, "  --min-load L CMD\trun CMD when it is below L (each at most once a minute)\n")
 			tw.Flush()
 			return f, nil, 0, false
 		}
@@ -120,14 +136,10 @@ func parseJobFlags(name, usage string, args []string, stdout, stderr io.Writer) 
 	return f, fs.Args(), 0, true
 }
 
-// observers are what the workers report to. TODO(issue 15, part B): the
-// Prometheus metrics of --metrics ADDR and the status files of tpipe
-// status are added here.
-func observers(f *jobFlags) jobs.Observer { return jobs.Observers(nil) }
-
-// pmjqCommand is `tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]`.
-func pmjqCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, rest, status, ok := parseJobFlags("pmjq", pmjqUsage, args, stdout, stderr)
+// pmjqJobs is `tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]`,
+// tpipe's own form of pmjq (pmjqCommand tells it from the others).
+func pmjqJobs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, rest, status, ok := parseJobFlags("pmjq", pmjqJobsUsage, args, stdout, stderr)
 	if !ok {
 		return status
 	}
@@ -206,27 +218,59 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for i := range stages {
 		stages[i].Retries = f.retries
 	}
+	if f.status == "" {
+		f.status = dir // tpipe status DIR shows the served net's workers
+	}
 	return runJobs(ctx, "serve", stages, f, stderr)
 }
 
 // runJobs runs the stages until a signal, or until quiet under --once,
-// and returns the command's status: 0, 1 when a job failed (under --once)
-// or the run stopped on an error, 128+n on signal n.
+// with the status file, metrics and load hooks the flags ask for, and
+// returns the command's status: 0, 1 when a job failed (under --once) or
+// the run stopped on an error, 128+n on signal n. The caller has set the
+// signals up (exitOn).
 func runJobs(ctx context.Context, name string, stages []jobs.Stage, f jobFlags, stderr io.Writer) int {
-	ctx, e := exitOn(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer e.stop()
-	f.o.Stderr = stderr
-	f.o.Observer = observers(&f)
+	prog := "tpipe " + name
+	w, err := place.NewWorker(place.Options{Host: f.o.Host, Lease: f.o.Lease, NoSync: f.o.NoSync})
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(err.Error()))
+		return 1
+	}
+	defer w.Close()
+	var seen []status.Stage
+	for _, st := range stages {
+		s := status.Stage{Name: st.Name, Inputs: st.In, FailedPlaces: st.FailedDirs()}
+		for _, ps := range st.Out {
+			s.Outputs = append(s.Outputs, ps...)
+		}
+		seen = append(seen, s)
+		for _, dir := range st.In { // the metrics read them at once
+			if _, err := w.Open(dir); err != nil {
+				fmt.Fprintf(stderr, "%s: %s\n", prog, fileError(err))
+				return 1
+			}
+		}
+	}
+	wf := workerFlags{workers: f.o.Workers, lease: w.Lease(), status: f.status, metrics: f.metrics, noSync: f.o.NoSync, hooks: f.hooks}
+	obs, stop, err := wf.observe(ctx, w, seen, stderr, prog)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(err.Error()))
+		return 1
+	}
+	defer stop()
+	f.o.Stderr, f.o.Observer, f.o.Worker = stderr, obs, w
 	n, err := jobs.Run(ctx, stages, f.o)
 	var se *runner.SignalError
 	switch {
 	case err != nil:
-		fmt.Fprintf(stderr, "tpipe %s: %s\n", name, visible.Controls(oneLine(err)))
+		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(oneLine(err)))
 		return 1
 	case errors.As(context.Cause(ctx), &se):
-		return 128 + int(se.Signal)
+		return se.Status()
+	case ctx.Err() != nil:
+		return runner.StatusInterrupted
 	case n.Failed > 0:
-		fmt.Fprintf(stderr, "tpipe %s: %d %s done, %d failed\n", name, n.Done, plural(n.Done, "job"), n.Failed)
+		fmt.Fprintf(stderr, "%s: %d %s done, %d failed\n", prog, n.Done, plural(n.Done, "job"), n.Failed)
 		return 1
 	}
 	return 0

@@ -23,14 +23,18 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
        tpipe [flags] -f SCRIPT
        tpipe [flags] < SCRIPT      (a script on stdin that is not a terminal)
        tpipe [flags]               (an interactive shell, on a terminal)
-       tpipe pmjq [flags] INDIR 'FILTER' OUTDIR
-                                   (each file of INDIR a job: see tpipe pmjq --help)
-       tpipe serve [flags] DIR 'PIPELINE'
-                                   (a pipeline as a service on DIR/in and DIR/out)
        tpipe bench [-quick] [-out DIR] [-runs N]
                                    (the benchmark suite: see bench/README.md)
        tpipe bench -video [-quick] [-out DIR] [-runs N]
                                    (stabilize against ffmpeg's deshake, vid.stab)
+       tpipe pmjq ...              (folders as places, commands as transitions:
+                                   tpipe pmjq --help; as pmjq, pmjq 1.0's command line)
+       tpipe serve [flags] DIR 'PIPELINE'
+                                   (a pipeline as a service on DIR/in and DIR/out)
+       tpipe status [--watch] [--dot | --pnml] DIR
+                                   (a spool folder's places, claims, rates, bottleneck)
+       tpipe scripts [-o OUTDIR] DIR 'PIPELINE'
+                                   (pmjq's setup.sh, launch.sh and cleanup.sh)
 
 Runs pipelines such as 'cat app.log | grep -i error | sort | uniq -c' inside
 one process. Every record (a line) travels in one of B buffers of S bytes,
@@ -166,16 +170,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			status = 70 // EX_SOFTWARE
 		}
 	}()
-	if len(args) > 0 && (args[0] == "pmjq" || args[0] == "serve") {
-		if args[0] == "pmjq" {
+	if len(args) > 0 {
+		switch args[0] {
+		case "bench":
+			ctx, e := exitOn(ctx, exitSignals...)
+			defer e.stop()
+			return benchCommand(ctx, args[1:], stdout, stderr)
+		case "pmjq":
 			return pmjqCommand(ctx, args[1:], stdout, stderr)
+		case "serve":
+			ctx, e := exitOn(ctx, exitSignals...)
+			defer e.stop()
+			return serveCommand(ctx, args[1:], stdout, stderr)
+		case "status":
+			return statusCommand(ctx, args[1:], stdout, stderr)
+		case "scripts":
+			return scriptsCommand(args[1:], stdout, stderr)
 		}
-		return serveCommand(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "bench" {
-		ctx, e := exitOn(ctx, exitSignals...)
-		defer e.stop()
-		return benchCommand(ctx, args[1:], stdout, stderr)
 	}
 	o, rest, code, ok := parseFlags(args, stdout, stderr)
 	if !ok {

@@ -37,6 +37,11 @@ type Options struct {
 	Host string
 	// NoSync skips fsync of outputs and directories (see place.Options).
 	NoSync bool
+	// Worker, if set, is the claim owner Run uses, made and closed by the
+	// caller (who shares it with a status file); Lease, Host and NoSync
+	// are then its own. nil: Run makes one from Lease, Host and NoSync,
+	// and closes it before it returns.
+	Worker *place.Worker
 	// RetryDelay is the pause before a failed job runs again.
 	RetryDelay time.Duration
 	// Recheck is how often the places are looked at again when nothing
@@ -117,8 +122,10 @@ func Run(ctx context.Context, stages []Stage, o Options) (Counts, error) {
 		return Counts{}, err
 	}
 	err = e.run(ctx)
-	if cerr := e.w.Close(); err == nil {
-		err = cerr
+	if o.Worker == nil {
+		if cerr := e.w.Close(); err == nil {
+			err = cerr
+		}
 	}
 	return e.counts, err
 }
@@ -133,6 +140,9 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 	if o.Lease <= 0 {
 		o.Lease = place.DefaultLease
 	}
+	if o.Worker != nil {
+		o.Lease = o.Worker.Lease()
+	}
 	if o.Recheck <= 0 {
 		o.Recheck = min(o.Lease/4, time.Second)
 	}
@@ -144,11 +154,20 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 		e.stderr = io.Discard
 	}
 	e.stderr = &lockedWriter{w: e.stderr}
-	w, err := place.NewWorker(place.Options{Host: o.Host, Lease: o.Lease, NoSync: o.NoSync})
-	if err != nil {
-		return nil, err
+	w := o.Worker
+	if w == nil {
+		var err error
+		if w, err = place.NewWorker(place.Options{Host: o.Host, Lease: o.Lease, NoSync: o.NoSync}); err != nil {
+			return nil, err
+		}
 	}
 	e.w = w
+	// closeW closes a worker Run made, when newEngine fails.
+	closeW := func() {
+		if o.Worker == nil {
+			w.Close()
+		}
+	}
 	seen := map[*place.Place]bool{}
 	open := func(dir string) (*place.Place, error) {
 		p, err := w.Open(dir)
@@ -165,11 +184,11 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 	for i := range stages {
 		s := &stages[i]
 		if err := s.check(); err != nil {
-			w.Close()
+			closeW()
 			return nil, err
 		}
 		if names[s.Name] {
-			w.Close()
+			closeW()
 			return nil, fmt.Errorf("two stages are named %s", s.Name)
 		}
 		names[s.Name] = true
@@ -177,7 +196,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 		for _, dir := range s.In {
 			p, err := open(dir)
 			if err != nil {
-				w.Close()
+				closeW()
 				return nil, err
 			}
 			st.in = append(st.in, p)
@@ -187,7 +206,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 			for _, dir := range dirs {
 				p, err := open(dir)
 				if err != nil {
-					w.Close()
+					closeW()
 					return nil, err
 				}
 				ps = append(ps, p)

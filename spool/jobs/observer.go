@@ -20,24 +20,28 @@ type Observers []Observer
 
 var _ Observer = Observers(nil)
 
+// Claimed calls Claimed of each observer.
 func (os Observers) Claimed(stage, job string) {
 	for _, o := range os {
 		o.Claimed(stage, job)
 	}
 }
 
+// Done calls Done of each observer.
 func (os Observers) Done(stage, job string, d time.Duration) {
 	for _, o := range os {
 		o.Done(stage, job, d)
 	}
 }
 
+// Failed calls Failed of each observer.
 func (os Observers) Failed(stage, job string, status int, retry bool) {
 	for _, o := range os {
 		o.Failed(stage, job, status, retry)
 	}
 }
 
+// TakenBack calls TakenBack of each observer.
 func (os Observers) TakenBack(place string, n int) {
 	for _, o := range os {
 		o.TakenBack(place, n)

@@ -69,6 +69,15 @@ type Stage struct {
 	Failed []string
 }
 
+// FailedDirs are the failed places of the stage, one per input place.
+func (s *Stage) FailedDirs() []string {
+	var dirs []string
+	for i := range s.In {
+		dirs = append(dirs, s.failedDir(i))
+	}
+	return dirs
+}
+
 // failedDir is where a failing job's token of input place in goes.
 func (s *Stage) failedDir(in int) string {
 	if s.Failed != nil {
