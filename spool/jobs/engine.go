@@ -403,18 +403,19 @@ func (e *engine) quiet() (bool, error) {
 	if busy {
 		return false, nil
 	}
+	// held: someone (alive, or dead and not yet taken back) has a token
+	// of p claimed, or is writing one into it.
 	held := func(p *place.Place) (bool, error) {
-		hs, err := p.Claims()
+		m, err := place.Inspect(p.Dir())
 		if err != nil {
 			return false, err
 		}
-		for _, h := range hs {
-			if len(h.Tokens) > 0 {
-				return true, nil // dead owners' tokens come back at the next reap
+		for _, h := range m.Holders {
+			if len(h.Claims) > 0 {
+				return true, nil
 			}
 		}
-		n, err := p.Writing()
-		return n > 0, err
+		return m.Pending > 0, nil
 	}
 	checked := map[*place.Place]bool{}
 	for _, st := range e.stages {
@@ -436,7 +437,7 @@ func (e *engine) quiet() (bool, error) {
 		if checked[p] {
 			continue
 		}
-		if n, err := p.Writing(); n > 0 || err != nil {
+		if h, err := held(p); h || err != nil {
 			return false, err
 		}
 	}

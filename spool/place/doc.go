@@ -70,10 +70,9 @@
 //
 // Clocks of hosts that share a place must agree to well within a Lease.
 //
-// Claims lists who holds what in a place, alive or not, and Writing counts
-// the tokens live owners are writing into it: together they tell whether
-// work is still in flight (a worker that stops when a net is quiet, tpipe
-// status).
+// Inspect lists who holds what in a place, alive or not, and how many
+// tokens are being written into it: together they tell whether work is
+// still in flight (a worker that stops when a net is quiet, tpipe status).
 //
 // # Names and links
 //
