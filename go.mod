@@ -3,6 +3,7 @@ module github.com/tpipe/tpipe
 go 1.25
 
 require (
+	github.com/benhoyt/goawk v1.31.0
 	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/klauspost/compress v1.20.3

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -82,6 +83,18 @@ func (f settingFlag) Set(v string) error {
 // IsBoolFlag makes an on|off setting a flag without a value (--stats).
 func (f settingFlag) IsBoolFlag() bool { return f.s != nil && f.s.IsBool() }
 
+// offFlag is the flag that turns an on|off setting off (--no-fallback).
+type offFlag struct{ settingFlag }
+
+func (f offFlag) String() string { return "" }
+func (f offFlag) Set(v string) error {
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	return f.settingFlag.Set(strconv.FormatBool(!on))
+}
+
 // parseFlags parses args; on a usage error it prints one line and the
 // status is 2; on --help the usage goes to stdout and the status is 0.
 func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int, bool) {
@@ -95,6 +108,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 			help += "; default " + s.DefaultHelp()
 		}
 		fs.Var(settingFlag{s, &o.cfg, &badSetting}, s.Name, help)
+		if s.No != "" {
+			fs.Var(offFlag{settingFlag{s, &o.cfg, &badSetting}}, s.No, "the same as --"+s.Name+"=off")
+		}
 	}
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
 	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
