@@ -76,8 +76,14 @@ type fifoSeg struct {
 // and spills to files in dir ("" for os.TempDir()).
 func NewFIFO(dir string, memory int) *FIFO {
 	memory = max(memory, 4<<10)
-	return &FIFO{dir: dir, budget: memory, seg: max(memory/8, 1<<10)}
+	return &FIFO{dir: dir, budget: memory, seg: min(max(memory/8, 1<<10), fifoSegMax)}
 }
+
+// fifoSegMax is the most bytes of one memory segment. A segment's memory
+// is taken whole when it starts, so with a budget of a gigabyte (sort
+// memory auto) a segment of an eighth of it made tail -n 5 cost 128 MiB;
+// smaller segments cost only more of them on disk, where they share files.
+const fifoSegMax = 1 << 20
 
 // Len returns the number of records held.
 func (q *FIFO) Len() int64 { return q.n }

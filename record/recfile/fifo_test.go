@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/tpipe/tpipe/record/recfile"
@@ -147,5 +148,24 @@ func TestFIFOFewFiles(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("%d files left in the temp dir", len(ents))
+	}
+}
+
+// Fixed bug: a memory segment was an eighth of the budget, taken whole
+// when it started, so a FIFO with sort memory auto's gigabyte took 128
+// MiB to hold five lines (tail -n 5).
+func TestFIFOSmallUseSmallMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	q := recfile.NewFIFO(t.TempDir(), 1<<30)
+	defer q.Close()
+	for range 5 {
+		if err := q.Push([]byte("a line\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Errorf("five lines took %d bytes", n)
 	}
 }
