@@ -63,6 +63,8 @@ type Options struct {
 	// moving buffers to disk, and where the serial policy keeps its
 	// edges; "" means os.TempDir().
 	TempDir string
+	// Live, if set, shows the run while it goes (see Live).
+	Live *Live
 }
 
 // TaskError is a task's failure; Run returns the first one.
@@ -295,9 +297,13 @@ type runState struct {
 	start  time.Time
 
 	auto   *capAuto // the capacity sampler of CapAuto, if on
+	live   *Live    // Options.Live
 	mu     sync.Mutex
 	first  *TaskError // the first hard failure
 	status *TaskError // the rightmost non-zero exit status
+	// ended[i] is set once task i has returned and st.Tasks[i] holds its
+	// statistics; a sampler reads both under mu.
+	ended []bool
 }
 
 // newRun sets up the pool, a queue per edge and a proc per task; compete
@@ -356,10 +362,13 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 	r.stop = context.AfterFunc(r.ctx, func() { pool.Abort(context.Cause(r.ctx)) })
 	r.st = &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks))}
+	r.ended = make([]bool, len(g.Tasks))
 	r.start = time.Now()
 	if pl.capAuto {
 		r.auto = startCapAuto(r)
 	}
+	r.live = o.Live
+	r.live.attach(r.sampleRun)
 	return r, nil
 }
 
@@ -411,7 +420,9 @@ func (r *runState) runTask(i int) {
 	if failed {
 		ts.Err = err.Error()
 	}
-	r.st.Tasks[i] = ts
+	r.mu.Lock()
+	r.st.Tasks[i], r.ended[i] = ts, true
+	r.mu.Unlock()
 }
 
 // finish collects the statistics, checks that every buffer came back to
@@ -419,6 +430,7 @@ func (r *runState) runTask(i int) {
 func (r *runState) finish() (*Stats, error) {
 	r.stop()
 	r.cancel(nil)
+	r.live.detach()
 	st := r.st
 	if r.auto != nil {
 		st.CapAuto = r.auto.finish()
