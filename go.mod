@@ -1,6 +1,6 @@
 module github.com/tpipe/tpipe
 
-go 1.25
+go 1.25.0
 
 require (
 	github.com/creack/pty v1.1.24
@@ -8,14 +8,18 @@ require (
 	github.com/mattn/go-shellwords v1.0.16
 	github.com/peterh/liner v1.2.2
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/vbauerster/mpb/v8 v8.15.2
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sys v0.33.0
+	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.32.0
 	pgregory.net/rapid v1.3.0
 )
 
 require (
+	github.com/VividCortex/ewma v1.2.0 // indirect
+	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/mattn/go-runewidth v0.0.31 // indirect
-	golang.org/x/tools v0.26.0 // indirect
+	github.com/vbauerster/cupwriter v0.0.4 // indirect
+	golang.org/x/tools v0.32.0 // indirect
 )
