@@ -69,9 +69,11 @@ func (t Total) Fraction() (float64, bool) {
 	return min(1, max(0, float64(t.Done)/float64(t.Of))), true
 }
 
-// ETA returns the time left at the average rate, and whether it is known.
+// ETA returns the time left at the average rate, and whether it is known:
+// not before the rate is, nor once everything has been read (what is
+// left then, a sort's output, is not in the count).
 func (t Total) ETA() (time.Duration, bool) {
-	if t.Of <= 0 || t.Rate <= 0 {
+	if t.Of <= 0 || t.Rate <= 0 || t.Done >= t.Of {
 		return 0, false
 	}
 	left := max(0, t.Of-t.Done)

@@ -25,7 +25,9 @@ type Options struct {
 	Interval time.Duration
 }
 
-func (o Options) interval() time.Duration {
+// Period returns the time between two samples (Interval, or its
+// default).
+func (o Options) Period() time.Duration {
 	switch {
 	case o.Interval > 0:
 		return o.Interval
@@ -81,7 +83,7 @@ func Start(w io.Writer, src Source, o Options) *View {
 // and then one interval: a file the source names has then been opened.
 func (v *View) loop() {
 	defer close(v.done)
-	every := v.o.interval()
+	every := v.o.Period()
 	wait := time.NewTimer(v.o.Delay + every)
 	defer wait.Stop()
 	select {

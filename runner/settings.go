@@ -170,6 +170,29 @@ var Settings = []*Setting{
 			return nil
 		},
 	},
+	{
+		// A bare --progress is on; --progress=auto and =off say the rest.
+		Name: "progress",
+		Help: "a live view of each run on stderr: per task records/s, bytes/s, input queue fill, busy share and the bottleneck, " +
+			"with an ETA when the input's size is known; plain lines when stderr is not a terminal; " +
+			"auto: when stderr is a terminal, stdout is not, and the run lasts over a second",
+		Values:    "on, off or auto",
+		DefaultIs: "auto",
+		get:       func(c *Config) string { return c.Progress.String() },
+		set: func(c *Config, v string) error {
+			switch v {
+			case "on", "true":
+				c.Progress = ProgressOn
+			case "off", "false":
+				c.Progress = ProgressOff
+			case "auto":
+				c.Progress = ProgressAuto
+			default:
+				return errBadValue
+			}
+			return nil
+		},
+	},
 }
 
 // sizeSetting is a setting that takes a size such as 64K; 0 in the Config

@@ -39,6 +39,9 @@ type Snapshot struct {
 // TaskSample is one task's counters.
 type TaskSample struct {
 	Name string
+	// Index is the task's topological index (graph.Task.Index): sources
+	// first.
+	Index int
 	// Busy is the wall time since the run started that the task did not
 	// spend waiting for a queue or for FREE; a wait on a file, a pipe or
 	// a program counts as busy. Blocked is the rest.
@@ -115,7 +118,7 @@ func (r *runState) sampleRun(s *Snapshot) {
 	}
 	s.Tasks = slices.Grow(s.Tasks[:0], len(g.Tasks))
 	for i, t := range g.Tasks {
-		ts := TaskSample{Name: t.Name}
+		ts := TaskSample{Name: t.Name, Index: t.Index}
 		r.mu.Lock()
 		if r.ended[i] {
 			st := r.st.Tasks[i]

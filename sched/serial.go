@@ -395,7 +395,7 @@ func (s *serialRun) sampleRun(snap *Snapshot) {
 	snap.Running, snap.Policy, snap.Elapsed = true, Serial, time.Since(s.start)
 	snap.Tasks = snap.Tasks[:0]
 	for i, ts := range s.st.Tasks {
-		snap.Tasks = append(snap.Tasks, TaskSample{Name: ts.Name, Busy: ts.Busy, Blocked: ts.Blocked, Done: s.ran[i]})
+		snap.Tasks = append(snap.Tasks, TaskSample{Name: ts.Name, Index: g.Tasks[i].Index, Busy: ts.Busy, Blocked: ts.Blocked, Done: s.ran[i]})
 	}
 	snap.Edges = snap.Edges[:0]
 	for k, es := range s.st.Edges {
