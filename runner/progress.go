@@ -149,9 +149,10 @@ type inputMeter struct {
 	running bool // files opened from now on are the run's
 	// video is the task whose output records are frames (decode), if
 	// the first command is one; frames is the frame count of the first
-	// file, 0 if it could not be told.
-	video  string
-	frames int64
+	// file, once counted, 0 if it could not be told.
+	video   string
+	frames  int64
+	counted bool
 }
 
 // add follows f, if it is a regular file.
@@ -162,9 +163,6 @@ func (m *inputMeter) add(f *os.File) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.video != "" && len(m.files) == 0 {
-		m.frames = y4mFrames(f, fi.Size())
-	}
 	m.files = append(m.files, f)
 	m.sizes = append(m.sizes, fi.Size())
 	m.of += fi.Size()
@@ -221,6 +219,9 @@ func (m *inputMeter) total(snap *sched.Snapshot) progress.Total {
 		return float64(n) / secs
 	}
 	m.mu.Lock()
+	if m.video != "" && !m.counted && len(m.files) > 0 {
+		m.frames, m.counted = y4mFrames(m.files[0], m.sizes[0]), true
+	}
 	video, frames, nfiles := m.video, m.frames, len(m.files)
 	m.mu.Unlock()
 	if video != "" && frames > 0 {

@@ -153,6 +153,7 @@ func TestSettingsTable(t *testing.T) {
 		"record-size": {"64K", "1M", "1000"},
 		"sort-memory": {"8M", "512K"},
 		"stats":       {"on", "off"},
+		"progress":    {"on", "off", "auto"},
 	}
 	bad := map[string]string{
 		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial)`,
@@ -161,6 +162,7 @@ func TestSettingsTable(t *testing.T) {
 		"record-size": "record-size 0: want a positive size such as 65536, 64K or 4M",
 		"sort-memory": "sort-memory 0: want a positive size such as 65536, 64K or 4M",
 		"stats":       "stats 0: want on or off",
+		"progress":    "progress 0: want on, off or auto",
 	}
 	for _, s := range runner.Settings {
 		vs, ok := values[s.Name]
@@ -204,7 +206,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Error("LookupSetting found a setting that does not exist")
 	}
 	c := runner.Config{Policy: sched.ROS, Buffers: 3, Stats: true}
-	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory 4M, stats on"; got != want {
+	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory 4M, stats on, progress auto"; got != want {
 		t.Errorf("SettingsLine = %q, want %q", got, want)
 	}
 }
