@@ -234,3 +234,47 @@ func TestMeterSteadyRate(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkLiveSnapshot is what the live view's sampling costs per
+// sample: a snapshot of a run of 12 tasks and 11 queues, and the Meter.
+// The run is held still (its source waits), so only the sampling counts.
+func BenchmarkLiveSnapshot(b *testing.B) {
+	gate := make(chan struct{})
+	tasks := []*graph.Task{{Name: "src", Out: 1, Fn: func(ctx context.Context, p *buffer.Ports) error {
+		for i := range 1000 {
+			if err := p.Out(0).Write(fmt.Appendf(nil, "%d", i)); err != nil {
+				return err
+			}
+		}
+		p.Flush()
+		<-gate
+		return nil
+	}}}
+	for i := range 10 {
+		c := task.Copy()
+		tasks = append(tasks, &graph.Task{Name: fmt.Sprint("copy", i), In: 1, Out: 1, Rec: &c})
+	}
+	var out [][]byte
+	tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)})
+	live := &sched.Live{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := sched.Run(context.Background(), graph.Chain(4, tasks...), sched.Options{Policy: sched.Concurrent, Live: live})
+		done <- err
+	}()
+	for live.Snapshot().Elapsed == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	m := sched.NewMeter(0.3)
+	b.ResetTimer()
+	for range b.N {
+		s := live.Snapshot()
+		m.Add(&s)
+		_ = m.Bottleneck()
+	}
+	b.StopTimer()
+	close(gate)
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}
