@@ -57,10 +57,12 @@ type View struct {
 	done chan struct{}
 
 	// mu guards what Writer and Stop share with the view's goroutine.
-	mu    sync.Mutex
-	p     *mpb.Progress // the terminal view, once shown
-	ended bool
-	tail  []byte // a line written through Writer, not yet ended
+	mu      sync.Mutex
+	p       *mpb.Progress // the terminal view, once shown
+	closing bool          // Stop has begun: mpb may no longer take a redraw
+	ended   bool
+	tail    []byte // a line written through Writer, not yet ended
+	held    int    // bytes mpb holds for its next redraw
 
 	// Owned by the view's goroutine until it has ended, then by Stop.
 	bars    []*mpb.Bar // one per row, then the total
@@ -232,11 +234,22 @@ func (w viewWriter) Write(b []byte) (int, error) {
 		_, err = v.w.Write(lines)
 	}
 	v.tail = append(v.tail[:0], v.tail[end:]...)
+	// mpb keeps what is written for its next redraw: past heldMax, redraw
+	// now, so that a task writing fast holds bounded memory and waits
+	// for the terminal as it would without the view.
+	if v.held += end; v.held > heldMax && !v.closing {
+		v.refresh <- nil
+		v.held = 0
+	}
 	if err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
+
+// heldMax is the most that lines written through Writer wait for the next
+// redraw, in bytes.
+const heldMax = 64 << 10
 
 // Stop ends the view and waits for its goroutines. On a terminal it takes
 // the view off the screen, leaving what was written through Writer.
@@ -245,6 +258,7 @@ func (v *View) Stop() {
 	<-v.done
 	v.mu.Lock()
 	p := v.p
+	v.closing = true
 	v.mu.Unlock()
 	if p != nil {
 		for _, b := range v.bars {

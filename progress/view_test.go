@@ -154,8 +154,7 @@ func BenchmarkTerminalRedraw(b *testing.B) {
 	for i := range 12 {
 		f.Rows = append(f.Rows, Row{Name: fmt.Sprint("task", i), Records: 1e6, Bytes: 1 << 26, Busy: 0.5, Fill: i % 5, Cap: 4})
 	}
-	v := &View{w: io.Discard, o: Options{Terminal: true}, stop: make(chan struct{}), done: make(chan struct{}), refresh: make(chan any)}
-	close(v.done) // no loop: the benchmark draws
+	v := stillView(io.Discard)
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for range b.N {
@@ -166,8 +165,36 @@ func BenchmarkTerminalRedraw(b *testing.B) {
 	v.Stop()
 }
 
+// stillView is a terminal view on w that draws only when told (View.draw):
+// it has no sampling loop.
+func stillView(w io.Writer) *View {
+	v := &View{w: w, o: Options{Terminal: true}, stop: make(chan struct{}), done: make(chan struct{}), refresh: make(chan any)}
+	close(v.done)
+	return v
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Lines written fast through Writer reach the terminal without waiting
+// for the next sample: mpb holds at most heldMax of them.
+func TestViewWriterFlushes(t *testing.T) {
+	var scr syncScreen
+	v := stillView(&scr)
+	v.draw((&fakeSource{}).Sample())
+	waitFor(t, "the view", func() bool { return strings.Contains(strings.Join(scr.lines(), "\n"), "grep") })
+	line := strings.Repeat("x", 1023) + "\n"
+	for range 2 * heldMax / len(line) {
+		v.Writer().Write([]byte(line))
+	}
+	if got := len(scr.lines()); got < heldMax/len(line) {
+		t.Errorf("%d lines on the screen before the next sample, want at least %d", got, heldMax/len(line))
+	}
+	v.Stop()
+	if got := len(scr.lines()); got != 2*heldMax/len(line) {
+		t.Errorf("%d lines on the screen after Stop, want %d", got, 2*heldMax/len(line))
+	}
 }
