@@ -159,14 +159,11 @@ var Settings = []*Setting{
 		Values: "on or off",
 		get:    func(c *Config) string { return onOff(c.Stats) },
 		set: func(c *Config, v string) error {
-			switch v {
-			case "on", "true":
-				c.Stats = true
-			case "off", "false":
-				c.Stats = false
-			default:
+			on, ok := parseOnOff(v)
+			if !ok {
 				return errBadValue
 			}
+			c.Stats = on
 			return nil
 		},
 	},
@@ -180,15 +177,16 @@ var Settings = []*Setting{
 		DefaultIs: "auto",
 		get:       func(c *Config) string { return c.Progress.String() },
 		set: func(c *Config, v string) error {
-			switch v {
-			case "on", "true":
-				c.Progress = ProgressOn
-			case "off", "false":
-				c.Progress = ProgressOff
-			case "auto":
+			on, ok := parseOnOff(v)
+			switch {
+			case v == "auto":
 				c.Progress = ProgressAuto
-			default:
+			case !ok:
 				return errBadValue
+			case on:
+				c.Progress = ProgressOn
+			default:
+				c.Progress = ProgressOff
 			}
 			return nil
 		},
@@ -218,6 +216,17 @@ func sizeSetting(name, help string, def int, field func(*Config) *int) *Setting 
 			return nil
 		},
 	}
+}
+
+// parseOnOff reads on or off (true or false: what a bare --flag sets).
+func parseOnOff(v string) (on, ok bool) {
+	switch v {
+	case "on", "true":
+		return true, true
+	case "off", "false":
+		return false, true
+	}
+	return false, false
 }
 
 func onOff(b bool) string {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,14 +20,8 @@ import (
 // in a file, as in `tpipe 'big job' > out` typed at a terminal: what a
 // person sees of it is the terminal's screen.
 type viewTerm struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	out  string // stdout's file
-	mu   sync.Mutex
-	scr  vtscreen.Screen
-	done   chan struct{} // closed when the terminal's output has been read
-	exited chan struct{} // closed when the process has ended, with err
-	err    error
+	*ptyTerm
+	out string // stdout's file
 }
 
 func startViewTerm(t *testing.T, args ...string) *viewTerm {
@@ -44,74 +37,49 @@ func startViewTerm(t *testing.T, args ...string) *viewTerm {
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
 		t.Fatal(err)
 	}
-	vt := &viewTerm{t: t, out: filepath.Join(t.TempDir(), "out"), done: make(chan struct{}), exited: make(chan struct{})}
-	stdout, err := os.Create(vt.out)
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vt.cmd = exec.Command(exe, args...)
-	vt.cmd.Env = append(os.Environ(), "TPIPE_TEST_MAIN=1", "TERM=xterm", "LC_ALL=C")
-	vt.cmd.Stdout, vt.cmd.Stderr = stdout, tty
-	if err := vt.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "TPIPE_TEST_MAIN=1", "TERM=xterm", "LC_ALL=C")
+	cmd.Stdout, cmd.Stderr = stdout, tty
+	err = cmd.Start()
 	stdout.Close()
 	tty.Close()
-	go func() {
-		defer close(vt.done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			vt.mu.Lock()
-			vt.scr.Write(buf[:n])
-			vt.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		vt.err = vt.cmd.Wait()
-		close(vt.exited)
-	}()
-	t.Cleanup(func() {
-		vt.cmd.Process.Kill()
-		select {
-		case <-vt.exited:
-		case <-time.After(deadline):
-		}
+	if err != nil {
 		ptmx.Close()
-		<-vt.done
-	})
-	return vt
+		t.Fatal(err)
+	}
+	return &viewTerm{followTerm(t, cmd, ptmx), out}
 }
 
+// screen is what the terminal shows now.
 func (vt *viewTerm) screen() string {
 	vt.mu.Lock()
 	defer vt.mu.Unlock()
-	return vt.scr.String()
+	var scr vtscreen.Screen
+	scr.Write(vt.ptyTerm.out.Bytes())
+	return scr.String()
 }
 
-// wait waits for the process to end and its last output to be read, and
-// returns its exit status.
+// wait waits for tpipe to end and its last output to be read, and returns
+// its exit status.
 func (vt *viewTerm) wait() int {
 	vt.t.Helper()
-	select {
-	case <-vt.exited:
-	case <-time.After(deadline):
-		vt.t.Fatalf("tpipe did not end; screen:\n%s", vt.screen())
-	}
+	err := waitDone(vt.ptyTerm)
 	select {
 	case <-vt.done:
 	case <-time.After(deadline):
 		vt.t.Fatal("the terminal's output did not end")
 	}
 	var ee *exec.ExitError
-	if errors.As(vt.err, &ee) {
+	if errors.As(err, &ee) {
 		return ee.ExitCode()
 	}
-	if vt.err != nil {
-		vt.t.Fatal(vt.err)
+	if err != nil {
+		vt.t.Fatal(err)
 	}
 	return 0
 }

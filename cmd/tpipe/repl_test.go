@@ -44,6 +44,12 @@ func startTerm(t *testing.T, exe, hist string) *ptyTerm {
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
 	}
+	return followTerm(t, cmd, f)
+}
+
+// followTerm reads what cmd, started, writes to the terminal whose other
+// side is f, until the end; at the end of the test it kills cmd.
+func followTerm(t *testing.T, cmd *exec.Cmd, f *os.File) *ptyTerm {
 	tm := &ptyTerm{t: t, f: f, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		defer close(tm.done)
