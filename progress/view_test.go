@@ -10,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/creack/pty"
 
 	"github.com/tpipe/tpipe/internal/vtscreen"
 )
@@ -196,5 +199,49 @@ func TestViewWriterFlushes(t *testing.T) {
 	v.Stop()
 	if got := len(scr.lines()); got != 2*heldMax/len(line) {
 		t.Errorf("%d lines on the screen after Stop, want %d", got, 2*heldMax/len(line))
+	}
+}
+
+// The view follows a resize of its terminal: once the terminal is
+// narrower, no line of the view is wider than it (none wraps, which
+// would tear the next redraw).
+func TestViewFollowsResize(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+		t.Fatal(err)
+	}
+	var scr syncScreen
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		io.Copy(&scr, ptmx)
+	}()
+	v := Start(tty, &fakeSource{}, Options{Terminal: true, Interval: 5 * time.Millisecond})
+	widest := func() int {
+		w := 0
+		for _, l := range scr.lines() {
+			w = max(w, utf8.RuneCountInString(l))
+		}
+		return w
+	}
+	waitFor(t, "the view, wide", func() bool {
+		return strings.Contains(strings.Join(scr.lines(), "\n"), "<- bottleneck") && widest() > 60
+	})
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 60}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the view within 60 columns", func() bool {
+		l := scr.lines()
+		return len(l) == 4 && strings.HasPrefix(l[1], "grep") && widest() <= 60
+	})
+	v.Stop()
+	tty.Close()
+	<-copied
+	if l := scr.lines(); len(l) != 0 {
+		t.Errorf("screen after Stop:\n%s", strings.Join(l, "\n"))
 	}
 }
