@@ -80,30 +80,31 @@ func (l *Live) Snapshot() Snapshot {
 	return s
 }
 
-// attach makes sample the source of l's snapshots while a run goes.
-func (l *Live) attach(sample func(*Snapshot)) {
+// Attach makes sample the source of l's snapshots while a run goes, and
+// returns what ends it: detach keeps the run's last snapshot. The policies
+// of this package attach when their run starts; a runner outside it (the
+// spool's workers) may do the same. sample fills a Snapshot, reusing its
+// slices, with Running set; it is called with l's lock held, from the
+// goroutine that calls Snapshot, and must not call l. On a nil Live,
+// Attach does nothing.
+func (l *Live) Attach(sample func(*Snapshot)) (detach func()) {
 	if l == nil {
-		return
+		return func() {}
 	}
 	l.mu.Lock()
 	l.sample = sample
 	l.mu.Unlock()
-}
-
-// detach keeps the run's last snapshot: the run has ended.
-func (l *Live) detach() {
-	if l == nil {
-		return
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.sample == nil {
+			return
+		}
+		l.last = Snapshot{}
+		l.sample(&l.last)
+		l.last.Running = false
+		l.sample = nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.sample == nil {
-		return
-	}
-	l.last = Snapshot{}
-	l.sample(&l.last)
-	l.last.Running = false
-	l.sample = nil
 }
 
 // sampleRun fills s with r's counters, reusing s's slices.

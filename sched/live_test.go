@@ -278,3 +278,27 @@ func BenchmarkLiveSnapshot(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// A runner outside the package feeds a Live as the policies do: its
+// sampler while it runs, its last snapshot after.
+func TestLiveAttach(t *testing.T) {
+	live := &sched.Live{}
+	n := 0
+	detach := live.Attach(func(s *sched.Snapshot) {
+		n++
+		s.Running = true
+		s.Tasks = append(s.Tasks[:0], sched.TaskSample{Name: "worker", Records: int64(n)})
+	})
+	if s := live.Snapshot(); !s.Running || s.Tasks[0].Records != 1 {
+		t.Errorf("while attached: %+v", s)
+	}
+	detach()
+	detach() // twice is fine
+	for range 2 {
+		if s := live.Snapshot(); s.Running || len(s.Tasks) != 1 || s.Tasks[0].Records != 2 {
+			t.Errorf("after: %+v, want the last sample, not running", s)
+		}
+	}
+	var none *sched.Live
+	none.Attach(nil)()
+}

@@ -297,7 +297,7 @@ type runState struct {
 	start  time.Time
 
 	auto   *capAuto // the capacity sampler of CapAuto, if on
-	live   *Live    // Options.Live
+	detach func()   // ends Options.Live's view of the run
 	mu     sync.Mutex
 	first  *TaskError // the first hard failure
 	status *TaskError // the rightmost non-zero exit status
@@ -367,8 +367,7 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 	if pl.capAuto {
 		r.auto = startCapAuto(r)
 	}
-	r.live = o.Live
-	r.live.attach(r.sampleRun)
+	r.detach = o.Live.Attach(r.sampleRun)
 	return r, nil
 }
 
@@ -430,7 +429,7 @@ func (r *runState) runTask(i int) {
 func (r *runState) finish() (*Stats, error) {
 	r.stop()
 	r.cancel(nil)
-	r.live.detach()
+	r.detach()
 	st := r.st
 	if r.auto != nil {
 		st.CapAuto = r.auto.finish()

@@ -75,9 +75,9 @@ func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*St
 	for k, e := range g.Edges {
 		s.st.Edges[k] = EdgeStats{Name: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name, Cap: e.Cap}
 	}
-	o.Live.attach(s.sampleRun)
+	detach := o.Live.Attach(s.sampleRun)
 	err := s.run(ctx)
-	o.Live.detach()
+	detach()
 	for k := range s.spills {
 		s.spills[k].remove()
 		s.disk.Written += s.spills[k].written
