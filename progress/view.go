@@ -48,7 +48,7 @@ const (
 // goroutine, Stop ends it and waits for it. On a terminal, text that must
 // appear while the view is up goes through Writer, which prints it above
 // the view instead of through it. A View's methods are safe for
-// concurrent use.
+// concurrent use; Stop is called once.
 type View struct {
 	w    io.Writer
 	src  Source
