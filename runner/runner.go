@@ -39,7 +39,9 @@ type Config struct {
 	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
 	// when it ends.
 	Stats bool
-	// Progress says when a run shows the live view on Stderr.
+	// Progress says when a run shows the live view on Stderr. The zero
+	// value is auto, as for the tpipe command: a program whose Stderr is
+	// a terminal and Stdout is not shows it; ProgressOff never does.
 	Progress Progress
 
 	Stdin          io.Reader
