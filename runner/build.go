@@ -50,8 +50,8 @@ type edgeEnds struct {
 // '>' files truncated) here, as a shell does before it starts commands. A
 // problem that bash reports while running (a missing '<' file, an unknown
 // command) becomes a task that prints the message and exits with bash's
-// status, so the rest of the pipeline still runs; only a bad builtin
-// option fails the whole pipeline before it starts (a *builtin.UsageError).
+// status, so the rest of the pipeline still runs, and so does a bad
+// builtin option (a *builtin.UsageError), in GNU's words.
 func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
 	p, err := r.compile(&shell.Script{Pipelines: []*shell.Pipeline{pl}})
 	if err != nil {
@@ -66,7 +66,8 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	if c == 0 {
 		c = r.cfg.Policy.DefaultCap()
 	}
-	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(r.taskMemory())}, names: map[string]int{}, cap: c, dry: dry,
+	mem, why := r.taskMemory()
+	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(mem), TaskMemoryWhy: why}, names: map[string]int{}, cap: c, dry: dry,
 		edges: map[string]*edgeEnds{}}
 	if show, _, _ := r.viewMode(); show && !dry {
 		b.job.stderr = &outSwitch{w: r.cfg.Stderr}
@@ -92,7 +93,7 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	b.job.RecordSizeWhy = why
 	plan, err := sched.MakePlan(b.g, sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace,
-		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto,
+		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto, Replicas: r.cfg.Replicas,
 	})
 	if err != nil {
 		b.job.Close()
@@ -338,7 +339,9 @@ func (b *builder) stdinSource() task.Func {
 func (b *builder) failing(name string, in input, msg string, code int, stderr io.Writer) int {
 	b.drop(in)
 	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Ports) error {
-		fmt.Fprintln(stderr, visible.Controls(msg))
+		for line := range strings.SplitSeq(msg, "\n") {
+			fmt.Fprintln(stderr, visible.Controls(line))
+		}
 		return task.Exit(code)
 	})
 }
@@ -349,8 +352,19 @@ func (b *builder) failing(name string, in input, msg string, code int, stderr io
 func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last, first bool) (int, error) {
 	argv := words(c)
 	name := argv[0]
-	if cc := b.prog.cmds[c]; cc.builtin != nil || cc.err != nil {
-		if cc.err != nil {
+	cc := b.prog.cmds[c]
+	if cc.fallback != nil {
+		b.job.Fallbacks = append(b.job.Fallbacks, cc.fallback.What+": system "+name)
+	}
+	if cc.builtin != nil || cc.err != nil {
+		var ue *builtin.UsageError
+		switch {
+		case cc.err != nil && errors.As(cc.err, &ue) && !b.dry:
+			// As in bash: the tool says what is wrong, on its own
+			// standard error, and exits with its status; the rest
+			// of the pipeline runs.
+			return b.failing(name, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
+		case cc.err != nil:
 			return 0, cc.err
 		}
 		cmd := cc.builtin
@@ -379,6 +393,14 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		}
 		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
 		b.g.Tasks[t].Blocking = blocking
+		if cut := cc.env.Cut; cut.N > 0 {
+			which := "first"
+			if cut.Last {
+				which = "last"
+			}
+			b.job.Cuts = append(b.job.Cuts, fmt.Sprintf("%s keeps only the %s %d lines of its order, which the next command reads (top-k selection): at most %d lines in memory, no spill",
+				b.g.Tasks[t].Name, which, cut.N, cut.N))
+		}
 		if cmd.Spills {
 			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
 		}

@@ -66,6 +66,12 @@ type PerRecord struct {
 	// passes in its pieces, never held whole (cat of a file with no
 	// newline in it).
 	Verbatim bool
+	// Fresh, if set, says the task is stateless: what it emits for a
+	// record depends on that record alone, and Start and End emit
+	// nothing. It returns a new copy of the task with scratch state of its
+	// own. The runtime may then run several copies at once on different
+	// records and put their output back in input order (Replicas).
+	Fresh func() *PerRecord
 }
 
 // ErrNoBody is returned by PerRecord.Func when neither or both of Keep and

@@ -1,0 +1,350 @@
+package place
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// The protocol's entries of a place (see the package doc).
+const (
+	tmpDir   = ".tmp"
+	claimDir = ".claim"
+	lockDir  = ".lock"
+	locksDir = ".locks" // inside an owner's claim directory
+	badDir   = ".bad"
+)
+
+// Place is a directory of tokens, opened by a Worker (Worker.Open). It is
+// safe for concurrent use.
+type Place struct {
+	w    *Worker
+	dir  string
+	own  string      // .claim/OWNER
+	perm fs.FileMode // of the tokens it writes: 0600, or 0640 in a shared place
+	seq  atomic.Uint64
+
+	mu      sync.Mutex
+	hasOwn  bool // own exists
+	claims  map[string]bool
+	locks   map[string]bool
+	closed  bool
+	renewed time.Time
+}
+
+// Dir returns the place's directory.
+func (p *Place) Dir() string { return p.dir }
+
+// Worker returns the worker that opened p.
+func (p *Place) Worker() *Worker { return p.w }
+
+func (p *Place) path(name string) string { return filepath.Join(p.dir, name) }
+
+// tokenPerm is the mode of the tokens written in dir: 0640 when dir is
+// set-group-ID (a place shared with the group of the stage that reads
+// it, as tpipe scripts sets up pmjq's permission model), else 0600.
+func tokenPerm(dir string) fs.FileMode {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSetgid != 0 {
+		return 0o640
+	}
+	return 0o600
+}
+
+// mkdir creates dir 0700, or checks that it is a directory and not a
+// symbolic link.
+func mkdir(dir string) error {
+	err := os.Mkdir(dir, 0o700)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return isDir(dir)
+	}
+	return err
+}
+
+// mkdirAll is mkdir of dir and its missing parents. Parents that exist
+// may be links (/tmp often is); dir itself may not.
+func mkdirAll(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return err
+	}
+	return mkdir(dir)
+}
+
+func isDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return &fs.PathError{Op: "open", Path: dir, Err: errors.New("is a symbolic link, which a place never follows")}
+	}
+	if !fi.IsDir() {
+		return &fs.PathError{Op: "open", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return nil
+}
+
+// Tokens returns the names of the ready tokens, sorted: the regular files
+// of the place with valid names. Anything else (a link, a directory, a
+// name ValidName refuses) is not a token and is left alone.
+func (p *Place) Tokens() ([]string, error) {
+	ents, err := os.ReadDir(p.dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && ValidName(e.Name()) == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil // ReadDir sorts
+}
+
+// Open opens the ready token name for reading. A link is refused
+// (O_NOFOLLOW), and so is anything but a regular file.
+func (p *Place) Open(name string) (*os.File, error) {
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	return openFile(p.path(name))
+}
+
+func openFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "open", Path: path, Err: errors.New("not a regular file")}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Has reports whether the ready token name exists.
+func (p *Place) Has(name string) (bool, error) {
+	if err := ValidName(name); err != nil {
+		return false, err
+	}
+	fi, err := os.Lstat(p.path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return fi.Mode().IsRegular(), nil
+}
+
+// Remove removes the ready token name; one that is not there is not an
+// error.
+func (p *Place) Remove(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if err := os.Remove(p.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Aside moves the ready token name to the place's .bad directory (a
+// corrupt token, kept for a person to look at) and returns its new path.
+func (p *Place) Aside(name string) (string, error) {
+	if err := ValidName(name); err != nil {
+		return "", err
+	}
+	bad := filepath.Join(p.dir, badDir)
+	if err := mkdir(bad); err != nil {
+		return "", err
+	}
+	to := filepath.Join(bad, name)
+	return to, os.Rename(p.path(name), to)
+}
+
+// Pending is a token being written under a temporary name in the place's
+// .tmp directory. Write to it, then Commit or Abort. It is not safe for
+// concurrent use.
+type Pending struct {
+	p    *Place
+	name string
+	f    *os.File
+	done bool
+}
+
+// Create starts writing the token name. Nobody sees it until Commit.
+func (p *Place) Create(name string) (*Pending, error) {
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	tmp := filepath.Join(p.dir, tmpDir, p.w.name+"~"+strconv.FormatUint(p.seq.Add(1), 10))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, p.perm)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{p: p, name: name, f: f}, nil
+}
+
+// Name returns the token's name.
+func (t *Pending) Name() string { return t.name }
+
+// Write writes to the token's file.
+func (t *Pending) Write(b []byte) (int, error) { return t.f.Write(b) }
+
+// File returns the token's file, for a caller that writes it otherwise
+// (io.Copy, ReadFrom). It must not be closed.
+func (t *Pending) File() *os.File { return t.f }
+
+// Commit makes the token ready: it syncs the file, renames it to its name
+// in the place (replacing a token of that name) and syncs the directory.
+// After an error the token is aborted.
+func (t *Pending) Commit() error {
+	if t.done {
+		return errors.New("place: commit after commit or abort")
+	}
+	err := t.commit()
+	if err != nil {
+		t.Abort()
+	}
+	t.done = true
+	return err
+}
+
+func (t *Pending) commit() error {
+	sync := !t.p.w.o.NoSync
+	if sync {
+		if err := t.f.Sync(); err != nil {
+			return err
+		}
+	}
+	if err := t.f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(t.f.Name(), t.p.path(t.name)); err != nil {
+		return err
+	}
+	if sync {
+		return syncDir(t.p.dir)
+	}
+	return nil
+}
+
+// Abort removes the token's file. After Commit it does nothing.
+func (t *Pending) Abort() error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	t.f.Close()
+	return os.Remove(t.f.Name())
+}
+
+// Put writes the token name with write and commits it: a reader finds
+// either no token or the whole of it.
+func (p *Place) Put(name string, write func(w io.Writer) error) error {
+	t, err := p.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := write(t.f); err != nil {
+		t.Abort()
+		return err
+	}
+	return t.Commit()
+}
+
+// syncDir makes the entries of dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ownDir returns the worker's claim directory in p, creating it.
+func (p *Place) ownDir() (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return "", ErrClosed
+	}
+	if !p.hasOwn {
+		if err := mkdir(p.own); err != nil {
+			return "", err
+		}
+		if err := mkdir(filepath.Join(p.own, locksDir)); err != nil {
+			return "", err
+		}
+		// The lease starts on the worker's clock, as its renewals do.
+		now := p.w.o.Now()
+		if err := os.Chtimes(p.own, now, now); err != nil {
+			return "", err
+		}
+		p.hasOwn = true
+		p.claims, p.locks = map[string]bool{}, map[string]bool{}
+	}
+	return p.own, nil
+}
+
+func (p *Place) renew(now time.Time) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.hasOwn || p.closed {
+		return nil
+	}
+	p.renewed = now
+	return os.Chtimes(p.own, now, now)
+}
+
+// Close gives back the tokens the worker still has claimed in p, drops
+// its locks and removes its claim directory. Worker.Close calls it.
+func (p *Place) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	has := p.hasOwn
+	p.mu.Unlock()
+	if !has {
+		return nil
+	}
+	return p.giveBack(p.own)
+}
+
+// tmpOwner returns the owner part of a name in .tmp or .claim: what comes
+// before the first '~', or the whole name.
+func tmpOwner(name string) string {
+	if i := strings.IndexByte(name, '~'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// sortedDir lists dir's entries, none if it is gone.
+func sortedDir(dir string) ([]fs.DirEntry, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return ents, err
+}
