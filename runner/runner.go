@@ -40,6 +40,10 @@ type Config struct {
 	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
 	// when it ends.
 	Stats bool
+	// Progress says when a run shows the live view on Stderr. The zero
+	// value is auto, as for the tpipe command: a program whose Stderr is
+	// a terminal and Stdout is not shows it; ProgressOff never does.
+	Progress Progress
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -265,7 +269,11 @@ func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
 	if r.BeforeRun != nil {
 		r.BeforeRun(job)
 	}
+	view := r.startView(job)
 	st, err := job.Plan.Run(ctx)
+	if view != nil {
+		view.Stop()
+	}
 	if st != nil {
 		if r.cfg.Stats {
 			WriteStats(r.cfg.Stderr, st)
@@ -455,6 +463,11 @@ type Job struct {
 	title     string // "graph 2 (lines 3, 4)" when a script has several
 	closers   []io.Closer
 	closed    bool
+	// With the live view on: the stderr of the job's in-process tasks,
+	// their stdout if it is a terminal, and what follows the input of the
+	// first command.
+	stderr, stdout *outSwitch
+	input          *inputMeter
 }
 
 // Close closes the files the job opened; it returns the first error (a

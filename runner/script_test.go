@@ -167,6 +167,7 @@ func TestSettingsTable(t *testing.T) {
 		"replicas":    {"1", "4", "auto"},
 		"fallback":    {"off", "on"},
 		"stats":       {"on", "off"},
+		"progress":    {"on", "off", "auto"},
 	}
 	bad := map[string]string{
 		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial)`,
@@ -177,6 +178,7 @@ func TestSettingsTable(t *testing.T) {
 		"replicas":    "replicas 0: want a number of at least 1 (1: never), or auto",
 		"fallback":    "fallback 0: want on or off",
 		"stats":       "stats 0: want on or off",
+		"progress":    "progress 0: want on, off or auto",
 	}
 	for _, s := range runner.Settings {
 		vs, ok := values[s.Name]
@@ -227,7 +229,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Error("LookupSetting found a setting that does not exist")
 	}
 	c := runner.Config{Policy: sched.ROS, Buffers: 3, Stats: true}
-	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on"; got != want {
+	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on, progress auto"; got != want {
 		t.Errorf("SettingsLine = %q, want %q", got, want)
 	}
 }

@@ -232,6 +232,31 @@ var Settings = []*Setting{
 			return err
 		},
 	},
+	{
+		// A bare --progress is on; --progress=auto and =off say the rest.
+		Name: "progress",
+		Help: "a live view of each run on stderr (per task records/s, bytes/s, queue fill, busy share, the bottleneck; an ETA), " +
+			"plain lines without a terminal; auto, the default: when stderr is a terminal, stdout is not, and the run lasts over a second",
+		Values:    "on, off or auto",
+		DefaultIs: "auto",
+		get:       func(c *Config) string { return c.Progress.String() },
+		set: func(c *Config, v string) error {
+			if v == "auto" {
+				c.Progress = ProgressAuto
+				return nil
+			}
+			on, err := parseOnOff(v)
+			switch {
+			case err != nil:
+				return err
+			case on:
+				c.Progress = ProgressOn
+			default:
+				c.Progress = ProgressOff
+			}
+			return nil
+		},
+	},
 }
 
 // autoSortMemory says what --sort-memory auto is on this machine.
