@@ -3,10 +3,11 @@
 // the patterns that need it, and RE2 for all others.
 //
 // A pattern is read by package posixre, in the same dialects (Basic,
-// Extended, the Sed flag, IgnoreCase) and with the same errors, and
-// translated with posixre.BackRefs; the translation is parsed by
-// regexp/syntax and compiled into a small tree that a depth-first search
-// walks over the input, trying every way to match, greedy ones first.
+// Extended, the Sed flag, IgnoreCase, and Newline and Multiline, which
+// are sed's M) and with the same errors, and translated with
+// posixre.BackRefs; the translation is parsed by regexp/syntax and
+// compiled into a small tree that a depth-first search walks over the
+// input, trying every way to match, greedy ones first.
 // Input is read as Go's regexp reads it (UTF-8, a stray byte as U+FFFD),
 // so that both engines agree on everything but back-references.
 //
@@ -27,6 +28,7 @@
 package backtrack
 
 import (
+	"encoding/binary"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -59,6 +61,8 @@ const (
 	opAnyNotNL     // any rune but '\n'
 	opBeginText    // ^ (and \`)
 	opEndText      // $ (and \')
+	opBeginLine    // ^ with Multiline: at the start or after a newline
+	opEndLine      // $ with Multiline: at the end or before a newline
 	opWordB        // \b
 	opNoWordB      // \B
 	opWordStart    // \<
@@ -77,11 +81,18 @@ type node struct {
 	fold     bool
 	index    int // opCapture, opBackRef: the group, from 1
 	min, max int
-	subs     []*node
+	groups   bool // opRepeat: subs[0] holds a group
+	// ways marks an unbounded opRepeat whose piece can match in more
+	// than one way at a place (see oneWay): the ways to cut a text into
+	// its passes grow exponentially, so the search remembers where it
+	// failed (see failures).
+	ways bool
+	subs []*node
 }
 
 // Compile reads the POSIX pattern pat in the dialect syn, with flags fl
-// (IgnoreCase, Sed), and compiles it. Its error is posixre's *Error.
+// (IgnoreCase, Sed, and sed's M flag as Newline and Multiline), and
+// compiles it. Its error is posixre's *Error.
 func Compile(pat string, syn posixre.Syntax, fl posixre.Flags) (*Regexp, error) {
 	src, err := posixre.Translate(pat, syn, fl|posixre.BackRefs)
 	if err != nil {
@@ -222,10 +233,14 @@ func (c *compiler) compile(re *syntax.Regexp) *node {
 		return &node{op: opAnyNotNL}
 	case syntax.OpAnyChar:
 		return &node{op: opAny}
-	case syntax.OpBeginLine, syntax.OpBeginText:
+	case syntax.OpBeginText:
 		return &node{op: opBeginText}
-	case syntax.OpEndLine, syntax.OpEndText:
+	case syntax.OpEndText:
 		return &node{op: opEndText}
+	case syntax.OpBeginLine: // only in a translation with Multiline
+		return &node{op: opBeginLine}
+	case syntax.OpEndLine:
+		return &node{op: opEndLine}
 	case syntax.OpWordBoundary:
 		return &node{op: opWordB}
 	case syntax.OpNoWordBoundary:
@@ -248,7 +263,8 @@ func (c *compiler) compile(re *syntax.Regexp) *node {
 	case syntax.OpQuest:
 		return repeat(0, 1, subs()[0])
 	case syntax.OpRepeat:
-		return &node{op: opRepeat, min: re.Min, max: re.Max, subs: subs()}
+		sub := subs()
+		return &node{op: opRepeat, min: re.Min, max: re.Max, groups: hasGroup(sub[0]), ways: re.Max < 0 && !oneWay(sub[0]), subs: sub}
 	case syntax.OpConcat:
 		return &node{op: opConcat, subs: subs()}
 	case syntax.OpAlternate:
@@ -267,9 +283,40 @@ func repeat(min, max int, sub *node) *node {
 		if max < 0 || sub.max < 0 {
 			hi = -1
 		}
-		return &node{op: opRepeat, min: lo, max: hi, subs: sub.subs}
+		return &node{op: opRepeat, min: lo, max: hi, groups: sub.groups, ways: hi < 0 && !oneWay(sub.subs[0]), subs: sub.subs}
 	}
-	return &node{op: opRepeat, min: min, max: max, subs: []*node{sub}}
+	return &node{op: opRepeat, min: min, max: max, groups: hasGroup(sub), ways: max < 0 && !oneWay(sub), subs: []*node{sub}}
+}
+
+// oneWay reports whether n matches in at most one way at a place: a
+// string, a character, a back-reference, in groups and one after
+// another. A repetition of it has one way to take each pass.
+func oneWay(n *node) bool {
+	switch n.op {
+	case opRunes, opClass, opAny, opAnyNotNL, opBackRef:
+		return true
+	case opCapture, opConcat:
+		for _, s := range n.subs {
+			if !oneWay(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// hasGroup reports whether n holds a group.
+func hasGroup(n *node) bool {
+	if n.op == opCapture {
+		return true
+	}
+	for _, s := range n.subs {
+		if hasGroup(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // anchored reports whether every match of n starts at the start of the
@@ -298,6 +345,11 @@ type search struct {
 	re   *Regexp
 	in   []byte
 	caps []int // 2 per group, from group 0; -1 where unset
+	// empties counts the empty passes of a repeated group on the way
+	// being tried that POSIX allows only as a last resort (see repeat);
+	// with strict set, none is tried.
+	empties int
+	strict  bool
 }
 
 func (re *Regexp) newSearch(b []byte) *search {
@@ -377,11 +429,11 @@ func (re *Regexp) MatchAt(b []byte, start int, accept func(end int) bool) bool {
 // longest returns the longest match at start with its groups, or nil.
 // accept, if set, must also accept the end.
 func (s *search) longest(start int, accept func(end int) bool) []int {
-	best := -1
+	best, lastResort := -1, false
 	var caps []int
 	s.at(start, func(end int) bool {
 		if end > best && (accept == nil || accept(end)) {
-			best = end
+			best, lastResort = end, s.empties > 0
 			caps = append(caps[:0], s.caps...)
 			caps[0], caps[1] = start, end
 		}
@@ -389,6 +441,23 @@ func (s *search) longest(start int, accept func(end int) bool) []int {
 	})
 	if best < 0 {
 		return nil
+	}
+	if lastResort {
+		// The way found sets a group by an empty pass: look for one
+		// that matches as much without (\(b*\)*\1 on "bb" keeps "b").
+		for i := range s.caps {
+			s.caps[i] = -1
+		}
+		s.strict = true
+		s.at(start, func(end int) bool {
+			if end != best {
+				return false
+			}
+			copy(caps, s.caps)
+			caps[0], caps[1] = start, end
+			return true
+		})
+		s.strict = false
 	}
 	return caps
 }
@@ -433,6 +502,10 @@ func (s *search) match(n *node, pos int, k func(int) bool) bool {
 		return pos == 0 && k(pos)
 	case opEndText:
 		return pos == len(in) && k(pos)
+	case opBeginLine:
+		return (pos == 0 || in[pos-1] == '\n') && k(pos)
+	case opEndLine:
+		return (pos == len(in) || in[pos] == '\n') && k(pos)
 	case opWordB, opNoWordB:
 		if s.wordBoundary(pos) != (n.op == opWordB) {
 			return false
@@ -482,7 +555,11 @@ func (s *search) match(n *node, pos int, k func(int) bool) bool {
 		}
 		return false
 	case opRepeat:
-		return s.repeat(n, 0, pos, k)
+		var memo *failures
+		if n.ways {
+			memo = &failures{}
+		}
+		return s.repeat(n, 0, pos, k, memo)
 	}
 	return false
 }
@@ -495,23 +572,99 @@ func (s *search) concat(subs []*node, pos int, k func(int) bool) bool {
 }
 
 // repeat matches n.subs[0] again after count matches, greedily: one more
-// first, then stopping. A pass that matched the empty string ends the
-// repetition, or a pattern such as \(a*\)* would loop; it still counts,
-// so that its groups are set, as in GNU (\(a*\)*b\1 matches "aab").
-func (s *search) repeat(n *node, count, pos int, k func(int) bool) bool {
-	if n.max < 0 || count < n.max {
-		if s.match(n.subs[0], pos, func(p int) bool {
-			if p == pos && count+1 >= n.min {
-				// An empty pass ends the repetition: another would
-				// match the same, forever.
-				return k(p)
-			}
-			return s.repeat(n, count+1, p, k)
-		}) {
-			return true
-		}
+// pass that moves on first, then stopping, and last a pass that matches
+// the empty string. POSIX lets a repeated group match the empty string
+// only where nothing else will do: to reach the minimum count, or because
+// what follows needs the groups it sets, as a back-reference may
+// (\(a*\)*b\1 matches "aab" with the group empty; \(b*\)* on "b" keeps
+// "b" in its group, as GNU has it). An empty pass ends the repetition,
+// or a pattern such as \(a*\)* would loop; it still counts, so that its
+// groups are set.
+//
+// memo, when set, holds the states of this repetition (with this k) from
+// which no way was found, so that a state reached again by another path
+// is not searched again (see node.ways).
+func (s *search) repeat(n *node, count, pos int, k func(int) bool, memo *failures) bool {
+	if memo == nil {
+		return s.pass(n, count, pos, k, nil)
 	}
-	return count >= n.min && k(pos)
+	if memo.seen(s, min(count, n.min), pos) {
+		return false
+	}
+	if s.pass(n, count, pos, k, memo) {
+		return true // the search is over
+	}
+	// A failed way has undone its groups: the state is as it was.
+	memo.add(s, min(count, n.min), pos)
+	return false
+}
+
+// pass is repeat's search from one state.
+func (s *search) pass(n *node, count, pos int, k func(int) bool, memo *failures) bool {
+	more := n.max < 0 || count < n.max
+	if more && s.match(n.subs[0], pos, func(p int) bool {
+		return p != pos && s.repeat(n, count+1, p, k, memo)
+	}) {
+		return true
+	}
+	if count >= n.min && k(pos) {
+		return true
+	}
+	// Past the minimum, an empty pass is a last resort, and one that
+	// sets no group would only repeat what k has refused.
+	lastResort := count >= n.min
+	if !more || lastResort && (!n.groups || s.strict) {
+		return false
+	}
+	return s.match(n.subs[0], pos, func(p int) bool {
+		switch {
+		case p != pos:
+			return false // tried above
+		case lastResort:
+			s.empties++
+			ok := k(p)
+			s.empties--
+			return ok
+		case count+1 >= n.min:
+			return k(p)
+		}
+		return s.repeat(n, count+1, p, k, memo)
+	})
+}
+
+// failures is a set of states of one repetition from which the search
+// failed: the position, the count (up to the minimum, past which counts
+// do not differ), whether the way there took a last-resort empty pass,
+// and every group's offsets, which what follows may read. The same state
+// with the same continuation fails again, so it is not searched twice:
+// without this, \(.*\)*x\1 tries every way to cut a line into pieces,
+// 2^n of them, where the states are n^2.
+type failures struct {
+	set map[string]struct{}
+	key []byte
+}
+
+func (f *failures) makeKey(s *search, count, pos int) []byte {
+	k := binary.AppendUvarint(f.key[:0], uint64(pos))
+	k = binary.AppendUvarint(k, uint64(count))
+	k = append(k, byte(min(s.empties, 1)))
+	for _, c := range s.caps[2:] {
+		k = binary.AppendUvarint(k, uint64(c+1))
+	}
+	f.key = k
+	return k
+}
+
+func (f *failures) seen(s *search, count, pos int) bool {
+	_, ok := f.set[string(f.makeKey(s, count, pos))]
+	return ok
+}
+
+func (f *failures) add(s *search, count, pos int) {
+	if f.set == nil {
+		f.set = map[string]struct{}{}
+	}
+	f.set[string(f.makeKey(s, count, pos))] = struct{}{}
 }
 
 // sameText compares a group's text with the input at a back-reference.
