@@ -158,7 +158,10 @@ func run(re *syntax.Regexp) (set *[256]bool, lo, hi int, ok bool) {
 func (re *regex) match(b []byte) bool {
 	switch re.fast.kind {
 	case fastNone:
-		if re.newline {
+		switch {
+		case re.bt != nil:
+			return re.prefilter(b) && re.bt.Match(b)
+		case re.newline:
 			return re.m.MayMatch(b) && re.m.Regexp().Match(b)
 		}
 		return re.m.Match(b)
@@ -167,6 +170,56 @@ func (re *regex) match(b []byte) bool {
 	}
 	_, _, ok := re.fast.anchored(b)
 	return ok
+}
+
+// prefilter reports whether b may hold a match of a backtracker regex:
+// false when its RE2 prefilter finds none.
+func (re *regex) prefilter(b []byte) bool {
+	if re.m == nil {
+		return true
+	}
+	if re.newline {
+		// The Matcher's ".*" chains would cross newlines that M's '.'
+		// does not.
+		return re.m.MayMatch(b) && re.m.Regexp().Match(b)
+	}
+	return re.m.Match(b)
+}
+
+// findAll appends to spans the first limit matches of the backtracker
+// regex re in b (all of them for a negative limit), with their groups, as
+// regexp's FindAllSubmatchIndex finds them for the RE2 path: each search
+// starts where the last match ended, with the text before it as context
+// for ^ and word edges, and an empty match right after a match does not
+// count. GNU sed counts and replaces the same matches.
+func (re *regex) findAll(b []byte, limit int, spans []int) []int {
+	stride := 2 * (re.groups + 1)
+	prevEnd := -1
+	for pos, n := 0, 0; pos <= len(b) && (limit < 0 || n < limit); {
+		m := re.bt.FindSubmatchIndexAt(b, pos)
+		if m == nil {
+			break
+		}
+		accept := true
+		if m[1] == pos {
+			// An empty match: the next search starts a character on.
+			accept = m[0] != prevEnd
+			if pos < len(b) {
+				_, w := utf8.DecodeRune(b[pos:])
+				pos += w
+			} else {
+				pos++
+			}
+		} else {
+			pos = m[1]
+		}
+		prevEnd = m[1]
+		if accept {
+			spans = append(spans, m[:stride]...)
+			n++
+		}
+	}
+	return spans
 }
 
 // anchored finds the one match of an anchored fast kind.
@@ -210,8 +263,14 @@ func (r *Run) subst(s *subst) error {
 	// multiplying nth, which may be as large as an int holds.
 	stride := 2
 	r.spans = r.spans[:0]
-	switch re.fast.kind {
-	case fastNone:
+	switch {
+	case re.bt != nil:
+		if !re.prefilter(r.ps) {
+			return nil
+		}
+		stride = 2 * (re.groups + 1)
+		r.spans = re.findAll(r.ps, limit, r.spans)
+	case re.fast.kind == fastNone:
 		if !re.m.MayMatch(r.ps) {
 			return nil
 		}
@@ -223,7 +282,7 @@ func (r *Run) subst(s *subst) error {
 				r.spans = append(r.spans, m...)
 			}
 		}
-	case fastPlain:
+	case re.fast.kind == fastPlain:
 		for at := 0; limit < 0 || len(r.spans)/stride < limit; {
 			i := bytes.Index(r.ps[at:], re.fast.lit)
 			if i < 0 {
