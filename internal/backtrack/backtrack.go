@@ -41,11 +41,15 @@ import (
 // Regexp is a compiled pattern. The zero Regexp is not usable; see
 // Compile.
 type Regexp struct {
-	pre     *regexp.Regexp // see Prefilter
-	prog    *node
-	nsub    int
-	fold    bool // back-references compare ASCII letters of either case
-	anchor  bool // the pattern can match only at the start of the text
+	pre    *regexp.Regexp // see Prefilter
+	prog   *node
+	nsub   int
+	fold   bool // back-references compare ASCII letters of either case
+	anchor bool // the pattern can match only at the start of the text
+	// first, when set, holds the bytes a match can start with: a search
+	// skips the other starts without a step (a pattern that can match
+	// the empty string has none).
+	first   *[256]bool
 	pattern string
 }
 
@@ -103,13 +107,20 @@ func Compile(pat string, syn posixre.Syntax, fl posixre.Flags) (*Regexp, error) 
 		// posixre's translations are valid RE2; what fails is a limit.
 		return nil, &posixre.Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
 	}
+	// The groups are numbered before Simplify, which drops a group
+	// repeated zero times (\(a\)\{0\}): it still counts, as in POSIX,
+	// and a back-reference to it never matches.
+	c := &compiler{groups: map[int]int{}, texts: map[int]*syntax.Regexp{}}
+	c.number(parsed)
 	// Simplify writes counted repetitions out and folds x** into x*, a
 	// repetition of a repetition that would multiply the ways to match.
 	parsed = parsed.Simplify()
-	c := &compiler{groups: map[int]int{}, texts: map[int]*syntax.Regexp{}}
-	c.number(parsed)
 	re := &Regexp{prog: c.compile(parsed), nsub: c.n, fold: fl&posixre.IgnoreCase != 0, pattern: pat}
 	re.anchor = anchored(re.prog)
+	var first [256]bool
+	if !firstBytes(re.prog, &first) {
+		re.first = &first
+	}
 	if pre, err := regexp.Compile(c.loosen(parsed).String()); err == nil {
 		re.pre = pre
 	}
@@ -192,7 +203,6 @@ type compiler struct {
 
 func (c *compiler) number(re *syntax.Regexp) {
 	if re.Op == syntax.OpCapture && re.Name == "" && c.groups[re.Cap] == 0 {
-		// Simplify may repeat a group: each copy is the same group.
 		c.n++
 		c.groups[re.Cap] = c.n
 		c.texts[c.n] = re.Sub[0]
@@ -255,6 +265,8 @@ func (c *compiler) compile(re *syntax.Regexp) *node {
 		case posixre.WordEndName:
 			return &node{op: opWordEnd}
 		}
+		// Simplify's copies of a group (\(a\)\{2\}) keep its Cap:
+		// they are the one group.
 		return &node{op: opCapture, index: c.groups[re.Cap], subs: subs()}
 	case syntax.OpStar:
 		return repeat(0, -1, subs()[0])
@@ -373,6 +385,9 @@ func (re *Regexp) Match(b []byte) bool {
 	}
 	s := re.newSearch(b)
 	for start := first; start <= len(b); start = next(b, start) {
+		if re.cannotStart(b, start) {
+			continue
+		}
 		if s.at(start, func(int) bool { return true }) {
 			return true
 		}
@@ -381,6 +396,84 @@ func (re *Regexp) Match(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// cannotStart reports whether no match can start at start, by its first
+// byte.
+func (re *Regexp) cannotStart(b []byte, start int) bool {
+	return re.first != nil && (start >= len(b) || !re.first[b[start]])
+}
+
+// firstBytes adds to set the bytes a match of n can start with and
+// reports whether n can match the empty string, when what follows it
+// may start the match. Where it cannot tell (a back-reference), it adds
+// every byte. A rune past ASCII adds every byte from 0x80, as a
+// search reads stray bytes as runes too.
+func firstBytes(n *node, set *[256]bool) (empty bool) {
+	addRune := func(r rune) {
+		if r >= utf8.RuneSelf {
+			for c := 0x80; c < 256; c++ {
+				set[c] = true
+			}
+			return
+		}
+		set[r] = true
+	}
+	switch n.op {
+	case opRunes:
+		if len(n.runes) == 0 {
+			return true
+		}
+		r := n.runes[0]
+		addRune(r)
+		if n.fold && r < utf8.RuneSelf {
+			set[lower(byte(r))], set[upper(byte(r))] = true, true
+		}
+		return false
+	case opClass:
+		for i := 0; i+1 < len(n.runes); i += 2 {
+			for r := n.runes[i]; r <= n.runes[i+1]; r++ {
+				if r >= utf8.RuneSelf {
+					addRune(r)
+					break
+				}
+				set[r] = true
+			}
+		}
+		return false
+	case opAny, opAnyNotNL:
+		for c := range set {
+			if c != '\n' || n.op == opAny {
+				set[c] = true
+			}
+		}
+		return false
+	case opNone:
+		return false
+	case opBackRef:
+		for c := range set {
+			set[c] = true
+		}
+		return true
+	case opCapture:
+		return firstBytes(n.subs[0], set)
+	case opConcat:
+		for _, sub := range n.subs {
+			if !firstBytes(sub, set) {
+				return false
+			}
+		}
+		return true
+	case opAlt:
+		empty := false
+		for _, sub := range n.subs {
+			empty = firstBytes(sub, set) || empty
+		}
+		return empty
+	case opRepeat:
+		return firstBytes(n.subs[0], set) || n.min == 0
+	}
+	return true // the empty string and the assertions: ^ $ \b \< ...
 }
 
 // next is the start after start: a search moves a rune at a time, as Go's
@@ -407,6 +500,9 @@ func (re *Regexp) FindSubmatchIndex(b []byte) []int {
 func (re *Regexp) FindSubmatchIndexAt(b []byte, from int) []int {
 	s := re.newSearch(b)
 	for start := from; start <= len(b); start = next(b, start) {
+		if re.cannotStart(b, start) {
+			continue
+		}
 		if m := s.longest(start, nil); m != nil {
 			return m
 		}
@@ -689,6 +785,13 @@ func (s *search) wordBoundary(pos int) bool {
 
 func isWord(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c &^ 0x20
+	}
+	return c
 }
 
 func lower(c byte) byte {

@@ -47,6 +47,9 @@ var backRefTests = []struct {
 	{pat: `\(b*\)*`, in: "b", want: []int{0, 1, 0, 1}},
 	{pat: `\(b*\)*\1`, in: "bb", want: []int{0, 2, 0, 1}},
 	{pat: `\(a*\)\{2\}`, in: "a", want: []int{0, 1, 1, 1}},
+	// A group repeated zero times is still a group (FuzzCompile).
+	{pat: `\(\)\{0\}\1`, in: "0", want: nil},
+	{pat: `\(a\)\{0\}\(b\)\2`, in: "abb", want: []int{1, 3, -1, -1, 1, 2}},
 }
 
 func TestBackRefs(t *testing.T) {
