@@ -160,7 +160,9 @@ func (re *regex) match(b []byte) bool {
 	case fastNone:
 		switch {
 		case re.bt != nil:
-			return re.prefilter(b) && re.bt.Match(b)
+			// Match runs the RE2 prefilter itself; the Matcher's
+			// required string turns most lines away before it.
+			return (re.m == nil || re.m.MayMatch(b)) && re.bt.Match(b)
 		case re.newline:
 			return re.m.MayMatch(b) && re.m.Regexp().Match(b)
 		}
@@ -172,18 +174,22 @@ func (re *regex) match(b []byte) bool {
 	return ok
 }
 
-// prefilter reports whether b may hold a match of a backtracker regex:
-// false when its RE2 prefilter finds none.
-func (re *regex) prefilter(b []byte) bool {
+// firstStart returns the first offset of b where a match of the
+// backtracker regex re may start, by its RE2 prefilter (which matches
+// wherever re does, and maybe more), or -1 where the prefilter finds
+// nothing: most lines are then turned away without a backtracking step.
+func (re *regex) firstStart(b []byte) int {
 	if re.m == nil {
-		return true
+		return 0
 	}
-	if re.newline {
-		// The Matcher's ".*" chains would cross newlines that M's '.'
-		// does not.
-		return re.m.MayMatch(b) && re.m.Regexp().Match(b)
+	if !re.m.MayMatch(b) {
+		return -1
 	}
-	return re.m.Match(b)
+	loc := re.m.Regexp().FindIndex(b)
+	if loc == nil {
+		return -1
+	}
+	return loc[0]
 }
 
 // findAll appends to spans the first limit matches of the backtracker
@@ -191,11 +197,12 @@ func (re *regex) prefilter(b []byte) bool {
 // regexp's FindAllSubmatchIndex finds them for the RE2 path: each search
 // starts where the last match ended, with the text before it as context
 // for ^ and word edges, and an empty match right after a match does not
-// count. GNU sed counts and replaces the same matches.
-func (re *regex) findAll(b []byte, limit int, spans []int) []int {
+// count. GNU sed counts and replaces the same matches. No match starts
+// before from.
+func (re *regex) findAll(b []byte, from, limit int, spans []int) []int {
 	stride := 2 * (re.groups + 1)
 	prevEnd := -1
-	for pos, n := 0, 0; pos <= len(b) && (limit < 0 || n < limit); {
+	for pos, n := from, 0; pos <= len(b) && (limit < 0 || n < limit); {
 		m := re.bt.FindSubmatchIndexAt(b, pos)
 		if m == nil {
 			break
@@ -265,11 +272,12 @@ func (r *Run) subst(s *subst) error {
 	r.spans = r.spans[:0]
 	switch {
 	case re.bt != nil:
-		if !re.prefilter(r.ps) {
+		from := re.firstStart(r.ps)
+		if from < 0 {
 			return nil
 		}
 		stride = 2 * (re.groups + 1)
-		r.spans = re.findAll(r.ps, limit, r.spans)
+		r.spans = re.findAll(r.ps, from, limit, r.spans)
 	case re.fast.kind == fastNone:
 		if !re.m.MayMatch(r.ps) {
 			return nil
