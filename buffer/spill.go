@@ -149,15 +149,3 @@ func (q *Queue) discardLocked() {
 	q.disk.Close()
 	q.disk = nil
 }
-
-// Close releases the spill files of the pool. Call it after every task has
-// finished.
-func (p *Pool) Close() error {
-	p.stopWatch()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, q := range p.queues {
-		q.discardLocked()
-	}
-	return nil
-}

@@ -92,6 +92,10 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	}
 	b.job.Plan = plan
 	b.job.Warning = plan.Warning
+	if err := checkTaskMemory(b.job, r.cfg.SortMemory); err != nil {
+		b.job.Close()
+		return nil, err
+	}
 	return b.job, nil
 }
 
@@ -238,10 +242,9 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 			out int
 			err error
 		)
-		name := c.Args[0].Value
 		switch {
 		case rd.failed != "":
-			out = b.failing(name, in, "tpipe: "+rd.failed, 1, stderr)
+			out = b.failing(c, in, "tpipe: "+rd.failed, 1, stderr)
 		default:
 			out, err = b.command(c, in, rd, stderr, last)
 			if err != nil {
@@ -317,15 +320,26 @@ func (b *builder) stdinSource() task.Func {
 }
 
 // failing adds a task that prints msg and exits with code, reading nothing
-// and writing nothing: how a shell runs a command it cannot start.
-func (b *builder) failing(name string, in input, msg string, code int, stderr io.Writer) int {
+// and writing nothing: how a shell runs a command it cannot start. It
+// still holds the command's named edges, so that the graph stays whole:
+// the writers of the edges it would have read see their reader gone (as
+// before head), and the edges it would have written end empty.
+func (b *builder) failing(c *shell.Cmd, in input, msg string, code int, stderr io.Writer) int {
 	b.drop(in)
-	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Ports) error {
+	reads, writes := b.namedEdges(c)
+	t := b.g.Add(b.unique(c.Args[0].Value), len(reads), 1+len(writes), func(context.Context, *buffer.Ports) error {
 		for line := range strings.SplitSeq(msg, "\n") {
 			fmt.Fprintln(stderr, visible.Controls(line))
 		}
 		return task.Exit(code)
 	})
+	for k, e := range reads {
+		b.readEdge(e, t, k)
+	}
+	for k, e := range writes {
+		b.writeEdge(e, t, 1+k)
+	}
+	return t
 }
 
 // command adds the tasks of one command and returns the task whose output
@@ -345,7 +359,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			// As in bash: the tool says what is wrong, on its own
 			// standard error, and exits with its status; the rest
 			// of the pipeline runs.
-			return b.failing(name, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
+			return b.failing(c, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
 		case cc.err != nil:
 			return 0, cc.err
 		}
@@ -411,7 +425,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 		}
-		return b.failing(name, in, msg, code, stderr), nil
+		return b.failing(c, in, msg, code, stderr), nil
 	}
 	o := ext.Options{Args: argv, Path: path, Dir: b.r.cfg.Dir, Env: b.r.cfg.Environ, Stderr: stderr}
 	switch {

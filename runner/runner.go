@@ -295,11 +295,15 @@ func (r *Runner) report(err error) int {
 		te *sched.TaskError
 		d  *buffer.DeadlockError
 		me *sched.MemoryError
+		tm *TaskMemoryError
 		rs *RecordSizeError
 	)
 	switch {
 	case errors.As(err, &me):
 		r.sayf("%s%s", me.Error(), r.advice(err))
+		return StatusUsage
+	case errors.As(err, &tm):
+		r.sayf("%s%s", tm.Error(), r.advice(err))
 		return StatusUsage
 	case errors.As(err, &rs):
 		r.sayf("%s%s", rs.Error(), r.advice(err))
@@ -332,10 +336,16 @@ func (r *Runner) advice(err error) string {
 		tl *record.TooLargeError
 		d  *buffer.DeadlockError
 		me *sched.MemoryError
+		tm *TaskMemoryError
 		rs *RecordSizeError
 	)
 	setting, value := "", ""
 	switch {
+	case errors.As(err, &tm):
+		setting, value = "sort-memory", budgetAdvice(tm)
+		if value == "" {
+			return ""
+		}
 	case errors.As(err, &rs):
 		setting, value = "record-size", record.FormatSize(int64(rs.Need))
 	case errors.As(err, &me):
