@@ -43,6 +43,19 @@ type Task struct {
 	// tasks all do has a safe B (see Shape); one with a task that reads
 	// its inputs in turn (cat @x @y) has none.
 	ReadsAny bool
+	// Ident says what the task does, in words that change whenever its
+	// output could for the same input: its command words, the program it
+	// runs, the files it reads with their size and modification time.
+	// The spool names its outputs by a hash of it (package spool). Empty
+	// means it cannot be said (standard input, a Go function): the task
+	// then runs every time and its outputs are named by their content.
+	Ident string
+	// Fresh, when set with Rec, returns a new instance of the task's
+	// per-record form, with state of its own. It promises that Rec keeps
+	// no state from one record to the next (it has no Start or End), so
+	// that the spool may run the segments of its input apart, in
+	// parallel, and skip those already done.
+	Fresh func() *task.PerRecord
 }
 
 // Func returns the function that runs the task.
