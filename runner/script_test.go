@@ -153,14 +153,20 @@ func TestSettingsTable(t *testing.T) {
 		"record-size": {"64K", "1M", "1000"},
 		"sort-memory": {"8M", "512K"},
 		"stats":       {"on", "off"},
+		"spool":       {"spool-dir", "none"},
+		"segment":     {"64K", "16M"},
+		"fsync":       {"off", "on"},
 	}
 	bad := map[string]string{
-		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial)`,
+		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial, spool)`,
 		"buffers":     "buffers 0: want a number of at least 1, or bound",
 		"cap":         "cap 0: want a capacity of at least 1, auto, or default",
 		"record-size": "record-size 0: want a positive size such as 65536, 64K or 4M",
 		"sort-memory": "sort-memory 0: want a positive size such as 65536, 64K or 4M",
 		"stats":       "stats 0: want on or off",
+		"spool":       "spool : want a directory, or none",
+		"segment":     "segment 0: want a positive size such as 65536, 64K or 4M",
+		"fsync":       "fsync 0: want on or off",
 	}
 	for _, s := range runner.Settings {
 		vs, ok := values[s.Name]
@@ -182,8 +188,11 @@ func TestSettingsTable(t *testing.T) {
 		}
 		before := runner.SettingsLine(&c)
 		bv := "0"
-		if s.Name == "policy" {
+		switch s.Name {
+		case "policy":
 			bv = "x"
+		case "spool":
+			bv = ""
 		}
 		err := s.Set(&c, bv)
 		var se *runner.SettingError
@@ -204,7 +213,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Error("LookupSetting found a setting that does not exist")
 	}
 	c := runner.Config{Policy: sched.ROS, Buffers: 3, Stats: true}
-	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory 4M, stats on"; got != want {
+	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory 4M, stats on, spool none, segment 4M, fsync on"; got != want {
 		t.Errorf("SettingsLine = %q, want %q", got, want)
 	}
 }
