@@ -39,6 +39,12 @@ type Config struct {
 	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
 	// when it ends.
 	Stats bool
+	// Spool is the directory of the spool policy (sched.SpoolOptions.Dir);
+	// Segment its segment size (0: sched.DefaultSegment); NoSync turns its
+	// fsyncs off.
+	Spool   string
+	Segment int
+	NoSync  bool
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -59,6 +65,9 @@ type Runner struct {
 	// BeforeRun, if set, is called with each job just before it runs (the
 	// tpipe command sets the GC's memory limit from the job's B x S).
 	BeforeRun func(*Job)
+	// AfterCommit, if set, is called after each token the spool policy
+	// commits (sched.SpoolOptions.AfterCommit): tests kill tpipe there.
+	AfterCommit func()
 	// Advise, if set, words the advice after an error that a setting
 	// would avoid (a record over the record size, too few buffers): the
 	// setting's name in Settings and a value for it. The default speaks
@@ -145,6 +154,10 @@ func (r *Runner) RunScript(ctx context.Context, src string) int {
 	p, err := r.compileSource(src)
 	if err != nil {
 		return r.reportCompile(src, err)
+	}
+	if r.spooled() && len(p.groups) > 1 {
+		r.sayf("%v; this script has %d", errSpoolGraphs, len(p.groups))
+		return StatusUsage
 	}
 	status := 0
 	for _, g := range p.groups {
@@ -267,6 +280,13 @@ func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
 		}
 		if r.OnStats != nil {
 			r.OnStats(st)
+		}
+	}
+	if err == nil {
+		for _, a := range job.commits {
+			if cerr := a.commit(); err == nil && cerr != nil {
+				err = cerr
+			}
 		}
 	}
 	if cerr := job.Close(); err == nil && cerr != nil {
@@ -427,7 +447,8 @@ type Job struct {
 	// Holding lists the tasks that keep records in memory of their own,
 	// outside the pool and never spilled (builtin.Cmd.Holds).
 	Holding []Held
-	title   string // "graph 2 (lines 3, 4)" when a script has several
+	title   string       // "graph 2 (lines 3, 4)" when a script has several
+	commits []*atomicOut // '>' files of a spooled run, renamed in when it ends well
 	closers []io.Closer
 	closed  bool
 }

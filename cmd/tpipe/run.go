@@ -27,6 +27,7 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
                                    (the benchmark suite: see bench/README.md)
        tpipe bench -video [-quick] [-out DIR] [-runs N]
                                    (stabilize against ffmpeg's deshake, vid.stab)
+       tpipe gc [--all] DIR        (clean the spool DIR of --spool runs)
 
 Runs pipelines such as 'cat app.log | grep -i error | sort | uniq -c' inside
 one process. Every record (a line) travels in one of B buffers of S bytes,
@@ -134,7 +135,13 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		fmt.Fprintf(stderr, "tpipe: "+format+"\n", a...)
 		return o, nil, 2, false
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
+	case o.cfg.Policy == sched.Spool && o.cfg.Spool == "":
+		return bad("--policy spool keeps its edges in a directory: give it with --spool DIR")
+	case set["spool"] && set["policy"] && o.cfg.Policy != sched.Spool:
+		return bad("--spool runs the spool policy: drop --policy %s", o.cfg.Policy)
 	case o.explain && o.dot:
 		return bad("give --explain or --dot, not both")
 	case o.file != "" && fs.NArg() > 0:
@@ -162,6 +169,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			status = 70 // EX_SOFTWARE
 		}
 	}()
+	if len(args) > 0 && args[0] == "gc" {
+		return gcCommand(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "bench" {
 		ctx, e := exitOn(ctx, exitSignals...)
 		defer e.stop()
@@ -221,6 +231,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	r := runner.New(cfg)
 	defer r.Close()
+	r.AfterCommit = killAfterCommits()
 	if o.explain {
 		return r.Explain(ctx, src, stdout)
 	}

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/task"
+)
+
+// What the runner does for the spool policy (--spool DIR): it says what
+// each task is (graph.Task.Ident, the spool's causal hashes), gives the
+// stateless per-record builtins a way to make fresh instances
+// (graph.Task.Fresh, for segments in parallel), and writes '>' files
+// under a temporary name that replaces the file only when the run ends
+// well.
+
+// spoolOptions are the sched options of the spool policy.
+func (r *Runner) spoolOptions() *sched.SpoolOptions {
+	dir := r.cfg.Spool
+	if dir != "" {
+		dir = r.path(dir)
+	}
+	return &sched.SpoolOptions{Dir: dir, Segment: r.cfg.Segment, NoSync: r.cfg.NoSync, AfterCommit: r.AfterCommit}
+}
+
+// spooled reports whether pipelines run on a spool directory of the
+// user's (not a temporary one).
+func (r *Runner) spooled() bool { return r.cfg.Policy == sched.Spool && r.cfg.Spool != "" }
+
+// ident says what a command does, for graph.Task.Ident: its kind and
+// words, and the size and modification time of every word that names a
+// regular file (a FILE operand, a pattern file), so that editing one of
+// them reruns the command. A file named otherwise (--file=x) is missed.
+func (r *Runner) ident(kind string, argv []string) string {
+	parts := []string{kind}
+	for _, a := range argv {
+		parts = append(parts, strconv.Quote(a))
+	}
+	for _, a := range argv[1:] {
+		if st := r.stamp(a); st != "" {
+			parts = append(parts, st)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// programIdent is ident for an external program at path: the program's
+// own file and the locale it runs in are part of what it does.
+func (r *Runner) programIdent(path string, argv []string) string {
+	env := r.cfg.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	var locale []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANG=") {
+			locale = append(locale, strconv.Quote(kv))
+		}
+	}
+	return r.ident("exec "+strconv.Quote(path)+" "+r.stamp(path)+" "+strings.Join(locale, " "), argv)
+}
+
+// stamp is "file NAME SIZE MTIME" for a regular file, or "".
+func (r *Runner) stamp(name string) string {
+	fi, err := os.Stat(r.path(name))
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return fmt.Sprintf("file %q %d %d", name, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// fileIdent is the Ident of a task that reads the '<' file f.
+func fileIdent(f *os.File) string {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return "" // a pipe or a device: named by content
+	}
+	return fmt.Sprintf("read %q %d %d", f.Name(), fi.Size(), fi.ModTime().UnixNano())
+}
+
+// fresh returns graph.Task.Fresh for a builtin whose per-record form keeps
+// no state (no Start, no End): each call parses the command again, which
+// gives an instance of its own. Otherwise nil.
+func fresh(cmd *builtin.Cmd, env *builtin.Env, argv []string) func() *task.PerRecord {
+	if cmd.Rec == nil || cmd.Rec.Start != nil || cmd.Rec.End != nil {
+		return nil
+	}
+	return func() *task.PerRecord {
+		c, err := builtin.New(env, argv)
+		if err != nil || c.Rec == nil {
+			return cmd.Rec // not reached: the words parsed once already
+		}
+		return c.Rec
+	}
+}
+
+// atomicOut is a '>' or '>>' file of a spooled run: the run writes a
+// temporary file beside it (for '>>' a copy of the file as it was), and
+// commit renames it over the file, so that the file is never seen half
+// written and a run that fails leaves it as it was.
+type atomicOut struct {
+	f    *os.File
+	name string
+	done bool
+}
+
+// openAtomic opens name as atomicOut for '>' (appendTo false) or '>>'.
+func openAtomic(name string, appendTo bool) (*atomicOut, error) {
+	var b [6]byte
+	rand.Read(b[:])
+	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tpipe-"+hex.EncodeToString(b[:]))
+	mode := os.FileMode(0o666)
+	old, err := os.Open(name)
+	if err == nil {
+		if fi, err := old.Stat(); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		if old != nil {
+			old.Close()
+		}
+		return nil, err
+	}
+	if old != nil {
+		if appendTo {
+			_, err = io.Copy(f, old)
+		}
+		old.Close()
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	return &atomicOut{f: f, name: name}, nil
+}
+
+// commit syncs the temporary file and renames it over the file.
+func (a *atomicOut) commit() error {
+	if a.done {
+		return nil
+	}
+	a.done = true
+	err := a.f.Sync()
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(a.f.Name(), a.name)
+	}
+	if err != nil {
+		os.Remove(a.f.Name())
+		return fmt.Errorf("%s: %w", a.name, err)
+	}
+	return nil
+}
+
+// Close drops the temporary file unless commit was called.
+func (a *atomicOut) Close() error {
+	if a.done {
+		return nil
+	}
+	a.done = true
+	a.f.Close()
+	return os.Remove(a.f.Name())
+}
+
+// errSpoolGraphs refuses a script of several graphs under --spool: one
+// spool keeps one graph.
+var errSpoolGraphs = errors.New("--spool keeps one graph: run one pipeline (or pipelines joined by @edges) per spool directory")
