@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -190,7 +191,12 @@ func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
 // without running anything; it returns an exit status.
 func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 	return r.eachPlan(ctx, src, w, func(w io.Writer, j *Job) {
-		graph.Dot(w, j.Graph, graph.DotOptions{Title: j.title, Policy: j.Plan.Runs.String(), Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize})
+		o := graph.DotOptions{Title: j.title, Policy: j.Plan.Runs.String(), Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize}
+		if j.Plan.Runs == sched.Spool && j.Plan.Options.Spool != nil && j.Plan.Options.Spool.Dir != "" {
+			places, dir := sched.SpoolPlaces(j.Graph), j.Plan.Options.Spool.Dir
+			o.Places = func(k int) string { return filepath.Join(dir, places[k]) + "/" }
+		}
+		graph.Dot(w, j.Graph, o)
 	})
 }
 

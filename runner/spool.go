@@ -106,44 +106,49 @@ func fresh(cmd *builtin.Cmd, env *builtin.Env, argv []string) func() *task.PerRe
 // atomicOut is a '>' or '>>' file of a spooled run: the run writes a
 // temporary file beside it (for '>>' a copy of the file as it was), and
 // commit renames it over the file, so that the file is never seen half
-// written and a run that fails leaves it as it was.
+// written and a run that fails leaves it as it was. On Linux the
+// temporary file has no name until commit (O_TMPFILE), so a killed run
+// leaves nothing behind.
 type atomicOut struct {
-	f    *os.File
-	name string
-	done bool
+	f       *os.File
+	name    string
+	unnamed bool
+	done    bool
 }
 
 // openAtomic opens name as atomicOut for '>' (appendTo false) or '>>'.
 func openAtomic(name string, appendTo bool) (*atomicOut, error) {
-	var b [6]byte
-	rand.Read(b[:])
-	tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tpipe-"+hex.EncodeToString(b[:]))
 	mode := os.FileMode(0o666)
 	old, err := os.Open(name)
 	if err == nil {
+		defer old.Close()
 		if fi, err := old.Stat(); err == nil {
 			mode = fi.Mode().Perm()
 		}
 	}
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+	a := &atomicOut{name: name, unnamed: true}
+	a.f, err = openUnnamed(filepath.Dir(name), mode)
 	if err != nil {
-		if old != nil {
-			old.Close()
+		a.unnamed = false
+		a.f, err = os.OpenFile(tempName(name), os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
 	}
-	if old != nil {
-		if appendTo {
-			_, err = io.Copy(f, old)
+	if appendTo && old != nil {
+		if _, err := io.Copy(a.f, old); err != nil {
+			a.Close()
+			return nil, err
 		}
-		old.Close()
 	}
-	if err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return nil, err
-	}
-	return &atomicOut{f: f, name: name}, nil
+	return a, nil
+}
+
+// tempName is a new name beside name.
+func tempName(name string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tpipe-"+hex.EncodeToString(b[:]))
 }
 
 // commit syncs the temporary file and renames it over the file.
@@ -152,15 +157,20 @@ func (a *atomicOut) commit() error {
 		return nil
 	}
 	a.done = true
+	tmp := a.f.Name()
 	err := a.f.Sync()
+	if err == nil && a.unnamed {
+		tmp = tempName(a.name)
+		err = linkUnnamed(a.f, tmp)
+	}
 	if cerr := a.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(a.f.Name(), a.name)
+		err = os.Rename(tmp, a.name)
 	}
 	if err != nil {
-		os.Remove(a.f.Name())
+		os.Remove(tmp)
 		return fmt.Errorf("%s: %w", a.name, err)
 	}
 	return nil
@@ -173,6 +183,9 @@ func (a *atomicOut) Close() error {
 	}
 	a.done = true
 	a.f.Close()
+	if a.unnamed {
+		return nil
+	}
 	return os.Remove(a.f.Name())
 }
 

@@ -873,6 +873,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		if err != nil {
 			break
 		}
+		k := n
 		wg.Go(func() {
 			defer func() { <-r.sem }()
 			t0 := time.Now()
@@ -882,7 +883,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 				fail(err)
 				return
 			}
-			out.commit(n, outName)
+			out.commit(k, outName)
 			r.segRun[i].Add(1)
 		})
 	}

@@ -55,6 +55,7 @@ type settingFlag struct {
 	s   *runner.Setting
 	cfg *runner.Config
 	bad *error
+	raw map[string]string // the value each setting was given last
 }
 
 func (f settingFlag) String() string {
@@ -65,6 +66,7 @@ func (f settingFlag) String() string {
 }
 
 func (f settingFlag) Set(v string) error {
+	f.raw[f.s.Name] = v
 	err := f.s.Set(f.cfg, v)
 	if err != nil && *f.bad == nil {
 		*f.bad = err
@@ -80,6 +82,7 @@ func (f settingFlag) IsBoolFlag() bool { return f.s != nil && f.s.IsBool() }
 func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int, bool) {
 	var o options
 	var badSetting error
+	raw := map[string]string{}
 	fs := flag.NewFlagSet("tpipe", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	for _, s := range runner.Settings {
@@ -87,7 +90,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		if !s.IsBool() {
 			help += "; default " + s.DefaultHelp()
 		}
-		fs.Var(settingFlag{s, &o.cfg, &badSetting}, s.Name, help)
+		fs.Var(settingFlag{s, &o.cfg, &badSetting, raw}, s.Name, help)
 	}
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
 	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
@@ -135,13 +138,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		fmt.Fprintf(stderr, "tpipe: "+format+"\n", a...)
 		return o, nil, 2, false
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	switch {
+	switch p, given := raw["policy"]; {
 	case o.cfg.Policy == sched.Spool && o.cfg.Spool == "":
 		return bad("--policy spool keeps its edges in a directory: give it with --spool DIR")
-	case set["spool"] && set["policy"] && o.cfg.Policy != sched.Spool:
-		return bad("--spool runs the spool policy: drop --policy %s", o.cfg.Policy)
+	case o.cfg.Spool != "" && given && p != sched.Spool.String():
+		o.cfg.Policy = sched.Spool
+		return bad("--spool runs the spool policy: drop --policy %s", visible.Controls(p))
 	case o.explain && o.dot:
 		return bad("give --explain or --dot, not both")
 	case o.file != "" && fs.NArg() > 0:

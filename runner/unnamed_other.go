@@ -1,0 +1,14 @@
+//go:build !linux
+
+package runner
+
+import (
+	"errors"
+	"os"
+)
+
+var errNoUnnamed = errors.New("no unnamed files")
+
+func openUnnamed(dir string, mode os.FileMode) (*os.File, error) { return nil, errNoUnnamed }
+
+func linkUnnamed(f *os.File, path string) error { return errNoUnnamed }
