@@ -69,11 +69,12 @@ func EndName(gen string) string { return "end." + gen }
 // name that is not a segment's.
 func ParseSeg(name string) (k int, ok bool) {
 	seg, hash, found := strings.Cut(name, ".")
-	if !found || len(seg) != 8 || len(hash) != HashLen {
+	if !found || len(seg) != 8 || len(hash) != HashLen ||
+		strings.Trim(seg, "0123456789") != "" || strings.Trim(hash, "0123456789abcdef") != "" {
 		return 0, false
 	}
 	k, err := strconv.Atoi(seg)
-	return k, err == nil && k >= 0
+	return k, err == nil
 }
 
 // PlaceNames names the places of edges named names: the edge's name when
