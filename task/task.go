@@ -47,7 +47,10 @@ type Func func(ctx context.Context, p *buffer.Ports) error
 type Emit func(rec []byte) error
 
 // PerRecord is the per-record form of a task with one input and one output.
-// Exactly one of Keep and Each must be set.
+// Exactly one of Keep and Each must be set. A form that keeps state from
+// one record to the next sets it up in Start: one with neither Start nor
+// End is taken to keep none, and the spool policy runs it on segments of
+// its input apart, in parallel (graph.Task.Fresh).
 type PerRecord struct {
 	// Start, if set, runs before the first record (PREFIX writes its
 	// header here).

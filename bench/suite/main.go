@@ -23,8 +23,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 5, "runs per cell (at least 5; with -video at least 3); the median is reported with min and max")
 	vid := fs.Bool("video", false, "benchmark video stabilization instead: tpipe's stabilize against ffmpeg's deshake and vid.stab (needs ffmpeg)")
 	tpipe := fs.String("tpipe", "", "with -video, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
+	spooled := fs.Bool("spool", false, "benchmark the spool instead: --spool against in-memory runs by segment size, fsync on and off, on tmpfs and disk")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -39,6 +40,27 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *vid {
 		return videoMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
+	}
+	if *spooled {
+		cfg := spoolFullConfig()
+		if *quick {
+			cfg = spoolQuickConfig()
+		}
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "runs" {
+				cfg.runs = *runs
+			}
+		})
+		if cfg.runs < 3 || fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "bench: -spool takes -quick, -out and -runs N (at least 3)\n")
+			return 2
+		}
+		cfg.progress = stderr
+		if err := spoolMain(ctx, cfg, *out, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	switch {
 	case *runs < 5:
