@@ -158,16 +158,9 @@ var Settings = []*Setting{
 		Help:   "print per-queue and per-task statistics on stderr after each pipeline",
 		Values: "on or off",
 		get:    func(c *Config) string { return onOff(c.Stats) },
-		set: func(c *Config, v string) error {
-			switch v {
-			case "on", "true":
-				c.Stats = true
-			case "off", "false":
-				c.Stats = false
-			default:
-				return errBadValue
-			}
-			return nil
+		set: func(c *Config, v string) (err error) {
+			c.Stats, err = parseOnOff(v, c.Stats)
+			return err
 		},
 	},
 	{
@@ -204,15 +197,9 @@ var Settings = []*Setting{
 		Values: "on or off",
 		get:    func(c *Config) string { return onOff(!c.NoSync) },
 		set: func(c *Config, v string) error {
-			switch v {
-			case "on", "true":
-				c.NoSync = false
-			case "off", "false":
-				c.NoSync = true
-			default:
-				return errBadValue
-			}
-			return nil
+			on, err := parseOnOff(v, !c.NoSync)
+			c.NoSync = !on
+			return err
 		},
 	},
 }
@@ -240,6 +227,17 @@ func sizeSetting(name, help string, def int, field func(*Config) *int) *Setting 
 			return nil
 		},
 	}
+}
+
+// parseOnOff parses on|off (or true|false); on error it returns was.
+func parseOnOff(v string, was bool) (bool, error) {
+	switch v {
+	case "on", "true":
+		return true, nil
+	case "off", "false":
+		return false, nil
+	}
+	return was, errBadValue
 }
 
 func onOff(b bool) string {
