@@ -94,7 +94,8 @@ func isMap(t *graph.Task) bool {
 	return t.Rec != nil && t.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != "" && t.Rec.Start == nil && t.Rec.End == nil
 }
 
-// SpoolForm says how the spool runs task t: "map" or "whole-stream".
+// SpoolForm says in words how the spool runs task t: per segment, or
+// over the whole stream.
 func SpoolForm(t *graph.Task) string {
 	if isMap(t) {
 		return "per segment, in parallel"
@@ -292,17 +293,15 @@ func (e *spoolEdge) all() []string {
 // spoolStep is a step of the run: tasks that run as one, with the edges
 // they read and write from outside the step, in task and port order.
 type spoolStep struct {
-	tasks    []int
-	ins      []int
-	outs     []int
-	outTask  []int // the task that writes each of outs
-	isMap    bool
-	content  bool     // a task has no Ident: outputs named by content
-	gens     []string // the outputs' causal hashes, when known before the run
-	cached   bool
-	run      bool
-	readers  []int // steps that read its outputs
-	statuses []int // exit statuses replayed from the cache, per task
+	tasks   []int
+	ins     []int
+	outs    []int
+	outTask []int // the task that writes each of outs
+	isMap   bool
+	content bool     // a task has no Ident: outputs named by content
+	gens    []string // the outputs' causal hashes, when known before the run
+	cached  bool     // every output complete on disk already
+	run     bool     // to run: not cached, and a step that runs reads it
 }
 
 // spoolRun is one run of the spool policy.
