@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -363,7 +364,7 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 	}
 	r.sp, err = spool.Open(so.Dir, place.Options{NoSync: so.NoSync})
 	if err != nil {
-		return r.st, err
+		return r.st, spoolDiskErr(so.Dir, err)
 	}
 	defer func() {
 		if cerr := r.sp.Close(); err == nil && cerr != nil {
@@ -606,18 +607,22 @@ func (r *spoolRun) fail(err error) bool {
 
 // diskErr words a failure of the spool's disk so that a person can act on
 // it: a full disk is resumable, a permission is theirs to grant.
-func (r *spoolRun) diskErr(err error) error {
-	if err == nil {
-		return nil
-	}
+func (r *spoolRun) diskErr(err error) error { return spoolDiskErr(r.so.Dir, err) }
+
+func spoolDiskErr(dir string, err error) error {
 	var ce *spool.CorruptError
-	switch {
-	case errors.As(err, &ce):
+	if err == nil || errors.As(err, &ce) {
 		return err
+	}
+	where := "spool " + dir + ": "
+	if strings.HasPrefix(err.Error(), "spool ") {
+		where = "" // package spool has said where
+	}
+	switch {
 	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
-		return fmt.Errorf("spool %s: disk full (%v); free space and run again: the run resumes where it stopped", r.sp.Dir(), err)
-	case errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("spool %s: %v; give tpipe write access to it, or another --spool directory", r.sp.Dir(), err)
+		return fmt.Errorf("%sdisk full (%v); free space and run again: the run resumes where it stopped", where, err)
+	case errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("%s%v; give tpipe write access to it, or another --spool directory", where, err)
 	}
 	return err
 }

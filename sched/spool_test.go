@@ -139,6 +139,30 @@ func TestSpoolFullDisk(t *testing.T) {
 	}
 }
 
+// A spool it cannot write is one line that says what to do.
+func TestSpoolReadOnly(t *testing.T) {
+	mnt := t.TempDir()
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).Run(); err != nil {
+		t.Skipf("cannot mount a tmpfs (needs root): %v", err)
+	}
+	defer exec.Command("umount", mnt).Run()
+	dir := filepath.Join(mnt, "sp")
+	var out bytes.Buffer
+	if _, err := runSpoolGraph(t, spoolGraph(100, &out), dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("mount", "-o", "remount,ro", mnt).Run(); err != nil {
+		t.Fatalf("remount: %v", err)
+	}
+	g := spoolGraph(100, &out)
+	g.Tasks[1].Ident = "upper, changed"
+	_, err := runSpoolGraph(t, g, dir)
+	if err == nil || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), "give tpipe write access") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a run on a read-only spool: %v", err)
+	}
+	t.Logf("read-only: %v", err)
+}
+
 // A reader that stops early (head) stops its writer, even an endless one,
 // as ErrReaderGone does in memory: the run ends.
 func TestSpoolEarlyExit(t *testing.T) {
