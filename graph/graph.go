@@ -56,6 +56,12 @@ type Task struct {
 	// that the spool may run the segments of its input apart, in
 	// parallel, and skip those already done.
 	Fresh func() *task.PerRecord
+	// File, when set, says that the task's output is the lines of this
+	// regular file as they are (a '<' redirect, cat FILE). The spool reads
+	// such a file in place, in byte ranges cut at line ends, instead of
+	// keeping a copy: the file is already on disk, and Ident (its size
+	// and modification time) says when it changed.
+	File string
 }
 
 // Func returns the function that runs the task.

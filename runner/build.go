@@ -298,7 +298,9 @@ func (b *builder) feed(in input, t int) {
 		return
 	case in.file != nil:
 		src = b.g.Add(b.unique("<"+filepath.Base(in.file.Name())), 0, 1, task.ReadFrom(in.file, record.Lines))
-		b.g.Tasks[src].Ident = fileIdent(in.file)
+		if b.g.Tasks[src].Ident = fileIdent(in.file); b.g.Tasks[src].Ident != "" {
+			b.g.Tasks[src].File = in.file.Name()
+		}
 	case in.stdin && b.r.pump != nil:
 		// stdin's bytes are all there is to know of it: no Ident, so the
 		// spool names its segments by their content.
@@ -381,6 +383,9 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			b.job.Holding = append(b.job.Holding, Held{Task: b.g.Tasks[t].Name, Records: cmd.Holds})
 		}
 		b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
+		if nin == 0 && len(writes) == 0 && len(argv) == 2 && argv[0] == "cat" && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
+			b.g.Tasks[t].File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
+		}
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
 			b.g.Tasks[t].Fresh = fresh(cmd, cc.env, argv)

@@ -1,6 +1,8 @@
 package sched
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -95,13 +97,29 @@ func isMap(t *graph.Task) bool {
 	return t.Rec != nil && t.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != "" && t.Rec.Start == nil && t.Rec.End == nil
 }
 
-// SpoolForm says in words how the spool runs task t: per segment, or
-// over the whole stream.
+// inPlace reports whether task t's output is a file the spool reads in
+// place (graph.Task.File) rather than a place of its own.
+func inPlace(t *graph.Task) bool {
+	return t.File != "" && t.Ident != "" && t.In == 0 && t.Out == 1 && t.Together == ""
+}
+
+// SpoolForm says in words how the spool runs task t: per segment, over
+// the whole stream, or not at all (its file is read in place).
 func SpoolForm(t *graph.Task) string {
-	if isMap(t) {
+	switch {
+	case inPlace(t):
+		return "not run: its file is read in place, in segments cut at line ends"
+	case isMap(t):
 		return "per segment, in parallel"
 	}
 	return "whole stream"
+}
+
+// SpoolInPlace returns the file that edge k of g is read from in place
+// under the spool, if its writer is such a file (see SpoolForm).
+func SpoolInPlace(g *graph.Graph, k int) (string, bool) {
+	t := g.Tasks[g.Edges[k].From.Task]
+	return t.File, inPlace(t)
 }
 
 // spoolShape is the hash of g's shape: its tasks' ports and groups, and
@@ -133,6 +151,10 @@ type spoolEdge struct {
 	gone    bool     // the reader stopped early: write no more
 	goneC   chan struct{}
 	changed chan struct{}
+	// file, for an edge read in place, is the file; bounds[k] and
+	// bounds[k+1] delimit its segment k.
+	file   *os.File
+	bounds []int64
 }
 
 func newSpoolEdge(k int, p *place.Place) *spoolEdge {
@@ -301,6 +323,7 @@ type spoolStep struct {
 	isMap   bool
 	content bool     // a task has no Ident: outputs named by content
 	gens    []string // the outputs' causal hashes, when known before the run
+	inPlace bool     // a file read in place: the step never runs
 	cached  bool     // every output complete on disk already
 	run     bool     // to run: not cached, and a step that runs reads it
 }
@@ -371,6 +394,13 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 			err = cerr
 		}
 	}()
+	defer func() {
+		for _, e := range r.edges {
+			if e.file != nil {
+				e.file.Close()
+			}
+		}
+	}()
 	if err := r.open(); err != nil {
 		return r.st, err
 	}
@@ -425,10 +455,19 @@ func (r *spoolRun) plan() error {
 			s.content = s.content || g.Tasks[i].Ident == ""
 		}
 		s.isMap = len(tasks) == 1 && isMap(g.Tasks[tasks[0]])
+		s.inPlace = len(tasks) == 1 && inPlace(g.Tasks[tasks[0]])
 		r.steps = append(r.steps, s)
 	}
 	gen := make([]string, len(g.Edges)) // known before the run, or ""
 	for _, s := range r.steps {
+		if s.inPlace {
+			h, err := r.readInPlace(s)
+			if err != nil {
+				return err
+			}
+			gen[s.outs[0]] = h
+			continue
+		}
 		var in []string
 		for _, k := range s.ins {
 			in = append(in, gen[k])
@@ -450,7 +489,7 @@ func (r *spoolRun) plan() error {
 	for si := len(r.steps) - 1; si >= 0; si-- {
 		s := r.steps[si]
 		switch {
-		case s.cached:
+		case s.cached || s.inPlace:
 		case len(s.outs) == 0:
 			s.run = true // a sink: it delivers its input every run
 		default:
@@ -460,6 +499,104 @@ func (r *spoolRun) plan() error {
 		}
 	}
 	return nil
+}
+
+// readInPlace opens the file of in-place step s and cuts it into
+// segments of about SpoolOptions.Segment bytes, each ending at a line
+// end; the segments' names hash the file's Ident and their byte ranges.
+// It returns the edge's causal hash.
+func (r *spoolRun) readInPlace(s *spoolStep) (string, error) {
+	t := r.g.Tasks[s.tasks[0]]
+	f, err := os.Open(t.File)
+	if err != nil {
+		return "", &TaskError{Task: t.Name, Index: t.Index, Err: err}
+	}
+	e := r.edges[s.outs[0]]
+	e.file = f
+	bounds, err := lineBounds(f, int64(r.so.Segment))
+	if err != nil {
+		return "", &TaskError{Task: t.Name, Index: t.Index, Err: err}
+	}
+	e.bounds = bounds
+	names := make([]string, len(bounds)-1)
+	for k := range names {
+		names[k] = spool.SegName(k, spool.Hash(t.Ident, strconv.FormatInt(bounds[k], 10), strconv.FormatInt(bounds[k+1], 10)))
+	}
+	gen := spool.Hash("file", t.Ident, strconv.Itoa(r.so.Segment))
+	e.complete(gen, names)
+	return gen, nil
+}
+
+// lineBounds cuts the file f into ranges of at least seg bytes that end
+// at a line end (or at the end of the file): the first is 0, the last the
+// file's size; an empty file has no range.
+func lineBounds(f *os.File, seg int64) ([]int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	bounds := []int64{0}
+	buf := make([]byte, 64<<10)
+	for at := int64(0); at < size; {
+		next := at + seg
+		for next < size {
+			n, err := f.ReadAt(buf, next-1)
+			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+				next += int64(i)
+				break
+			}
+			if err != nil {
+				next = size
+				break
+			}
+			next += int64(n)
+		}
+		at = min(next, size)
+		bounds = append(bounds, at)
+	}
+	return bounds, nil
+}
+
+// readRange calls each with the lines of bytes [from, to) of f, each with
+// its '\n' (the last may have none), as the runner's line framing cuts
+// them; a line longer than maxRec is a *record.TooLargeError. It returns
+// the bytes read.
+func readRange(f *os.File, from, to int64, maxRec int, each func([]byte) error) (int64, error) {
+	sc := bufio.NewScanner(io.NewSectionReader(f, from, to-from))
+	sc.Buffer(make([]byte, 0, 64<<10), maxRec+1)
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			return i + 1, data[:i+1], nil
+		}
+		if atEOF && len(data) > 0 {
+			return len(data), data, nil
+		}
+		return 0, nil, nil
+	})
+	for sc.Scan() {
+		if err := each(sc.Bytes()); err != nil {
+			return to - from, err
+		}
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return to - from, &record.TooLargeError{Size: maxRec + 1, Max: maxRec, AtLeast: true, Limit: buffer.MaxRecordLimit}
+	}
+	return to - from, sc.Err()
+}
+
+// readSeg calls each with the records of segment k of edge e, named
+// name: a token of its place, or a range of its file.
+func (r *spoolRun) readSeg(e *spoolEdge, k int, name string, maxRec int, each func([]byte) error) error {
+	var n int64
+	var err error
+	if e.file != nil {
+		n, err = readRange(e.file, e.bounds[k], e.bounds[k+1], maxRec, each)
+	} else {
+		n, err = spool.ReadToken(e.p, name, maxRec, each)
+	}
+	r.read.Add(n)
+	return err
 }
 
 // outGens returns the causal hashes of step s's outputs given those of
@@ -682,6 +819,16 @@ func (r *spoolRun) source(k int) task.Func {
 	e, name := r.edges[k], r.g.Edges[k].Name
 	return func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
+		if e.file != nil {
+			// A file read in place, whole: the lines as '<' cuts them.
+			size := e.bounds[len(e.bounds)-1]
+			err := out.ScanFrom(io.NewSectionReader(e.file, 0, size), '\n')
+			r.read.Add(size)
+			if errors.Is(err, buffer.ErrReaderGone) {
+				e.setGone()
+			}
+			return err
+		}
 		maxRec := p.MaxRecord()
 		for n := 0; ; n++ {
 			tok, ok, err := e.segment(ctx, n, out.Done())
@@ -692,13 +839,12 @@ func (r *spoolRun) source(k int) task.Func {
 			if err != nil || !ok {
 				return err
 			}
-			nr, err := spool.ReadToken(e.p, tok, maxRec, func(rec []byte) error {
+			err = r.readSeg(e, n, tok, maxRec, func(rec []byte) error {
 				if len(rec) > maxRec {
 					return &record.TooLargeError{Size: len(rec), Max: maxRec, Limit: buffer.MaxRecordLimit}
 				}
 				return out.Write(rec)
 			})
-			r.read.Add(nr)
 			if errors.Is(err, buffer.ErrReaderGone) {
 				e.setGone()
 				return err
@@ -881,7 +1027,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		wg.Go(func() {
 			defer func() { <-r.sem }()
 			t0 := time.Now()
-			err := r.mapSegment(t, free, in, out, inName, outName)
+			err := r.mapSegment(t, free, in, out, k, inName, outName)
 			busy.Add(int64(time.Since(t0)))
 			if err != nil {
 				fail(err)
@@ -921,7 +1067,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 // mapSegment runs task t's per-record form over segment inName of in and
 // commits its output as outName of out. free holds instances of the form
 // not in use.
-func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out *spoolEdge, inName, outName string) error {
+func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out *spoolEdge, k int, inName, outName string) error {
 	var rec *task.PerRecord
 	select {
 	case rec = <-free:
@@ -943,7 +1089,7 @@ func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out 
 		maxRec = buffer.DefaultMaxRecord
 	}
 	emit := task.Emit(tw.Add)
-	nr, err := spool.ReadToken(in.p, inName, maxRec, func(b []byte) error {
+	err = r.readSeg(in, k, inName, maxRec, func(b []byte) error {
 		if rec.Keep != nil {
 			if rec.Keep(b) {
 				return tw.Add(b)
@@ -952,7 +1098,6 @@ func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out 
 		}
 		return rec.Each(b, emit)
 	})
-	r.read.Add(nr)
 	if err != nil {
 		tw.Abort()
 		return r.diskErr(err)
