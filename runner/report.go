@@ -97,7 +97,11 @@ func explainSpool(w io.Writer, pl *sched.Plan) {
 	fmt.Fprintf(w, "spool %s: every queue a place (a directory), its records in segments of %s (--segment), fsync %s\n", dir, size(int64(seg)), fsync)
 	for k, p := range sched.SpoolPlaces(g) {
 		e := g.Edges[k]
-		fmt.Fprintf(w, "  %-4s %s -> %s: %s/\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, filepath.Join(dir, p))
+		where := filepath.Join(dir, p) + "/"
+		if file, ok := sched.SpoolInPlace(g, k); ok {
+			where = file + ", read in place (not copied)"
+		}
+		fmt.Fprintf(w, "  %-4s %s -> %s: %s\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, where)
 	}
 	fmt.Fprintf(w, "spool steps:\n")
 	for _, i := range g.Order() {

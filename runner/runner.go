@@ -194,7 +194,12 @@ func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 		o := graph.DotOptions{Title: j.title, Policy: j.Plan.Runs.String(), Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize}
 		if j.Plan.Runs == sched.Spool && j.Plan.Options.Spool != nil && j.Plan.Options.Spool.Dir != "" {
 			places, dir := sched.SpoolPlaces(j.Graph), j.Plan.Options.Spool.Dir
-			o.Places = func(k int) string { return filepath.Join(dir, places[k]) + "/" }
+			o.Places = func(k int) string {
+				if file, ok := sched.SpoolInPlace(j.Graph, k); ok {
+					return file + " (in place)"
+				}
+				return filepath.Join(dir, places[k]) + "/"
+			}
 		}
 		graph.Dot(w, j.Graph, o)
 	})
