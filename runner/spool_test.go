@@ -66,12 +66,29 @@ func TestSpoolAgreesWithConcurrent(t *testing.T) {
 		}
 		segment := rapid.SampledFrom([]int{1, 16, 100, 64 << 10}).Draw(rt, "segment")
 		want := runWith(sched.Concurrent, script, stdin, 0)
-		dir := filepath.Join(t.TempDir(), "spool")
+		cwd := t.TempDir()
+		dir := filepath.Join(cwd, "spool")
+		// The input on stdin (segments named by content), or in a file
+		// read in place: 'cat in.txt | ...' or '... < in.txt'.
+		spooled, input := script, stdin
+		switch rapid.IntRange(0, 2).Draw(rt, "input") {
+		case 1:
+			spooled, input = "cat in.txt | "+script, ""
+		case 2:
+			first, rest, _ := strings.Cut(script, " | ")
+			spooled, input = first+" < in.txt", ""
+			if rest != "" {
+				spooled += " | " + rest
+			}
+		}
+		if err := os.WriteFile(filepath.Join(cwd, "in.txt"), []byte(stdin), 0o644); err != nil {
+			rt.Fatal(err)
+		}
 		for _, pass := range []string{"first run", "rerun"} {
-			got := runSpooled(dir, script, stdin, segment, "")
+			got := runSpooled(dir, spooled, input, segment, cwd)
 			if got.status != want.status || got.out != want.out {
 				rt.Fatalf("%s of %q (segment %d) on %q: status %d, out %q, stderr %q; concurrent: %d %q",
-					pass, script, segment, stdin, got.status, got.out, got.errText, want.status, want.out)
+					pass, spooled, segment, stdin, got.status, got.out, got.errText, want.status, want.out)
 			}
 			if pass == "rerun" && got.ran() != 0 {
 				rt.Fatalf("rerun of %q ran segments %v", script, got.run)
