@@ -3,6 +3,7 @@ package buffer
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tpipe/tpipe/record"
 )
@@ -37,6 +38,11 @@ func (ps *Ports) RecordSize() int { return ps.pool.size }
 // MaxRecord returns the longest record Input.Read reassembles: the most a
 // task that needs whole records should hold of one.
 func (ps *Ports) MaxRecord() int { return ps.pool.maxRec }
+
+// Blocked returns the time the task has spent waiting in this package so
+// far, the current wait included (Proc.Blocked): a task that measures
+// itself (busy is the wall time it ran less this) reads it.
+func (ps *Ports) Blocked() time.Duration { return (*Proc)(ps).Blocked() }
 
 // Flush hands over every partially filled output buffer. It never blocks.
 // A task calls it before it may block outside this package (a read from a
@@ -469,7 +475,8 @@ func (o *Output) writeSlow(rec []byte) error {
 	if len(rec) > p.size {
 		return o.writeBytes(rec, true)
 	}
-	defer o.lockFor(OpWrite)()
+	o.lockFor(OpWrite)
+	defer o.t.pool.mu.Unlock()
 	b, err := o.newBufferLocked()
 	if err != nil {
 		return err
@@ -534,7 +541,8 @@ func (o *Output) writeBytes(data []byte, end bool) error {
 // nextBuffer hands over the pending buffer (as part of a chain if it ends
 // with an unfinished record) and takes a new one, reserve first.
 func (o *Output) nextBuffer() error {
-	defer o.lockFor(OpWrite)()
+	o.lockFor(OpWrite)
+	defer o.t.pool.mu.Unlock()
 	b, err := o.newBufferLocked()
 	if err != nil {
 		return err
@@ -576,15 +584,16 @@ func (o *Output) reserveLocked() error {
 
 // lockFor starts an operation on o that may block: a preemption point
 // (and the test hook), then the pool's lock with o's partial buffer handed
-// over. It returns the unlock function.
-func (o *Output) lockFor(op Op) func() {
+// over. The caller unlocks. (It once returned the unlock function, for
+// one-line defers: that method value was an allocation per buffer
+// written.)
+func (o *Output) lockFor(op Op) {
 	t := o.t
 	t.yieldPoint(op)
 	t.pool.mu.Lock()
 	if o.pend != nil {
 		o.commitLocked()
 	}
-	return t.pool.mu.Unlock
 }
 
 // newBufferLocked reserves room in o's queue and then takes a buffer from
@@ -711,7 +720,8 @@ func (o *Output) move(in *Input, lo int) error {
 		return ErrClosed
 	}
 	p := o.t.pool
-	defer o.lockFor(OpWrite)()
+	o.lockFor(OpWrite)
+	defer o.t.pool.mu.Unlock()
 	if err := o.reserveLocked(); err != nil {
 		return err
 	}
@@ -755,7 +765,8 @@ func (o *Output) Done() <-chan struct{} {
 func (o *Output) Drain() error {
 	t := o.t
 	p := t.pool
-	defer o.lockFor(OpWrite)()
+	o.lockFor(OpWrite)
+	defer o.t.pool.mu.Unlock()
 	q := o.q
 	for {
 		switch {

@@ -23,6 +23,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/tpipe/tpipe/internal/sysmem"
 	"github.com/tpipe/tpipe/task"
 )
 
@@ -41,8 +42,12 @@ type Env struct {
 	// TempDir is where sort spills sorted runs; "" means os.TempDir().
 	TempDir string
 	// SortMemory is the bytes sort holds in memory before it spills a run
-	// to disk; 0 means DefaultSortMemory.
+	// to disk (and join, tail and head hold before they spill); 0 means
+	// AutoSortMemory's.
 	SortMemory int
+	// Cut, set by the runner, says that a sort's output goes straight to a
+	// head or tail that keeps a fixed number of lines (see CutOf).
+	Cut Cut
 	// Edges are the command's words that name edges of its graph, as the
 	// shell marked them (shell.Word.Edge): an operand listed here is read
 	// from (or, for tee and route, written to) the port of that name.
@@ -60,8 +65,41 @@ type Env struct {
 	Input func(ctx context.Context, stop <-chan struct{}) io.Reader
 }
 
-// DefaultSortMemory is sort's in-memory budget when Env.SortMemory is 0.
-const DefaultSortMemory = 4 << 20
+// DefaultSortMemory is the in-memory budget of a task that spills when
+// Env.SortMemory is 0 and the memory the machine can give is unknown.
+const DefaultSortMemory = 64 << 20
+
+// The bounds of AutoSortMemory.
+const (
+	MinAutoSortMemory = 16 << 20
+	MaxAutoSortMemory = 1 << 30
+)
+
+// AutoSortMemory is the in-memory budget of each task that spills when
+// Env.SortMemory is 0: an eighth of the memory this process may use
+// (sysmem.Available: MemAvailable, or a lower cgroup limit), at least
+// MinAutoSortMemory and at most MaxAutoSortMemory; DefaultSortMemory when
+// that is unknown. GNU sort takes a larger share (up to all of what is
+// available); tpipe leaves room for the other tasks of the pipeline and
+// for the garbage collector's slack. why says where the figure came from,
+// for --explain.
+func AutoSortMemory() (n int, why string) {
+	l, ok := sysmem.Available()
+	if !ok {
+		return DefaultSortMemory, "the memory available is unknown"
+	}
+	n = int(min(max(l.Bytes/8, MinAutoSortMemory), MaxAutoSortMemory))
+	return n, fmt.Sprintf("1/8 of %d MiB available (%s), within [%d MiB, %d MiB]",
+		l.Bytes>>20, l.From, MinAutoSortMemory>>20, MaxAutoSortMemory>>20)
+}
+
+// sortPhysicalMemory is the machine's memory, for sort -S N%.
+func sortPhysicalMemory() uint64 {
+	if n, ok := sysmem.Total(); ok {
+		return n
+	}
+	return DefaultSortMemory
+}
 
 func (e *Env) stderr() io.Writer {
 	if e == nil || e.Stderr == nil {
@@ -111,6 +149,10 @@ type Cmd struct {
 	// ReadsAny is set for a command that reads its inputs in the order
 	// records arrive (merge, join; see buffer.Ports.Ready).
 	ReadsAny bool
+	// TakesCut is set for a command that, told its output is cut
+	// (Env.Cut), keeps only the lines the cut lets through: sort without
+	// -u, -o or -c.
+	TakesCut bool
 	// Spills is set for a command that holds data outside the pool's
 	// buffers (sort's runs, tail's lines, join's waiting records): it keeps
 	// at most Env.SortMemory of it in memory and moves the rest to
@@ -153,19 +195,6 @@ type Spec struct {
 	// is among its words; otherwise the program of the same name runs
 	// (join: the graph builtin shadows coreutils' join only in graphs).
 	EdgesOnly bool
-}
-
-// UsageError is a bad option or operand. tpipe reports it before the run
-// starts, with exit status 2.
-type UsageError struct {
-	Cmd string
-	Msg string
-}
-
-func (e *UsageError) Error() string { return e.Cmd + ": " + e.Msg }
-
-func usagef(cmd, format string, args ...any) *UsageError {
-	return &UsageError{Cmd: cmd, Msg: fmt.Sprintf(format, args...)}
 }
 
 var registry = map[string]*Spec{}

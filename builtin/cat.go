@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 
@@ -13,17 +14,62 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "cat",
-		Usage: "cat [FILE]...",
+		Usage: "cat [-AbeEnstTuv] [FILE]...",
 		Help: "Concatenate the FILEs (\"-\" is the input, @name a named edge) to the " +
-			"output, each to its end; with no FILE, copy the input. A FILE that cannot be read is reported and skipped (status 1).",
+			"output, each to its end; with no FILE, copy the input. A FILE that cannot be read is reported and skipped (status 1). " +
+			"-n numbers the lines, -b the non-empty ones; -s squeezes runs of empty lines into one; -E ends each line " +
+			"with $, -T shows tabs as ^I, -v other control bytes as ^X and M-X; -A is -vET, -e is -vE, -t is -vT.",
 		New: catNew,
 	})
 }
 
+var catLongs = []longOpt{
+	{name: "show-all", short: 'A'},
+	{name: "number-nonblank", short: 'b'},
+	{name: "show-ends", short: 'E'},
+	{name: "number", short: 'n'},
+	{name: "squeeze-blank", short: 's'},
+	{name: "show-tabs", short: 'T'},
+	{name: "show-nonprinting", short: 'v'},
+}
+
 func catNew(env *Env, args []string) (*Cmd, error) {
-	names, err := getopt{cmd: "cat"}.parse(args, nil)
+	var o catOptions
+	names, err := getopt{cmd: "cat", shorts: "AbeEnstTuv", longs: catLongs}.parse(args, func(c byte, _ string) error {
+		switch c {
+		case 'A':
+			o.nonprinting, o.ends, o.tabs = true, true, true
+		case 'b':
+			o.number, o.nonblank = true, true
+		case 'e':
+			o.nonprinting, o.ends = true, true
+		case 'E':
+			o.ends = true
+		case 'n':
+			o.number = true
+		case 's':
+			o.squeeze = true
+		case 't':
+			o.nonprinting, o.tabs = true, true
+		case 'T':
+			o.tabs = true
+		case 'v':
+			o.nonprinting = true
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	if o != (catOptions{}) {
+		reads, err := env.edgeOperands("cat", names)
+		if err != nil {
+			return nil, err
+		}
+		if len(names) == 0 {
+			names = []string{"-"}
+		}
+		return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: o.run(env, names)}, nil
 	}
 	if !slices.ContainsFunc(names, func(n string) bool { return n != "-" }) {
 		// Plain cat (or cat -) is COPY: a filter that keeps everything, so lines pass
@@ -133,4 +179,116 @@ func (r *catReader) Read(p []byte) (int, error) {
 		r.err = err
 	}
 	return n, err
+}
+
+// catOptions are cat's options that change what it writes. Under any of
+// them cat works a line at a time, and holds each line whole.
+type catOptions struct {
+	number, nonblank bool // -n, -b
+	squeeze          bool // -s
+	ends, tabs       bool // -E, -T
+	nonprinting      bool // -v
+}
+
+// catLines is the state of one run of cat with options. As in GNU cat,
+// the operands are one stream: a file's last line without '\n' goes on
+// in the next, with no new number.
+type catLines struct {
+	catOptions
+	n         int
+	mid       bool // the last line written lacked its '\n'
+	prevBlank bool
+	buf       []byte
+}
+
+func (o catOptions) run(env *Env, names []string) task.Func {
+	return func(ctx context.Context, p *buffer.Ports) error {
+		c := &catLines{catOptions: o}
+		out := newJoiner(p)
+		failed := false
+		for _, name := range names {
+			err := eachRecord(ctx, env, p, name, func(rec []byte) error {
+				b, keep := c.line(rec)
+				if !keep {
+					return nil
+				}
+				return out.write(b)
+			})
+			var fe *fileError
+			switch {
+			case errors.As(err, &fe):
+				warnFile(env, "cat", quote(name), fe.err)
+				failed = true
+			case err != nil:
+				return err
+			}
+		}
+		if failed {
+			return task.Exit(1)
+		}
+		return nil
+	}
+}
+
+// line returns what cat writes for rec, a line or the end of one that
+// went on from the previous operand; keep is false for a line that -s
+// drops. The result is valid until the next call.
+func (c *catLines) line(rec []byte) (out []byte, keep bool) {
+	text := rec
+	hasNL := len(text) > 0 && text[len(text)-1] == '\n'
+	if hasNL {
+		text = text[:len(text)-1]
+	}
+	b := c.buf[:0]
+	if !c.mid {
+		blank := len(text) == 0
+		if c.squeeze {
+			if blank && c.prevBlank {
+				return nil, false
+			}
+			c.prevBlank = blank
+		}
+		if c.number && !(c.nonblank && blank) {
+			c.n++
+			b = fmt.Appendf(b, "%6d\t", c.n)
+		}
+	}
+	for _, ch := range text {
+		b = c.show(b, ch)
+	}
+	c.mid = !hasNL
+	if hasNL {
+		if c.ends {
+			b = append(b, '$')
+		}
+		b = append(b, '\n')
+	}
+	c.buf = b
+	return b, true
+}
+
+// show appends byte ch as -v and -T show it.
+func (c *catLines) show(b []byte, ch byte) []byte {
+	switch {
+	case ch == '\t':
+		if c.tabs {
+			return append(b, '^', 'I')
+		}
+		return append(b, ch)
+	case !c.nonprinting:
+		return append(b, ch)
+	case ch >= 128:
+		b = append(b, 'M', '-')
+		ch -= 128
+		if ch == '\t' {
+			return append(b, '^', 'I')
+		}
+	}
+	switch {
+	case ch < 32:
+		return append(b, '^', ch+64)
+	case ch == 127:
+		return append(b, '^', '?')
+	}
+	return append(b, ch)
 }

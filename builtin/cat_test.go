@@ -27,6 +27,20 @@ func TestCatSameAsGNU(t *testing.T) {
 	})
 }
 
+// cat's options, each and together, across files whose last line lacks
+// its newline, against GNU cat.
+func TestCatOptionsSameAsGNU(t *testing.T) {
+	dir := filesFixture(t)
+	in := "a\tb\n\n\n\nc\x01\x7f\x80\x89\xff\n\n"
+	var cases []filesCase
+	for _, opt := range []string{"-n", "-b", "-s", "-E", "-T", "-v", "-A", "-e", "-t", "-u", "-ns", "-bs", "-nE", "-vT",
+		"--number", "--number-nonblank", "--squeeze-blank", "--show-ends", "--show-tabs", "--show-nonprinting", "--show-all", "-nb"} {
+		cases = append(cases, filesC("cat "+opt, in), filesC("cat "+opt+" nonl - blank words", in))
+	}
+	cases = append(cases, filesC("cat -n long", ""), filesC("cat -n missing f2", ""), filesC("cat -s blank blank", ""))
+	filesSameAsGNU(t, dir, cases)
+}
+
 func TestCatErrors(t *testing.T) {
 	dir := filesFixture(t)
 	filesSameStderr(t, dir, []filesCase{

@@ -247,7 +247,8 @@ func (c *cutCmd) perRecord() *task.PerRecord {
 		}
 		return emit(append(buf, '\n'))
 	}
-	return &task.PerRecord{Each: each}
+	// A line's cut depends on that line alone: copies may share the lines.
+	return &task.PerRecord{Each: each, Fresh: c.perRecord}
 }
 
 // cutBytes appends the selected bytes of line to buf. An output delimiter,

@@ -6,6 +6,7 @@ package builtin
 // be read, and joining records across files.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -25,8 +26,10 @@ import (
 // next word (-k 2), a long option may be abbreviated to any unambiguous
 // prefix and take its argument as "--name=arg" or the next word, "--" ends
 // the options and "-" alone is an operand. Unless inOrder is set, options
-// may follow operands (sort f -r). Errors have GNU's wording. With only
-// cmd set, a getopt accepts no option at all.
+// may follow operands (sort f -r). Errors have GNU's wording. An option it
+// was not told of is an *UnsupportedError, so that the system's program
+// runs the line instead: it may know the option, and if not, says so in
+// its own words. With only cmd set, a getopt accepts no option at all.
 type getopt struct {
 	cmd string
 	// shorts lists the short option letters, each followed by ':' if it
@@ -35,6 +38,9 @@ type getopt struct {
 	longs  []longOpt
 	// inOrder makes the first operand end the options, as in tr.
 	inOrder bool
+	// optArgs lists the letters of the long options whose argument is
+	// optional: given only as "--name=arg" (grep --color).
+	optArgs string
 }
 
 // longOpt is a long option and the letter opt is called with for it, which
@@ -79,7 +85,8 @@ func (g getopt) parse(args []string, opt func(c byte, arg string) error) ([]stri
 			c := a[j]
 			k := strings.IndexByte(g.shorts, c)
 			if k < 0 || c == ':' {
-				return nil, usagef(g.cmd, "invalid option -- '%c'", c)
+				return nil, &UnsupportedError{Cmd: g.cmd, What: fmt.Sprintf("%s -%c", g.cmd, c),
+					Usage: usageTryf(g.cmd, "invalid option -- '%c'", c)}
 			}
 			var arg string
 			if k+1 < len(g.shorts) && g.shorts[k+1] == ':' {
@@ -90,7 +97,7 @@ func (g getopt) parse(args []string, opt func(c byte, arg string) error) ([]stri
 					i++
 					arg = args[i]
 				default:
-					return nil, usagef(g.cmd, "option requires an argument -- '%c'", c)
+					return nil, usageTryf(g.cmd, "option requires an argument -- '%c'", c)
 				}
 				j = len(a)
 			}
@@ -117,24 +124,26 @@ func (g getopt) long(a string, rest []string) (c byte, arg string, tookNext bool
 		}
 	}
 	if len(match) == 0 {
-		return 0, "", false, usagef(g.cmd, "unrecognized option '%s'", a)
+		return 0, "", false, &UnsupportedError{Cmd: g.cmd, What: g.cmd + " " + a,
+			Usage: usageTryf(g.cmd, "unrecognized option '%s'", a)}
 	}
 	for _, l := range match[1:] {
 		// As in getopt_long, a prefix of several names for the same
 		// option is not ambiguous.
 		if l.short != match[0].short {
-			return 0, "", false, usagef(g.cmd, "option '%s' is ambiguous", a)
+			return 0, "", false, usageTryf(g.cmd, "option '%s' is ambiguous", a)
 		}
 	}
 	l := match[0]
 	switch {
+	case strings.IndexByte(g.optArgs, l.short) >= 0:
 	case l.hasArg && !hasArg:
 		if len(rest) == 0 {
-			return 0, "", false, usagef(g.cmd, "option '--%s' requires an argument", l.name)
+			return 0, "", false, usageTryf(g.cmd, "option '--%s' requires an argument", l.name)
 		}
 		return l.short, rest[0], true, nil
 	case !l.hasArg && hasArg:
-		return 0, "", false, usagef(g.cmd, "option '--%s' doesn't allow an argument", l.name)
+		return 0, "", false, usageTryf(g.cmd, "option '--%s' doesn't allow an argument", l.name)
 	}
 	return l.short, arg, false, nil
 }
@@ -415,3 +424,43 @@ func (j *joiner) forward(in *buffer.Input, rec []byte) error {
 // flush ends the output of the tool. An unfinished last line needs
 // nothing: the end of the output ends it.
 func (j *joiner) flush() error { return nil }
+
+// textWriter writes text that may not end or break where records do
+// (seq -s ", ", awk's output): it cuts it into lines, each written as a
+// record when its '\n' comes; a line without one goes out in pieces that
+// the next write goes on with, so no line is too long. It is an
+// io.Writer; its first error is sticky. It is not safe for concurrent use.
+type textWriter struct {
+	out     *buffer.Output
+	started bool
+	err     error
+}
+
+func (w *textWriter) Write(b []byte) (int, error) {
+	if err := w.write(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (w *textWriter) write(b []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.started = true
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			w.err = w.out.WriteChunk(b, true)
+			return w.err
+		}
+		if w.err = w.out.WriteChunk(b[:i+1], false); w.err != nil {
+			return w.err
+		}
+		b = b[i+1:]
+	}
+	return nil
+}
+
+// flush ends the output; an unfinished line needs nothing more.
+func (w *textWriter) flush() error { return w.err }

@@ -3,17 +3,12 @@ package builtin
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/tpipe/tpipe/buffer"
-	"github.com/tpipe/tpipe/internal/posixre"
-	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 )
@@ -21,20 +16,26 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "grep",
-		Usage: "grep [-vicnEFoqa] [-e PATTERN]... [PATTERN] [FILE]...",
+		Usage: "grep [-EFGiwxvcnoqlLhHbsZIrR] [-e PATTERN]... [-f FILE] [-m NUM] [-A|-B|-C NUM] [PATTERN] [FILE]...",
 		Help: "Print the lines that match a pattern: a POSIX basic regular expression, " +
 			"an extended one (-E) or fixed strings (-F); a newline in PATTERN separates " +
-			"several patterns. -v selects the lines that do not match, -i ignores case, " +
-			"-c counts the selected lines, -n numbers them, -o prints only the matched " +
-			"parts and -q prints nothing and stops at the first match. Input with a NUL " +
-			"byte is binary, as for GNU grep: its lines are not printed, and a match " +
-			"says \"binary file matches\" on stderr; -a reads it as text. Exit status " +
-			"0 if a line was selected, 1 if none, 2 on error.",
+			"several patterns, -f FILE reads them from a file. -w and -x match whole words " +
+			"and whole lines; back-references (\\1) work. -v selects the lines that do not " +
+			"match, -i ignores case, -c counts the selected lines, -n numbers them, -b gives " +
+			"their byte offsets, -o prints only the matched parts, -l and -L name the files " +
+			"with and without a match, -m NUM stops after NUM, -A, -B and -C NUM print lines " +
+			"of context, -r and -R search directories, -h and -H leave out or add file names, " +
+			"-s keeps quiet about files that cannot be read, and -q prints nothing and stops " +
+			"at the first match. Input with a NUL byte is binary, as for GNU grep: its lines " +
+			"are not printed, and a match says \"binary file matches\" on stderr; -a reads " +
+			"it as text, -I skips it. Exit status 0 if a line was selected, 1 if none, 2 on " +
+			"error. Other options (-P, -z, -T, --color=always) run the system's grep.",
 		New: newGrep,
 	})
 }
 
-// grepCmd is a parsed grep command line.
+// grepCmd is a parsed grep command line. It is read-only once made: each
+// run keeps its state in a grepFilter or a grepRun.
 type grepCmd struct {
 	env    *Env
 	invert bool
@@ -45,35 +46,139 @@ type grepCmd struct {
 	text   bool // -a: binary input is read as text
 	m      grepMatcher
 	files  []string
-	label  bool // prefix each output line with its file's name
+	// names says whether output lines start with the file's name: 1
+	// always (-H, several operands), 0 never (-h, one operand), -1 for
+	// the files that a directory operand holds (-r with one operand).
+	names       int
+	listMatch   bool  // -l
+	listMissing bool  // -L
+	maxCount    int64 // -m; -1: no limit
+	// before and after are the lines of context (-B, -A, -C); -1 when
+	// not asked for, which also leaves out the "--" between groups.
+	before, after int
+	byteOffset    bool   // -b
+	nullName      bool   // -Z: a NUL after a file name, not ':' or '\n'
+	noMessages    bool   // -s
+	skipBinary    bool   // -I
+	recurse       byte   // 'r', 'R', or 0
+	skipDirs      bool   // -d skip
+	skipDevices   bool   // -D skip
+	stdinLabel    string // --label
+	groupSep      string // between groups of context
+	noGroupSep    bool
+	globs         []grepGlob // --include and --exclude, in order
+	excludeDirs   []string
+	dotByDefault  bool // grep -r without an operand searches "."
 }
 
+// grepGlob is an --include (include set) or --exclude pattern.
+type grepGlob struct {
+	pattern string
+	include bool
+}
+
+// Letters for grep's long options that have no short one.
+const (
+	grepLabel byte = 0x80 + iota
+	grepColor
+	grepBinaryFiles
+	grepLineBuffered
+	grepInclude
+	grepExclude
+	grepExcludeDir
+	grepExcludeFrom
+	grepGroupSep
+	grepNoGroupSep
+	grepNoIgnoreCase
+)
+
 var grepLongs = []longOpt{
-	{"invert-match", 'v', false},
-	{"ignore-case", 'i', false},
-	{"count", 'c', false},
-	{"line-number", 'n', false},
-	{"extended-regexp", 'E', false},
-	{"fixed-strings", 'F', false},
-	{"only-matching", 'o', false},
-	{"quiet", 'q', false},
-	{"silent", 'q', false},
-	{"regexp", 'e', true},
-	{"text", 'a', false},
+	{name: "invert-match", short: 'v'},
+	{name: "ignore-case", short: 'i'},
+	{name: "no-ignore-case", short: grepNoIgnoreCase},
+	{name: "count", short: 'c'},
+	{name: "line-number", short: 'n'},
+	{name: "extended-regexp", short: 'E'},
+	{name: "fixed-strings", short: 'F'},
+	{name: "basic-regexp", short: 'G'},
+	{name: "perl-regexp", short: 'P'},
+	{name: "only-matching", short: 'o'},
+	{name: "quiet", short: 'q'},
+	{name: "silent", short: 'q'},
+	{name: "regexp", short: 'e', hasArg: true},
+	{name: "file", short: 'f', hasArg: true},
+	{name: "text", short: 'a'},
+	{name: "word-regexp", short: 'w'},
+	{name: "line-regexp", short: 'x'},
+	{name: "recursive", short: 'r'},
+	{name: "dereference-recursive", short: 'R'},
+	{name: "no-filename", short: 'h'},
+	{name: "with-filename", short: 'H'},
+	{name: "files-with-matches", short: 'l'},
+	{name: "files-without-match", short: 'L'},
+	{name: "max-count", short: 'm', hasArg: true},
+	{name: "after-context", short: 'A', hasArg: true},
+	{name: "before-context", short: 'B', hasArg: true},
+	{name: "context", short: 'C', hasArg: true},
+	{name: "no-messages", short: 's'},
+	{name: "byte-offset", short: 'b'},
+	{name: "null", short: 'Z'},
+	{name: "null-data", short: 'z'},
+	{name: "initial-tab", short: 'T'},
+	{name: "binary", short: 'U'},
+	{name: "directories", short: 'd', hasArg: true},
+	{name: "devices", short: 'D', hasArg: true},
+	{name: "label", short: grepLabel, hasArg: true},
+	{name: "color", short: grepColor},
+	{name: "colour", short: grepColor},
+	{name: "binary-files", short: grepBinaryFiles, hasArg: true},
+	{name: "line-buffered", short: grepLineBuffered},
+	{name: "include", short: grepInclude, hasArg: true},
+	{name: "exclude", short: grepExclude, hasArg: true},
+	{name: "exclude-dir", short: grepExcludeDir, hasArg: true},
+	{name: "exclude-from", short: grepExcludeFrom, hasArg: true},
+	{name: "group-separator", short: grepGroupSep, hasArg: true},
+	{name: "no-group-separator", short: grepNoGroupSep},
 }
 
 func newGrep(env *Env, args []string) (*Cmd, error) {
-	g := &grepCmd{env: env}
+	g := &grepCmd{env: env, maxCount: -1, before: -1, after: -1, groupSep: "--"}
+	nameOpt := byte(0) // 'h' or 'H', the last given
 	var patterns []string
 	havePattern := false
-	matcher := byte(0) // 'E' or 'F' once chosen
+	matcher := byte(0) // 'E', 'F' or 'G' once chosen
 	icase := false
-	operands, err := getopt{cmd: "grep", shorts: "vicnEFoqae:", longs: grepLongs}.parse(args, func(c byte, arg string) error {
+	mode := grepAny
+	context := -1 // -C NUM and -NUM, which -A and -B override
+	digits, lastDigit := "", false
+	contextArg := func(arg string) (int, error) {
+		n, err := strconv.ParseInt(arg, 10, 64)
+		if err != nil || n < 0 {
+			return 0, &UsageError{Cmd: "grep", Msg: arg + ": invalid context length argument", Status: 2}
+		}
+		return int(min(n, 1<<30)), nil
+	}
+	operands, err := getopt{cmd: "grep", shorts: "vicnEFGPoqae:f:wxrRhHlLm:A:B:C:sbZzTUd:D:yu0123456789", longs: grepLongs,
+		optArgs: string(grepColor)}.parse(args, func(c byte, arg string) error {
+		if c >= '0' && c <= '9' {
+			// -NUM is -C NUM; the digits of one word make one number.
+			if !lastDigit {
+				digits = ""
+			}
+			digits += string(c)
+			lastDigit = true
+			n, err := contextArg(digits)
+			context = n
+			return err
+		}
+		lastDigit = false
 		switch c {
 		case 'v':
 			g.invert = true
-		case 'i':
+		case 'i', 'y':
 			icase = true
+		case grepNoIgnoreCase:
+			icase = false
 		case 'c':
 			g.count = true
 		case 'n':
@@ -84,30 +189,152 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 			g.quiet = true
 		case 'a':
 			g.text = true
-		case 'E', 'F':
+		case 'w':
+			mode = max(mode, grepWord)
+		case 'x':
+			mode = grepLine
+		case 'E', 'F', 'G':
 			if matcher != 0 && matcher != c {
-				return usagef("grep", "conflicting matchers specified")
+				return &UsageError{Cmd: "grep", Msg: "conflicting matchers specified", Status: 2}
 			}
 			matcher = c
 		case 'e':
 			patterns = append(patterns, strings.Split(arg, "\n")...)
 			havePattern = true
+		case 'f':
+			if arg == "-" {
+				return unsupportedf("grep", "-f -")
+			}
+			ps, err := grepPatternFile(env, arg)
+			if err != nil {
+				return err
+			}
+			patterns = append(patterns, ps...)
+			havePattern = true
+		case 'r', 'R':
+			g.recurse = c
+		case 'h', 'H':
+			nameOpt = c
+		case 'l':
+			g.listMatch, g.listMissing = true, false
+		case 'L':
+			g.listMissing, g.listMatch = true, false
+		case 'm':
+			n, err := strconv.ParseInt(arg, 10, 64)
+			if err != nil {
+				return &UsageError{Cmd: "grep", Msg: "invalid max count", Status: 2}
+			}
+			g.maxCount = max(n, -1) // GNU takes a negative count for none
+		case 'A', 'B', 'C':
+			n, err := contextArg(arg)
+			if err != nil {
+				return err
+			}
+			switch c {
+			case 'A':
+				g.after = n
+			case 'B':
+				g.before = n
+			default:
+				context = n
+			}
+		case 's':
+			g.noMessages = true
+		case 'b':
+			g.byteOffset = true
+		case 'Z':
+			g.nullName = true
+		case 'U', grepLineBuffered:
+			// Binary mode is for DOS; tpipe writes each line as it goes.
+		case 'd':
+			switch arg {
+			case "read":
+			case "skip":
+				g.skipDirs = true
+			case "recurse":
+				g.recurse = 'r'
+			default:
+				return unsupportedf("grep", "-d %s", arg)
+			}
+		case 'D':
+			switch arg {
+			case "read":
+			case "skip":
+				g.skipDevices = true
+			default:
+				return unsupportedf("grep", "-D %s", arg)
+			}
+		case grepLabel:
+			g.stdinLabel = arg
+		case grepColor:
+			switch arg {
+			case "", "auto", "tty", "if-tty", "never", "no", "none":
+				// tpipe's grep does not color, as GNU's does not
+				// when its output is not a terminal.
+			default:
+				return unsupportedf("grep", "--color=%s", arg)
+			}
+		case grepBinaryFiles:
+			switch arg {
+			case "binary":
+			case "text":
+				g.text = true
+			case "without-match":
+				g.skipBinary = true
+			default:
+				return &UsageError{Cmd: "grep", Msg: "unknown binary-files type", Status: 2}
+			}
+		case grepInclude, grepExclude:
+			g.globs = append(g.globs, grepGlob{pattern: arg, include: c == grepInclude})
+		case grepExcludeDir:
+			g.excludeDirs = append(g.excludeDirs, arg)
+		case grepGroupSep:
+			g.groupSep, g.noGroupSep = arg, false
+		case grepNoGroupSep:
+			g.noGroupSep = true
+		case 'P':
+			return unsupportedf("grep", "-P")
+		case 'z':
+			return unsupportedf("grep", "-z")
+		case 'T':
+			return unsupportedf("grep", "-T")
+		case 'u':
+			return unsupportedf("grep", "-u")
+		case grepExcludeFrom:
+			return unsupportedf("grep", "--exclude-from")
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if context >= 0 {
+		if g.before < 0 {
+			g.before = context
+		}
+		if g.after < 0 {
+			g.after = context
+		}
+	}
 	if !havePattern {
 		if len(operands) == 0 {
-			return nil, usagef("grep", "no pattern; usage: grep [OPTION]... PATTERNS [FILE]...")
+			return nil, &UsageError{Cmd: "grep"}
 		}
 		patterns = strings.Split(operands[0], "\n")
 		operands = operands[1:]
 	}
+	if g.recurse != 0 && len(operands) == 0 {
+		operands = []string{"."}
+		g.dotByDefault = true
+	}
 	g.files = operands
-	g.label = len(operands) > 1
-	g.m, err = grepNewMatcher(patterns, matcher, icase)
+	switch {
+	case nameOpt == 'H' || nameOpt == 0 && len(operands) > 1:
+		g.names = 1
+	case nameOpt == 0 && g.recurse != 0:
+		g.names = -1
+	}
+	g.m, err = grepNewMatcher(patterns, matcher, icase, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +343,7 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	c := &Cmd{Name: "grep", ReadsInput: readsInput(g.files), Reads: reads}
-	if len(g.files) == 0 && !g.count && !g.number && !g.only && !g.quiet {
+	if g.perRecord() {
 		// Rec is the per-record form, for fusion; Fn looks at the start
 		// of the input for binary data first, and, for a literal, searches
 		// whole buffers.
@@ -132,45 +359,30 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	return c, nil
 }
 
-// grepNewMatcher compiles the patterns. Patterns without any special
-// character are searched as strings; the others become one regexp.
-func grepNewMatcher(patterns []string, matcher byte, icase bool) (grepMatcher, error) {
-	syn := posixre.Basic
-	if matcher == 'E' {
-		syn = posixre.Extended
-	}
-	literal := matcher == 'F'
-	if !literal {
-		literal = true
-		for _, p := range patterns {
-			if !posixre.IsLiteral(p, syn) {
-				literal = false
-				break
-			}
-		}
-	}
-	if literal {
-		l := &grepLiteral{fold: icase}
-		for _, p := range patterns {
-			b := []byte(p)
-			if icase {
-				posixre.LowerASCII(b)
-			}
-			l.pats = append(l.pats, b)
-		}
-		return l, nil
-	}
-	var fl posixre.Flags
-	if icase {
-		fl = posixre.IgnoreCase
-	}
-	re, err := posixre.CompileAny(patterns, syn, fl)
+// perRecord reports whether grep is a filter of its input that prints the
+// selected lines as they are: what the per-record form does.
+func (g *grepCmd) perRecord() bool {
+	return len(g.files) == 0 && !g.count && !g.number && !g.only && !g.quiet &&
+		!g.listMatch && !g.listMissing && g.maxCount < 0 && g.before < 0 && g.after < 0 &&
+		!g.byteOffset && g.names != 1 && !g.skipBinary
+}
+
+// grepPatternFile reads the patterns of -f FILE, one a line; an empty file
+// has none, so that nothing matches.
+func grepPatternFile(env *Env, name string) ([]string, error) {
+	rc, err := env.open(name)
 	if err != nil {
-		return nil, usagef("grep", "%s", err)
+		return nil, &UsageError{Cmd: "grep", Msg: name + ": " + errText(err), Status: 2}
 	}
-	m := &grepRegex{Matcher: posixre.NewMatcher(re), longest: regexp.MustCompile(re.String())}
-	m.longest.Longest()
-	return m, nil
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, &UsageError{Cmd: "grep", Msg: name + ": " + errText(err), Status: 2}
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"), nil
 }
 
 // filter is grep's per-record form: a Keep that passes matching lines on
@@ -267,7 +479,7 @@ func (g *grepCmd) filterFunc(l *grepLiteral) task.Func {
 			}
 			if bin {
 				r := &grepRun{grepCmd: g, out: p.Out(0)}
-				return r.finish(r.file(ctx, p, "-", "(standard input)", ahead))
+				return r.finish(r.file(ctx, p, "-", &grepFile{label: "(standard input)"}, ahead))
 			}
 			for _, rec := range ahead {
 				if f.keep(rec) {
@@ -334,7 +546,8 @@ func (g *grepCmd) sift(p *buffer.Ports, f *grepFilter, l *grepLiteral) error {
 			}
 		}
 		f.hit = 0
-		if at >= 0 {
+		if at >= 0 && l.mode == grepAny {
+			// Under -w and -x, at is only a candidate: keep decides.
 			f.hit = uintptr(unsafe.Pointer(unsafe.SliceData(data))) + uintptr(at)
 		}
 		return at
@@ -378,360 +591,3 @@ func (g *grepCmd) sift(p *buffer.Ports, f *grepFilter, l *grepLiteral) error {
 }
 
 // grepRun is the state of one run of the general form.
-type grepRun struct {
-	*grepCmd
-	out      *buffer.Output
-	buf      []byte
-	spans    [][2]int
-	selected bool
-	failed   bool // an input could not be read
-}
-
-// errGrepDone stops reading at the first match of grep -q.
-var errGrepDone = errors.New("grep: done")
-
-// errGrepBinary stops reading an input at the first line selected once it
-// is known to be binary.
-var errGrepBinary = errors.New("grep: binary")
-
-// Binary input, as GNU grep 3 treats it in the C locale. An input whose
-// first grepBinaryProbe bytes hold a NUL is binary from its start; any
-// other becomes binary at the first line that holds one. (GNU decides per
-// buffer of its own reads, so past the probe a NUL can take effect a few
-// lines sooner there; and the per-record form, which fusion runs and which
-// cannot look ahead, prints the lines selected before the first line with
-// a NUL.) In binary input a NUL ends a line as '\n' does;
-// selected lines are not printed: grep stops at the first and says
-// "grep: NAME: binary file matches" on stderr, status 0. -c counts on and
-// -q stops as for text, and neither says anything; -a reads the input as
-// text.
-const grepBinaryProbe = 32 << 10
-
-// binarySelects returns how many of the lines that rec, a record of binary
-// input, is cut into at its NULs grep selects. A NUL that ends the last
-// record, which lacks its '\n', ends its last line.
-func (g *grepCmd) binarySelects(rec []byte) int {
-	line := record.TrimEOL(rec)
-	if n := len(line); n == len(rec) && n > 0 && line[n-1] == 0 {
-		line = line[:n-1]
-	}
-	k := 0
-	for {
-		piece, rest, more := bytes.Cut(line, []byte{0})
-		if g.m.match(piece) != g.invert {
-			k++
-		}
-		if !more {
-			return k
-		}
-		line = rest
-	}
-}
-
-// binaryMatches says, as GNU grep does, that the binary input label had a
-// selected line.
-func binaryMatches(env *Env, label string) {
-	fmt.Fprintf(env.stderr(), "grep: %s: binary file matches\n", visible.Controls(label))
-}
-
-func (g *grepCmd) run(ctx context.Context, p *buffer.Ports) error {
-	r := &grepRun{grepCmd: g, out: p.Out(0)}
-	files := g.files
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
-	for _, name := range files {
-		label := name
-		if name == "-" {
-			label = "(standard input)"
-		}
-		err := r.file(ctx, p, name, label, nil)
-		if err == errGrepDone {
-			return nil
-		}
-		if fe, ok := err.(*fileError); ok {
-			warnFile(g.env, "grep", fe.name, fe.err)
-			r.failed = true
-			continue
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return r.finish(nil)
-}
-
-// finish returns the status of a run whose last input ended with err.
-func (r *grepRun) finish(err error) error {
-	switch {
-	case err == errGrepDone:
-		return nil
-	case err != nil:
-		if fe, ok := err.(*fileError); ok {
-			warnFile(r.env, "grep", fe.name, fe.err)
-			return task.Exit(2)
-		}
-		return err
-	case r.failed:
-		return task.Exit(2)
-	case !r.selected:
-		return task.Exit(1)
-	}
-	return nil
-}
-
-// file greps one input and writes its count if asked to. ahead are
-// records of the input already read by grepProbe, which found a NUL in
-// them; with none, file looks ahead itself.
-func (r *grepRun) file(ctx context.Context, p *buffer.Ports, name, label string, ahead [][]byte) error {
-	n, count := 0, 0
-	bin := len(ahead) > 0
-	probing := !r.text && !bin
-	binMatch := false
-	// line greps one record.
-	line := func(rec []byte) error {
-		n++
-		line := record.TrimEOL(rec)
-		if !r.text && !bin && bytes.IndexByte(line, 0) >= 0 {
-			bin = true
-		}
-		if bin {
-			k := r.binarySelects(rec)
-			if k == 0 {
-				return nil
-			}
-			count += k
-			r.selected = true
-			switch {
-			case r.quiet:
-				return errGrepDone
-			case r.count:
-				return nil
-			}
-			binMatch = true
-			return errGrepBinary
-		}
-		if r.m.match(line) == r.invert {
-			return nil
-		}
-		count++
-		r.selected = true
-		switch {
-		case r.quiet:
-			return errGrepDone
-		case r.count:
-			return nil
-		case r.only:
-			if r.invert {
-				return nil
-			}
-			r.spans = r.m.find(line, r.spans[:0])
-			for _, s := range r.spans {
-				r.buf = r.prefix(label, n)
-				r.buf = append(append(r.buf, line[s[0]:s[1]]...), '\n')
-				if err := r.out.Write(r.buf); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		r.buf = append(r.prefix(label, n), line...)
-		r.buf = append(r.buf, '\n')
-		return r.out.Write(r.buf)
-	}
-	// Until grepBinaryProbe bytes are read, records wait in ahead: a NUL
-	// among them makes the input binary from its first line.
-	size := 0
-	flush := func() error {
-		probing = false
-		for _, rec := range ahead {
-			if err := line(rec); err != nil {
-				return err
-			}
-		}
-		ahead = nil
-		return nil
-	}
-	var err error
-	if bin {
-		err = flush()
-	}
-	if err == nil {
-		err = eachRecord(ctx, r.env, p, name, func(rec []byte) error {
-			if !probing {
-				return line(rec)
-			}
-			ahead = append(ahead, bytes.Clone(rec))
-			size += len(rec)
-			if bytes.IndexByte(rec, 0) >= 0 {
-				bin = true
-				return flush()
-			}
-			if size >= grepBinaryProbe {
-				return flush()
-			}
-			return nil
-		})
-	}
-	fe, isFile := err.(*fileError)
-	if probing && (err == nil || isFile && !fe.atOpen) {
-		// The input ended (or failed part way) within the probe.
-		if ferr := flush(); ferr != nil {
-			err = ferr
-		}
-	}
-	if err == errGrepBinary {
-		// GNU stops reading binary input at its first selected line.
-		err = nil
-	}
-	if binMatch {
-		binaryMatches(r.env, label)
-	}
-	fe, isFile = err.(*fileError)
-	if r.count && (err == nil || isFile && !fe.atOpen) {
-		// GNU counts what it read, even of a file that failed part way.
-		r.buf = r.buf[:0]
-		if r.label {
-			r.buf = append(append(r.buf, label...), ':')
-		}
-		r.buf = append(strconv.AppendInt(r.buf, int64(count), 10), '\n')
-		if werr := r.out.Write(r.buf); werr != nil {
-			return werr
-		}
-	}
-	return err
-}
-
-// prefix starts an output line in r.buf: "FILE:" and "N:" as asked.
-func (r *grepRun) prefix(label string, n int) []byte {
-	b := r.buf[:0]
-	if r.label {
-		b = append(append(b, label...), ':')
-	}
-	if r.number {
-		b = append(strconv.AppendInt(b, int64(n), 10), ':')
-	}
-	return b
-}
-
-// grepMatcher finds a pattern in a line (without its '\n'). Neither method
-// keeps line.
-type grepMatcher interface {
-	match(line []byte) bool
-	// find appends to dst the non-empty matches of line, leftmost-longest
-	// and not overlapping, as [start, end) offsets.
-	find(line []byte, dst [][2]int) [][2]int
-}
-
-// grepLiteral matches fixed strings; with fold, the strings are in lower
-// case and match ASCII letters of either case.
-type grepLiteral struct {
-	pats [][]byte
-	fold bool
-}
-
-func (l *grepLiteral) index(s, pat []byte) int {
-	if l.fold {
-		return posixre.IndexFold(s, pat)
-	}
-	return bytes.Index(s, pat)
-}
-
-// seekable reports whether seek may stand for match on a whole buffer:
-// no pattern is empty (which matches every line).
-func (l *grepLiteral) seekable() bool {
-	for _, p := range l.pats {
-		if len(p) == 0 {
-			return false
-		}
-	}
-	return len(l.pats) > 0
-}
-
-// seek returns the offset of the first match of any pattern in data, many
-// lines back to back, or -1. No pattern holds '\n', so a match lies inside
-// one line. With several patterns, data is searched a window at a time, so
-// that a rare pattern is not searched to the end for each match of a
-// frequent one.
-func (l *grepLiteral) seek(data []byte) int {
-	if len(l.pats) == 1 {
-		return l.index(data, l.pats[0])
-	}
-	const window = 16 << 10
-	longest := 0
-	for _, p := range l.pats {
-		longest = max(longest, len(p))
-	}
-	for s := 0; s < len(data); s += window {
-		w := data[s:min(len(data), s+window+longest-1)]
-		best := -1
-		for _, p := range l.pats {
-			if best >= 0 {
-				// Only a match before the best so far matters.
-				w = w[:min(len(w), best+len(p)-1)]
-			}
-			if i := l.index(w, p); i >= 0 && (best < 0 || i < best) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			return s + best
-		}
-	}
-	return -1
-}
-
-func (l *grepLiteral) match(line []byte) bool {
-	for _, p := range l.pats {
-		if l.index(line, p) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func (l *grepLiteral) find(line []byte, dst [][2]int) [][2]int {
-	for pos := 0; pos <= len(line); {
-		start, size := -1, 0
-		for _, p := range l.pats {
-			i := l.index(line[pos:], p)
-			if i < 0 {
-				continue
-			}
-			if start < 0 || pos+i < start || pos+i == start && len(p) > size {
-				start, size = pos+i, len(p)
-			}
-		}
-		switch {
-		case start < 0:
-			return dst
-		case size == 0:
-			// An empty pattern matches everywhere but shows nothing.
-			pos = start + 1
-		default:
-			dst = append(dst, [2]int{start, start + size})
-			pos = start + size
-		}
-	}
-	return dst
-}
-
-// grepRegex matches a regexp, searching first for the strings it needs.
-type grepRegex struct {
-	*posixre.Matcher
-	longest *regexp.Regexp // the same, leftmost-longest, for find
-}
-
-func (g *grepRegex) match(line []byte) bool { return g.Match(line) }
-
-func (g *grepRegex) find(line []byte, dst [][2]int) [][2]int {
-	if !g.MayMatch(line) {
-		return dst
-	}
-	for _, m := range g.longest.FindAllIndex(line, -1) {
-		if m[1] > m[0] {
-			dst = append(dst, [2]int{m[0], m[1]})
-		}
-	}
-	return dst
-}

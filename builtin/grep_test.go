@@ -236,10 +236,6 @@ func TestGrepMessages(t *testing.T) {
 		{"grep", "--nope", "a"},
 		{"grep", "-e"},
 	})
-	got := runBuiltin(t, dir, []string{"grep", "\\(a\\)\\1"}, "")
-	if got.code != 2 || !strings.Contains(got.err, "back-references") {
-		t.Errorf("back-reference: status %d, %q", got.code, got.err)
-	}
 }
 
 // poolKeeps reports whether sync.Pool keeps what is put in it. Go's regexp

@@ -65,7 +65,7 @@ func headNew(env *Env, args []string) (*Cmd, error) {
 		}
 		args = args[1:]
 	}
-	names, err := getopt{cmd: "head", shorts: "qvn:c:"}.parse(args, func(c byte, arg string) error {
+	names, err := getopt{cmd: "head", shorts: "qvn:c:", longs: headTailLongs}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'q':
 			h.headers = -1
@@ -93,6 +93,15 @@ func headNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: h.run, Spills: h.elide && h.n > 0}, nil
+}
+
+// headTailLongs are the long options head and tail share.
+var headTailLongs = []longOpt{
+	{name: "lines", short: 'n', hasArg: true},
+	{name: "bytes", short: 'c', hasArg: true},
+	{name: "quiet", short: 'q'},
+	{name: "silent", short: 'q'},
+	{name: "verbose", short: 'v'},
 }
 
 func headIsDigit(c byte) bool { return '0' <= c && c <= '9' }

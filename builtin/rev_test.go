@@ -3,7 +3,7 @@ package builtin_test
 import "testing"
 
 // util-linux rev works on characters, and in the C locale rejects bytes
-// past ASCII; the cases stay within ASCII (without NUL, at which it stops).
+// past ASCII; the cases stay within ASCII.
 func TestRevSameAsGNU(t *testing.T) {
 	dir := filesFixture(t)
 	filesSameAsGNU(t, dir, []filesCase{
@@ -21,9 +21,23 @@ func TestRevSameAsGNU(t *testing.T) {
 	})
 }
 
+// A NUL cuts what util-linux rev reads of a line short; the line goes on
+// with the next read.
+func TestRevNUL(t *testing.T) {
+	dir := filesFixture(t)
+	filesSameAsGNU(t, dir, []filesCase{
+		filesC("rev", "ab\x00cd\nxy\n"),
+		filesC("rev", "ab\x00cd"),
+		filesC("rev", "\x00\nq\x00\x00r\n"),
+		filesC("rev", "a\x00\nb\x00\nc\n"),
+		filesC("rev", "x\x00y\n\n"),
+		filesC("rev - f2", "ab\x00cd"),
+	})
+}
+
 func TestRevBytes(t *testing.T) {
-	got := runBuiltin(t, "", []string{"rev"}, "a\x00b\xc3\xa9\nz")
-	if want := "\xa9\xc3b\x00a\nz"; got.out != want || got.code != 0 {
+	got := runBuiltin(t, "", []string{"rev"}, "ab\xc3\xa9\nz")
+	if want := "\xa9\xc3ba\nz"; got.out != want || got.code != 0 {
 		t.Errorf("rev: %+v, want %q", got, want)
 	}
 	filesSameUsage(t, []filesCase{filesC("rev -x", "")})

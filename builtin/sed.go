@@ -1,24 +1,32 @@
 package builtin
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/internal/sedlang"
+	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 )
 
 func init() {
 	register(&Spec{
 		Name:  "sed",
-		Usage: "sed [-n] [-E|-r] [-e SCRIPT]... [SCRIPT] [FILE]...",
-		Help: "Edit a stream of lines with a script of commands separated by ';' or " +
-			"newlines: s/RE/REPL/[gpNI], y/SRC/DST/, p, d, q [CODE], Q [CODE], = and " +
-			"{ ... } blocks, each with an optional address (N, $, /RE/, \\cREc, " +
-			"FIRST~STEP) or range (A,B with B also +N or ~N; 0,/RE/), negated by !. " +
-			"-n prints only what the script prints; -E uses extended regular expressions.",
+		Usage: "sed [-nEsz] [-i[SUFFIX]] [-l N] [-e SCRIPT]... [-f FILE]... [SCRIPT] [FILE]...",
+		Help: "Edit a stream of lines with a script, as GNU sed 4.9 does: every command " +
+			"but e (s, y, p, P, d, D, n, N, g, G, h, H, x, b, t, T, :, a, i, c, r, R, w, W, " +
+			"=, l, q, Q, z, F, { }), addresses N, $, /RE/[IM], \\cREc, FIRST~STEP, ranges " +
+			"A,B with B also +N or ~N, 0,/RE/, negated by !. -n prints only what the script " +
+			"prints; -E extended regexes; -s separate files; -i[SUFFIX] edits files in " +
+			"place (keeping a backup with SUFFIX); -z NUL-separated lines; -l N wraps l.",
 		New: newSed,
 	})
 }
@@ -28,49 +36,57 @@ var sedLongs = []longOpt{
 	{"silent", 'n', false},
 	{"regexp-extended", 'E', false},
 	{"expression", 'e', true},
+	{"file", 'f', true},
+	{"separate", 's', false},
+	{"null-data", 'z', false},
+	{"zero-terminated", 'z', false},
+	{"line-length", 'l', true},
+	{"unbuffered", 'u', false},
+	{"binary", 'b', false},
+	{"sandbox", 'S', false},
+	{"posix", 'P', false},
+	{"debug", 'D', false},
+	{"follow-symlinks", 'F', false},
+	{"help", 'H', false},
+	{"version", 'V', false},
+}
+
+// sedConfig is a sed command line, parsed.
+type sedConfig struct {
+	pieces   []sedlang.Piece
+	o        sedlang.Options
+	separate bool
+	inPlace  bool
+	suffix   string // -i's backup suffix
+	files    []string
 }
 
 func newSed(env *Env, args []string) (*Cmd, error) {
-	var pieces []string
-	quiet, ere := false, false
-	operands, err := getopt{cmd: "sed", shorts: "nErsiuze:", longs: sedLongs}.parse(args, func(c byte, arg string) error {
-		switch c {
-		case 'n':
-			quiet = true
-		case 'E', 'r':
-			ere = true
-		case 'e':
-			pieces = append(pieces, arg)
-		case 's', 'i', 'z':
-			// Separate files, editing in place and NUL-separated lines.
-			return usagef("sed", "option -%c is not supported", c)
-		case 'u':
-			// Unbuffered: output flows a line at a time anyway when input
-			// does.
-		}
-		return nil
-	})
+	cfg, err := sedOptions(env, args)
 	if err != nil {
 		return nil, err
 	}
-	if pieces == nil {
-		if len(operands) == 0 {
-			return nil, usagef("sed", "no script; usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...")
-		}
-		pieces = []string{operands[0]}
-		operands = operands[1:]
-	}
-	sc, err := sedlang.Parse(pieces, sedlang.Options{Extended: ere, Quiet: quiet})
+	sc, err := sedlang.Parse(cfg.pieces, cfg.o)
 	if err != nil {
+		var se *sedlang.Error
+		if errors.As(err, &se) && se.Unsupported {
+			return nil, sedRefuse("%s", se)
+		}
 		return nil, usagef("sed", "%s", err)
 	}
-	reads, err := env.edgeOperands("sed", operands)
+	if cfg.inPlace && len(cfg.files) == 0 {
+		return nil, usagef("sed", "no input files")
+	}
+	reads, err := env.edgeOperands("sed", cfg.files)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cmd{Name: "sed", ReadsInput: readsInput(operands), Reads: reads}
-	if len(operands) == 0 && !sc.Quits() {
-		r := sedlang.NewRun(sc)
+	c := &Cmd{Name: "sed", ReadsInput: readsInput(cfg.files) && !cfg.inPlace, Reads: reads}
+	if len(cfg.files) == 0 && !sc.Quits() && !sc.UsesFiles() && !sc.Loops() && !cfg.o.NullData {
+		// The per-record form, which the fused policy can jam with its
+		// neighbours. A script that loops needs the general form, whose
+		// context can stop it.
+		r := sedlang.NewRun(sc, sedlang.IO{MaxSpace: sedMaxSpace})
 		c.Rec = &task.PerRecord{
 			Start: func(task.Emit) error { r.Reset(); return nil },
 			Each: func(rec []byte, emit task.Emit) error {
@@ -80,50 +96,305 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 		}
 		return c, nil
 	}
-	files := operands
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
 	c.Fn = func(ctx context.Context, p *buffer.Ports) error {
-		r := sedlang.NewRun(sc)
-		emit := task.Emit(p.Out(0).Write)
-		failed := false
-		for _, name := range files {
-			err := eachRecord(ctx, env, p, name, func(rec []byte) error {
-				if err := sedWarn(env, r.Line(rec, emit)); err != nil {
-					return err
-				}
-				if r.Done() {
-					return errSedQuit
-				}
-				return nil
-			})
-			if err == errSedQuit {
-				break
-			}
-			if fe, ok := err.(*fileError); ok {
-				shown := fe.name
-				if fe.atOpen {
-					shown = "can't read " + shown
-				}
-				warnFile(env, "sed", shown, fe.err)
-				failed = true
-				continue
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if err := sedEnd(env, r, emit); err != nil {
-			return err // an error, or q's exit status
-		}
-		if failed {
-			return task.Exit(2)
-		}
-		return nil
+		return sedFiles(ctx, env, p, sc, cfg)
 	}
 	return c, nil
 }
+
+// sedRefuse is a script or option GNU sed runs and this builtin does not.
+// It is a usage error until the runner can hand such a command to the
+// system's sed; that hand-over is to replace this one function.
+func sedRefuse(format string, args ...any) error {
+	return usagef("sed", format, args...)
+}
+
+// sedOptions parses sed's command line. -i takes its suffix only attached
+// (-i.bak, --in-place=.bak), which getopt does not do: it is taken out of
+// the line first.
+func sedOptions(env *Env, args []string) (*sedConfig, error) {
+	cfg := &sedConfig{}
+	args, inPlace, suffix := sedInPlace(args)
+	cfg.inPlace, cfg.suffix = inPlace, suffix
+	exprs := false
+	operands, err := getopt{cmd: "sed", shorts: "nErsuzbe:f:l:", longs: sedLongs}.parse(args, func(c byte, arg string) error {
+		switch c {
+		case 'n':
+			cfg.o.Quiet = true
+		case 'E', 'r':
+			cfg.o.Extended = true
+		case 'e':
+			cfg.pieces = append(cfg.pieces, sedlang.Piece{Text: arg})
+			exprs = true
+		case 'f':
+			if arg == "-" {
+				return sedRefuse("a script read from the standard input (-f -) is not supported")
+			}
+			text, err := readScript(env, arg)
+			if err != nil {
+				return usagef("sed", "couldn't open file %s: %s", arg, errText(err))
+			}
+			cfg.pieces = append(cfg.pieces, sedlang.Piece{Text: text, File: arg})
+			exprs = true
+		case 's':
+			cfg.separate = true
+		case 'z':
+			cfg.o.NullData = true
+		case 'l':
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 0 {
+				return usagef("sed", "invalid line length: %s", arg)
+			}
+			cfg.o.LineWrap = n
+			if n == 0 {
+				cfg.o.LineWrap = -1
+			}
+		case 'S':
+			cfg.o.Sandbox = true
+		case 'u', 'b':
+			// Unbuffered: output flows a line at a time anyway when input
+			// does. Binary: no text mode to leave on this system.
+		case 'P':
+			return sedRefuse("--posix is not supported")
+		case 'D':
+			return sedRefuse("--debug is not supported")
+		case 'F':
+			return sedRefuse("--follow-symlinks is not supported")
+		case 'H':
+			return sedRefuse("--help is not supported")
+		case 'V':
+			return sedRefuse("--version is not supported")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !exprs {
+		if len(operands) == 0 {
+			return nil, usagef("sed", "no script; usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...")
+		}
+		cfg.pieces = []sedlang.Piece{{Text: operands[0]}}
+		operands = operands[1:]
+	}
+	cfg.files = operands
+	if cfg.inPlace {
+		cfg.separate = true
+	}
+	return cfg, nil
+}
+
+// sedInPlace takes -i[SUFFIX] and --in-place[=SUFFIX] out of args. In a
+// cluster, -i takes the rest as its suffix (-ni.bak; -in is a suffix of
+// "n"), as GNU's optional argument does; an option that takes an
+// argument (-e, -f, -l) ends the look at its cluster and may take the
+// next word.
+func sedInPlace(args []string) (rest []string, inPlace bool, suffix string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(rest, args[i:]...), inPlace, suffix
+		case strings.HasPrefix(a, "--"):
+			name, arg, hasArg := strings.Cut(a[2:], "=")
+			if name != "" && strings.HasPrefix("in-place", name) {
+				inPlace, suffix = true, ""
+				if hasArg {
+					suffix = arg
+				}
+				continue
+			}
+			rest = append(rest, a)
+			if !hasArg && name != "" && i+1 < len(args) &&
+				(strings.HasPrefix("expression", name) || strings.HasPrefix("line-length", name) ||
+					strings.HasPrefix("file", name) && !strings.HasPrefix("follow-symlinks", name)) {
+				i++
+				rest = append(rest, args[i])
+			}
+		case len(a) > 1 && a[0] == '-':
+			j := 1
+			for ; j < len(a); j++ {
+				if a[j] == 'i' || strings.IndexByte("efl", a[j]) >= 0 {
+					break
+				}
+			}
+			switch {
+			case j == len(a):
+				rest = append(rest, a)
+			case a[j] == 'i':
+				inPlace, suffix = true, a[j+1:]
+				if j > 1 {
+					rest = append(rest, a[:j])
+				}
+			default:
+				rest = append(rest, a)
+				if j == len(a)-1 && i+1 < len(args) {
+					i++
+					rest = append(rest, args[i])
+				}
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return rest, inPlace, suffix
+}
+
+// readScript reads a -f file.
+func readScript(env *Env, name string) (string, error) {
+	rc, err := env.open(name)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	return string(b), err
+}
+
+// sedFiles is sed's general form: FILE operands, files the script reads
+// or writes, -s, -i and -z.
+func sedFiles(ctx context.Context, env *Env, p *buffer.Ports, sc *sedlang.Script, cfg *sedConfig) error {
+	out := task.Emit(p.Out(0).Write)
+	sio := sedlang.IO{
+		Open:     env.open,
+		Create:   func(name string) (io.WriteCloser, error) { return env.create(name, false) },
+		Stderr:   env.stderr(),
+		Stop:     ctx.Err,
+		MaxSpace: min(p.MaxRecord(), sedMaxSpace),
+	}
+	if cfg.inPlace {
+		sio.Stdout = out
+	}
+	r := sedlang.NewRun(sc, sio)
+	defer r.Close()
+	if err := r.Start(); err != nil {
+		fmt.Fprintf(env.stderr(), "sed: %s\n", sedErrText(err))
+		return task.Exit(4)
+	}
+	files := cfg.files
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	failed := false
+	for _, name := range files {
+		emit := out
+		var edit *inPlaceFile
+		if cfg.inPlace {
+			var err error
+			if edit, err = openInPlace(env, name); err != nil {
+				fmt.Fprintf(env.stderr(), "sed: %s\n", err)
+				failed = true
+				continue
+			}
+			emit = edit.write
+		}
+		r.SetFile(name)
+		err := sedRead(ctx, env, p, name, cfg.o.NullData, func(rec []byte) error {
+			if err := sedWarn(env, r.Line(rec, emit)); err != nil {
+				return err
+			}
+			if r.Done() {
+				return errSedQuit
+			}
+			return nil
+		})
+		if fe, ok := err.(*fileError); ok {
+			shown := fe.name
+			if fe.atOpen {
+				shown = "can't read " + shown
+			}
+			warnFile(env, "sed", shown, fe.err)
+			failed = true
+			err = nil
+		}
+		if err != nil && err != errSedQuit {
+			edit.abort()
+			return err
+		}
+		if cfg.separate {
+			if err := sedWarn(env, r.EndFile(emit, cfg.inPlace)); err != nil {
+				edit.abort()
+				return err
+			}
+		}
+		if err := edit.commit(cfg.suffix); err != nil {
+			fmt.Fprintf(env.stderr(), "sed: %s\n", err)
+			return task.Exit(4)
+		}
+		if r.Done() {
+			break
+		}
+	}
+	if err := sedEnd(env, r, out); err != nil {
+		return err // an error, or q's exit status
+	}
+	if err := r.Close(); err != nil {
+		fmt.Fprintf(env.stderr(), "sed: couldn't close file: %s\n", errText(err))
+		return task.Exit(4)
+	}
+	if failed {
+		return task.Exit(2)
+	}
+	return nil
+}
+
+// sedRead calls fn on each line of operand name: newline-ended records,
+// or with -z NUL-ended ones, cut from the bytes of the file or port.
+func sedRead(ctx context.Context, env *Env, p *buffer.Ports, name string, nul bool, fn func([]byte) error) error {
+	if !nul {
+		return eachRecord(ctx, env, p, name, fn)
+	}
+	src, err := openOperand(env, p, name)
+	if err != nil {
+		return &fileError{name: name, err: err, atOpen: true}
+	}
+	defer src.Close()
+	var rd io.Reader = src.rc
+	if in := src.Port(); in != nil {
+		rd = &portBytes{in: in}
+	}
+	sc := record.NewScanner(rd, record.NUL, p.MaxRecord())
+	for sc.Scan() {
+		if err := fn(sc.Record()); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if isErrno(err) {
+			return &fileError{name: name, err: err}
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// portBytes reads the records of an input port as one byte stream, for
+// sed -z, which cuts it at NUL bytes instead.
+type portBytes struct {
+	in  *buffer.Input
+	buf []byte
+}
+
+func (r *portBytes) Read(b []byte) (int, error) {
+	for len(r.buf) == 0 {
+		data, err := r.in.ReadBytes()
+		if err != nil {
+			return 0, err
+		}
+		r.buf = data
+	}
+	n := copy(b, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// sedMaxSpace is the most a pattern or hold space may hold, as the
+// longest record a task holds whole: a script that doubles its hold space
+// on every line fails with a message instead of taking all the memory.
+const sedMaxSpace = buffer.DefaultMaxRecord
 
 // errSedQuit stops the reading loop after q or Q.
 var errSedQuit = errors.New("sed: quit")
@@ -152,4 +423,103 @@ func sedEnd(env *Env, r *sedlang.Run, emit task.Emit) error {
 		return task.Exit(code)
 	}
 	return nil
+}
+
+// sedErrText words an error of Run.Start as GNU does.
+func sedErrText(err error) string {
+	msg := err.Error()
+	if u := errors.Unwrap(err); u != nil {
+		msg = strings.TrimSuffix(msg, u.Error()) + errText(u)
+	}
+	return msg
+}
+
+// inPlaceFile is a file sed -i edits. The output goes to a temporary file
+// in the same directory, which takes the file's name (rename) once the
+// file has been read to its end: until then the file is whole, and it
+// stays so if anything fails. A nil *inPlaceFile is valid and does
+// nothing, for a run that does not edit in place.
+type inPlaceFile struct {
+	path string
+	tmp  *os.File
+	bw   *bufio.Writer
+}
+
+// openInPlace starts editing operand name, which must be a regular file.
+func openInPlace(env *Env, name string) (*inPlaceFile, error) {
+	path := name
+	if env != nil && env.Dir != "" && !filepath.IsAbs(name) {
+		path = filepath.Join(env.Dir, name)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("can't read %s: %s", name, errText(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("couldn't edit %s: not a regular file", quote(name))
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "sed")
+	if err != nil {
+		return nil, fmt.Errorf("couldn't open temporary file %s: %s", filepath.Join(filepath.Dir(name), "sedXXXXXX"), errText(err))
+	}
+	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("couldn't edit %s: %s", quote(name), errText(err))
+	}
+	return &inPlaceFile{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 64<<10)}, nil
+}
+
+func (f *inPlaceFile) write(rec []byte) error {
+	_, err := f.bw.Write(rec)
+	return err
+}
+
+// commit puts the edited text in the file's place, after keeping the
+// original under the backup name suffix makes, if any: each '*' in it is
+// the file's name, and a suffix without one is added to the name.
+func (f *inPlaceFile) commit(suffix string) error {
+	if f == nil {
+		return nil
+	}
+	err := f.bw.Flush()
+	if err == nil {
+		err = f.tmp.Sync()
+	}
+	if cerr := f.tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && suffix != "" {
+		err = os.Rename(f.path, backupName(f.path, suffix))
+	}
+	if err == nil {
+		err = os.Rename(f.tmp.Name(), f.path)
+	}
+	if err != nil {
+		os.Remove(f.tmp.Name())
+		return fmt.Errorf("couldn't edit %s: %s", quote(f.path), errText(err))
+	}
+	return nil
+}
+
+// abort drops the edit: the file stays as it was.
+func (f *inPlaceFile) abort() {
+	if f == nil {
+		return
+	}
+	f.tmp.Close()
+	os.Remove(f.tmp.Name())
+}
+
+// backupName is the name sed -i keeps the original of path under.
+func backupName(path, suffix string) string {
+	if !strings.Contains(suffix, "*") {
+		return path + suffix
+	}
+	dir, base := filepath.Split(path)
+	name := strings.ReplaceAll(suffix, "*", base)
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(dir, name)
 }

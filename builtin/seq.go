@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -12,10 +13,12 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "seq",
-		Usage: "seq [FIRST [INCR]] LAST",
+		Usage: "seq [-w] [-f FORMAT] [-s SEP] [FIRST [INCR]] LAST",
 		Help: "Write the numbers from FIRST (default 1) to LAST by INCR (default 1), one a " +
 			"line. Decimal numbers (1.5, -.5, 2e3) are printed with as many decimals as " +
-			"FIRST or INCR has; arithmetic is exact.",
+			"FIRST or INCR has; arithmetic is exact. -w pads with zeros to equal width, -s SEP " +
+			"separates the numbers with SEP instead of a newline, -f FORMAT prints each " +
+			"with a printf %e, %f or %g conversion.",
 		New: seqNew,
 	})
 }
@@ -30,29 +33,65 @@ type seqNumber struct {
 	prec  int  // decimals GNU prints for it: max(0, scale)
 }
 
+// seqOptions are seq's options: -f FORMAT, -s SEP, -w.
+type seqOptions struct {
+	format    string
+	hasFormat bool // -f given, maybe empty
+	sep       string
+	equal     bool
+}
+
+var seqLongs = []longOpt{
+	{name: "format", short: 'f', hasArg: true},
+	{name: "separator", short: 's', hasArg: true},
+	{name: "equal-width", short: 'w'},
+}
+
 func seqNew(env *Env, args []string) (*Cmd, error) {
 	// Like GNU seq, stop at the first operand, and take "-1" or "-.5" for
 	// a (negative) operand rather than an option.
-	var operands []string
-	for i, a := range args {
-		if a == "--" {
-			operands = args[i+1:]
+	end := 0
+	for end < len(args) {
+		a := args[end]
+		if a == "--" || len(a) < 2 || a[0] != '-' || a[1] == '.' || headIsDigit(a[1]) {
 			break
 		}
-		if len(a) > 1 && a[0] == '-' && a[1] != '.' && !headIsDigit(a[1]) {
-			if strings.HasPrefix(a, "--") {
-				return nil, usagef("seq", "unrecognized option '%s'", a)
-			}
-			return nil, usagef("seq", "invalid option -- '%c'", a[1])
+		end++
+		if a == "-f" || a == "-s" || a == "--format" || a == "--separator" {
+			end++ // its argument, whatever it looks like
 		}
-		operands = args[i:]
-		break
+	}
+	o := seqOptions{sep: "\n"}
+	opts, err := getopt{cmd: "seq", shorts: "f:s:w", longs: seqLongs}.parse(args[:min(end, len(args))], func(c byte, arg string) error {
+		switch c {
+		case 'f':
+			o.format, o.hasFormat = arg, true
+		case 's':
+			o.sep = arg
+		case 'w':
+			o.equal = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	operands := append(opts, args[min(end, len(args)):]...)
+	if len(operands) > 0 && operands[0] == "--" {
+		operands = operands[1:]
 	}
 	switch {
 	case len(operands) == 0:
-		return nil, usagef("seq", "missing operand")
+		return nil, usageTryf("seq", "missing operand")
 	case len(operands) > 3:
-		return nil, usagef("seq", "extra operand '%s'", operands[3])
+		return nil, usageTryf("seq", "extra operand '%s'", operands[3])
+	case o.hasFormat && o.equal:
+		return nil, usageTryf("seq", "format string may not be specified when printing equal width strings")
+	}
+	if o.hasFormat {
+		if _, _, err := seqVerb(o.format); err != nil {
+			return nil, err
+		}
 	}
 	nums := make([]seqNumber, len(operands))
 	for i, s := range operands {
@@ -71,9 +110,80 @@ func seqNew(env *Env, args []string) (*Cmd, error) {
 		first, incr = nums[0], nums[1]
 	}
 	if incr.coef.Sign() == 0 {
-		return nil, usagef("seq", "invalid Zero increment value: '%s'", operands[1])
+		return nil, usageTryf("seq", "invalid Zero increment value: '%s'", operands[1])
 	}
-	return &Cmd{Fn: seqRun(first, incr, last)}, nil
+	width := 0
+	if o.equal {
+		for i, s := range operands {
+			if strings.ContainsAny(s, "eE") {
+				return nil, unsupportedf("seq", "-w with an exponent")
+			}
+			if len(nums) == 3 && i == 1 {
+				continue
+			}
+			width = max(width, seqWidth(s, nums[i], max(first.prec, incr.prec)))
+		}
+	}
+	return &Cmd{Fn: seqRun(first, incr, last, o, width)}, nil
+}
+
+// seqWidth is how wide -w prints the operand s, at prec decimals: as GNU
+// seq reckons it, from the operand as written ("001" is 3 wide).
+func seqWidth(s string, n seqNumber, prec int) int {
+	s = strings.TrimLeft(s, " \t\n\v\f\r+")
+	w := len(s) + prec - n.prec
+	switch {
+	case n.prec > 0 && prec == 0:
+		w-- // no '.'
+	case n.prec == 0 && prec > 0:
+		w++ // a '.'
+	}
+	return w
+}
+
+// seqVerb checks a -f FORMAT: one conversion of a floating-point number
+// (%e %f %g and their capitals, with flags, width and precision) among
+// other text, %% for a '%'. It returns the text before and after the
+// conversion, with the conversion as Go's fmt spells it in between, as
+// one Go format. A format GNU might take but tpipe does not (%a, %'f) is
+// an *UnsupportedError: the system's seq decides.
+func seqVerb(format string) (goFormat string, found bool, err error) {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 < len(format) && format[i+1] == '%' {
+			b.WriteString("%%")
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ #0", format[j]) >= 0 {
+			j++
+		}
+		for j < len(format) && headIsDigit(format[j]) {
+			j++
+		}
+		if j < len(format) && format[j] == '.' {
+			j++
+			for j < len(format) && headIsDigit(format[j]) {
+				j++
+			}
+		}
+		if j >= len(format) || strings.IndexByte("eEfFgG", format[j]) < 0 || found {
+			return "", false, unsupportedf("seq", "-f %s", format)
+		}
+		b.WriteString(format[i : j+1])
+		found = true
+		i = j
+	}
+	if !found {
+		return "", false, unsupportedf("seq", "-f %s", format)
+	}
+	return b.String(), true, nil
 }
 
 // seqParse parses a decimal number: blanks, an optional sign, digits with
@@ -156,7 +266,7 @@ func seqScaled(n seqNumber, scale int) *big.Int {
 	return p.Mul(p, n.coef)
 }
 
-func seqRun(first, incr, last seqNumber) func(context.Context, *buffer.Ports) error {
+func seqRun(first, incr, last seqNumber, o seqOptions, width int) func(context.Context, *buffer.Ports) error {
 	prec := max(first.prec, incr.prec)
 	scale := max(prec, last.scale, first.scale, incr.scale)
 	f, d, l := seqScaled(first, scale), seqScaled(incr, scale), seqScaled(last, scale)
@@ -164,30 +274,70 @@ func seqRun(first, incr, last seqNumber) func(context.Context, *buffer.Ports) er
 	// at most prec), so the division below is exact.
 	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-prec)), nil)
 	negZero := first.neg && first.coef.Sign() == 0
+	goFormat := ""
+	if o.hasFormat {
+		goFormat, _, _ = seqVerb(o.format)
+	}
 	return func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
-		var line []byte
-		if f.IsInt64() && d.IsInt64() && l.IsInt64() && div.IsInt64() {
+		if !o.hasFormat && o.sep == "\n" && width == 0 && f.IsInt64() && d.IsInt64() && l.IsInt64() && div.IsInt64() {
 			return seqInt64(out, f.Int64(), d.Int64(), l.Int64(), div.Int64(), prec, negZero)
 		}
+		w := &textWriter{out: out}
+		var line, num []byte
 		x, q := new(big.Int).Set(f), new(big.Int)
 		up := d.Sign() > 0
 		for i := 0; ; i++ {
 			if c := x.Cmp(l); up && c > 0 || !up && c < 0 {
-				return nil
+				break
 			}
 			q.Quo(x, div)
-			line = line[:0]
+			num = num[:0]
 			if i == 0 && negZero {
-				line = append(line, '-')
+				num = append(num, '-')
 			}
-			line = seqFormat(line, q.Append(nil, 10), prec)
-			if err := out.Write(line); err != nil {
+			num = seqFormat(num, q.Append(nil, 10), prec)
+			num = num[:len(num)-1] // its '\n'
+			line = line[:0]
+			if i > 0 {
+				line = append(line, o.sep...)
+			}
+			switch {
+			case goFormat != "":
+				v, _ := strconv.ParseFloat(string(num), 64)
+				line = fmt.Appendf(line, goFormat, v)
+			case len(num) < width:
+				line = append(line, seqPad(num, width)...)
+			default:
+				line = append(line, num...)
+			}
+			if err := w.write(line); err != nil {
 				return err
 			}
 			x.Add(x, d)
 		}
+		if w.started {
+			if err := w.write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
+		return w.flush()
 	}
+}
+
+// seqPad pads num with zeros after its sign to width, as printf's %0W.
+func seqPad(num []byte, width int) []byte {
+	sign := 0
+	if len(num) > 0 && num[0] == '-' {
+		sign = 1
+	}
+	pad := width - len(num)
+	out := make([]byte, 0, width)
+	out = append(out, num[:sign]...)
+	for range pad {
+		out = append(out, '0')
+	}
+	return append(out, num[sign:]...)
 }
 
 // seqInt64 is seqRun's loop when every number fits an int64 at the common

@@ -29,6 +29,34 @@ func TestSeqSameAsGNU(t *testing.T) {
 	filesSameAsGNU(t, "", cases)
 }
 
+// -w, -s and -f, against GNU seq.
+func TestSeqOptionsSameAsGNU(t *testing.T) {
+	var cases []filesCase
+	for _, args := range []string{
+		"-w 10", "-w -5 2 5", "-w 1 3 10", "-w 0 1.5", "-w 0.5 2 10", "-w 9 11", "-w -1 1",
+		"-w 1 -1 -10", "-w 001 3", "-w -0 2", "-w 1.0 1.5 4", "-w 5 -1 1", "-w +3 5",
+		"-s, 3", "-s, 0", "-s : 1 0", "-s : 1 1", "--separator=-- 2 5", "-w -s/ 8 11",
+		"-f %05.1f 3", "-f x%gy 0.1 0.1 0.3", "-f %e 2", "-f %g%% 3", "-f %-6.2fX 2",
+		"-f %+g -1 1", "-f %G 1e6 1e6", "-f %.3E 2", "--format=%.2f 1 0.5 2", "-s, -f %.1f 3",
+		"--equal-width 8 10", "-ws, 9 10",
+	} {
+		cases = append(cases, filesC("seq "+args, ""))
+	}
+	cases = append(cases, filesCase{argv: []string{"seq", "-s", "", "3"}}, filesCase{argv: []string{"seq", "-s", ", ", "3"}},
+		filesCase{argv: []string{"seq", "-s", "\n\n", "2"}})
+	filesSameAsGNU(t, "", cases)
+	for _, f := range []string{"%d", "%a", "%g %g", "no conversion", "%'f", "", "%-1.2.3f", "%2..2f"} {
+		if _, err := builtin.New(nil, []string{"seq", "-f", f, "3"}); !isUnsupported(err) {
+			t.Errorf("seq -f %q: %v, want an *UnsupportedError", f, err)
+		}
+	}
+}
+
+func isUnsupported(err error) bool {
+	_, ok := err.(*builtin.UnsupportedError)
+	return ok
+}
+
 func TestSeqErrors(t *testing.T) {
 	filesSameUsage(t, []filesCase{
 		filesC("seq", ""),
@@ -45,6 +73,7 @@ func TestSeqErrors(t *testing.T) {
 		filesC("seq 1 -x", ""),
 		filesC("seq -x", ""),
 		filesC("seq 1 -- 2", ""),
+		filesC("seq -w -f %g 3", ""),
 	})
 	filesSameUsage(t, []filesCase{{argv: []string{"seq", "1 ", "2"}}, {argv: []string{"seq", "", "2"}}})
 }

@@ -1,15 +1,15 @@
 package builtin
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"slices"
+	"runtime"
+	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/record"
@@ -19,52 +19,79 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "sort",
-		Usage: "sort [-bdfinrsu] [-t SEP] [-k POS1[,POS2]]... [FILE]...",
+		Usage: "sort [-bdfghiMnrsuVz] [-c|-C] [-t SEP] [-k POS1[,POS2]]... [-o FILE] [-S SIZE] [-T DIR] [--parallel=N] [FILE]...",
 		Help: "Sort the lines of the FILEs (default the input) bytewise, or by the keys given " +
-			"with -k (POS is FIELD[.CHAR][bdfinr]) on fields split at SEP or, by default, at " +
-			"each run of blanks. -n compares numbers, -r reverses, -u keeps the first of equal " +
-			"lines, -s keeps equal lines in input order. Past Env.SortMemory, sorted runs " +
-			"are spilled to compressed temporary files and merged.",
+			"with -k (POS is FIELD[.CHAR][bdfghiMnrV]) on fields split at SEP or, by default, at " +
+			"each run of blanks. -n compares numbers, -g floating point, -h sizes such as 2K, " +
+			"-M month names, -V version numbers; -r reverses, -u keeps the first of equal " +
+			"lines, -s keeps equal lines in input order, -z ends lines with NUL, -c and -C " +
+			"check the order. Past -S (or --sort-memory), sorted runs are spilled to " +
+			"temporary files and merged.",
 		New: sortNew,
 	})
 }
 
-// sortKey is one -k key, or the whole line with the global options. Fields
-// and characters count from 0.
-type sortKey struct {
-	sword, schar int  // start: field, then character in it
-	eword, echar int  // end: field and character; echar 0 is the field's end
-	hasEnd       bool // POS2 given; else the key runs to the end of the line
-	sblanks      bool // b on POS1: skip blanks before the start character
-	eblanks      bool // b on POS2: skip blanks before the end character
-	numeric      bool // n
-	reverse      bool // r
-	fold         bool // f: compare lowercase letters as uppercase
-	dict         bool // d: ignore all but letters, digits and blanks
-	printable    bool // i: ignore non-printing characters
-}
-
-// ordering reports whether k has an option other than r: a key with none
-// (and no r) takes the global options, as in GNU sort.
-func (k *sortKey) ordering() bool {
-	return k.sblanks || k.eblanks || k.numeric || k.fold || k.dict || k.printable
-}
-
 // sortCmd is a parsed sort command line.
 type sortCmd struct {
-	env     *Env
-	keys    []sortKey
-	global  sortKey
-	unique  bool // -u
-	stable  bool // -s
-	sep     int  // -t: the field separator, or -1 for runs of blanks
-	names   []string
-	lastCmp bool // compare whole lines when the keys tie
+	env      *Env
+	keys     []sortKey
+	global   sortKey
+	unique   bool // -u
+	stable   bool // -s
+	sep      int  // -t: the field separator, or -1 for runs of blanks
+	names    []string
+	lastCmp  bool   // compare whole lines when the keys tie
+	check    byte   // 'c' or 'C': check the order instead of sorting
+	output   string // -o
+	eol      byte   // '\n', or 0 with -z
+	memory   int    // -S in bytes; 0: Env.SortMemory
+	tmpDir   string // -T
+	parallel int    // --parallel, or GOMAXPROCS
 }
 
+// Option letters of long options that have no short form.
+const (
+	sortOptSort     = 1 // --sort=WORD
+	sortOptParallel = 2 // --parallel=N
+)
+
+var sortLongs = []longOpt{
+	{"buffer-size", 'S', true},
+	{"check", 'c', false},
+	{"dictionary-order", 'd', false},
+	{"field-separator", 't', true},
+	{"general-numeric-sort", 'g', false},
+	{"human-numeric-sort", 'h', false},
+	{"ignore-case", 'f', false},
+	{"ignore-leading-blanks", 'b', false},
+	{"ignore-nonprinting", 'i', false},
+	{"key", 'k', true},
+	{"month-sort", 'M', false},
+	{"numeric-sort", 'n', false},
+	{"output", 'o', true},
+	{"parallel", sortOptParallel, true},
+	{"reverse", 'r', false},
+	{"sort", sortOptSort, true},
+	{"stable", 's', false},
+	{"temporary-directory", 'T', true},
+	{"unique", 'u', false},
+	{"version-sort", 'V', false},
+	{"zero-terminated", 'z', false},
+}
+
+// sortWords are the values of --sort=WORD, and the option each stands for.
+var sortWords = []struct {
+	word string
+	opt  byte
+}{{"general-numeric", 'g'}, {"human-numeric", 'h'}, {"month", 'M'}, {"numeric", 'n'}, {"version", 'V'}}
+
 func sortNew(env *Env, args []string) (*Cmd, error) {
-	c := &sortCmd{env: env, sep: -1}
-	names, err := getopt{cmd: "sort", shorts: "bdfinrsuk:t:"}.parse(args, func(o byte, arg string) error {
+	c := &sortCmd{env: env, sep: -1, eol: '\n', parallel: runtime.GOMAXPROCS(0)}
+	args, err := sortCheckArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	names, err := getopt{cmd: "sort", shorts: "bcCdfghiMnrsuVzk:o:S:t:T:", longs: sortLongs}.parse(args, func(o byte, arg string) error {
 		switch o {
 		case 'k':
 			k, err := sortParseKey(arg)
@@ -73,25 +100,48 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 			}
 			c.keys = append(c.keys, k)
 		case 't':
-			sep := -1
-			switch {
-			case arg == "":
-				return usagef("sort", "empty tab")
-			case arg == `\0`:
-				sep = 0
-			case len(arg) > 1:
-				return usagef("sort", "multi-character tab '%s'", arg)
-			default:
-				sep = int(arg[0])
-			}
-			if c.sep >= 0 && c.sep != sep {
-				return usagef("sort", "incompatible tabs")
-			}
-			c.sep = sep
+			return c.setSep(arg)
 		case 's':
 			c.stable = true
 		case 'u':
 			c.unique = true
+		case 'z':
+			c.eol = 0
+		case 'c', 'C':
+			if c.check != 0 && c.check != o {
+				return usagef("sort", "options '-cC' are incompatible")
+			}
+			c.check = o
+		case 'o':
+			if c.output != "" && c.output != arg {
+				return usagef("sort", "multiple output files specified")
+			}
+			c.output = arg
+		case 'S':
+			n, err := sortParseSize(arg)
+			if err != nil {
+				return err
+			}
+			c.memory = max(c.memory, n)
+		case 'T':
+			c.tmpDir = arg
+		case sortOptParallel:
+			n, err := strconv.ParseUint(arg, 10, 64)
+			switch {
+			case err != nil && !errors.Is(err, strconv.ErrRange):
+				return usagef("sort", "invalid --parallel argument '%s'", arg)
+			case n == 0:
+				return usagef("sort", "number in parallel must be nonzero")
+			}
+			c.parallel = int(min(n, 1<<16))
+		case sortOptSort:
+			for _, w := range sortWords {
+				if strings.HasPrefix(w.word, arg) && arg != "" {
+					sortSetOrdering(&c.global, w.opt, true, true)
+					return nil
+				}
+			}
+			return usagef("sort", "invalid argument '%s' for '--sort'", arg)
 		default:
 			sortSetOrdering(&c.global, o, true, true)
 		}
@@ -104,7 +154,7 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 		k := &c.keys[i]
 		if !k.ordering() && !k.reverse {
 			g := c.global
-			k.sblanks, k.eblanks, k.numeric, k.reverse = g.sblanks, g.eblanks, g.numeric, g.reverse
+			k.sblanks, k.eblanks, k.kind, k.kinds, k.reverse = g.sblanks, g.eblanks, g.kind, g.kinds, g.reverse
 			k.fold, k.dict, k.printable = g.fold, g.dict, g.printable
 		}
 		if err := sortCheckKey(k); err != nil {
@@ -117,10 +167,18 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 		if err := sortCheckKey(&c.global); err != nil {
 			return nil, err
 		}
+		if c.global.ordering() {
+			// The global options make a key of the whole line.
+			c.keys = []sortKey{c.global}
+		}
 	}
-	if len(c.keys) == 0 && c.global.ordering() {
-		// The global options make a key of the whole line.
-		c.keys = []sortKey{c.global}
+	if c.check != 0 {
+		switch {
+		case c.output != "":
+			return nil, usagef("sort", "options '-%co' are incompatible", c.check)
+		case len(names) > 1:
+			return nil, usagef("sort", "extra operand '%s' not allowed with -%c", names[1], c.check)
+		}
 	}
 	c.lastCmp = !c.unique && !c.stable
 	c.names = names
@@ -128,7 +186,89 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run, Spills: true}, nil
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run, Spills: c.check == 0,
+		TakesCut: c.check == 0 && !c.unique && c.output == ""}, nil
+}
+
+// setSep sets the -t separator.
+func (c *sortCmd) setSep(arg string) error {
+	sep := -1
+	switch {
+	case arg == "":
+		return usagef("sort", "empty tab")
+	case arg == `\0`:
+		sep = 0
+	case len(arg) > 1:
+		return usagef("sort", "multi-character tab '%s'", arg)
+	default:
+		sep = int(arg[0])
+	}
+	if c.sep >= 0 && c.sep != sep {
+		return usagef("sort", "incompatible tabs")
+	}
+	c.sep = sep
+	return nil
+}
+
+// sortCheckArgs rewrites --check=WHAT, whose argument is optional (which
+// getopt does not do), as -c or -C. WHAT may be abbreviated, as the name.
+func sortCheckArgs(args []string) ([]string, error) {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...), nil
+		}
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") || !hasVal || len(name) < 2 || !strings.HasPrefix("check", name) {
+			out = append(out, a)
+			continue
+		}
+		switch {
+		case val != "" && (strings.HasPrefix("quiet", val) || strings.HasPrefix("silent", val)):
+			out = append(out, "-C")
+		case val != "" && strings.HasPrefix("diagnose-first", val):
+			out = append(out, "-c")
+		default:
+			return nil, usagef("sort", "invalid argument '%s' for '--check'", val)
+		}
+	}
+	return out, nil
+}
+
+// sortParseSize parses -S SIZE as GNU sort does: a number of KiB, or of
+// bytes with b, or with a suffix K, M, G, T, P, E, Z, Y, R, Q (k, m, g, t
+// too) of 1024 to a power, or % of the machine's memory.
+func sortParseSize(arg string) (int, error) {
+	i := 0
+	for i < len(arg) && sortIsDigit(arg[i]) {
+		i++
+	}
+	bad := func() (int, error) { return 0, usagef("sort", "invalid -S argument '%s'", arg) }
+	if i == 0 {
+		return bad()
+	}
+	n, err := strconv.ParseUint(arg[:i], 10, 64)
+	if err != nil {
+		return 0, usagef("sort", "-S argument '%s' too large", arg)
+	}
+	mul := 1.0
+	switch suf := arg[i:]; {
+	case suf == "":
+		mul = 1024
+	case suf == "b":
+	case suf == "%":
+		mul = float64(sortPhysicalMemory()) / 100
+	case len(suf) == 1 && strings.Contains("kKmMgGtTpPeEzZyYrRqQ", suf):
+		p := strings.IndexByte("KMGTPEZYRQ", suf[0]&^0x20) + 1
+		mul = math.Pow(1024, float64(p))
+	default:
+		return 0, usagef("sort", "invalid suffix in -S argument '%s'", arg)
+	}
+	v := float64(n) * mul
+	if v >= math.MaxInt64 {
+		return 0, usagef("sort", "-S argument '%s' too large", arg)
+	}
+	return max(int(v), 64<<10), nil
 }
 
 // sortSetOrdering applies option letter o to k and reports whether it is
@@ -145,8 +285,9 @@ func sortSetOrdering(k *sortKey, o byte, start, end bool) bool {
 		k.fold = true
 	case 'i':
 		k.printable = true
-	case 'n':
-		k.numeric = true
+	case 'n', 'g', 'h', 'M', 'V':
+		kinds := map[byte]sortKind{'n': kindNumeric, 'g': kindGeneral, 'h': kindHuman, 'M': kindMonth, 'V': kindVersion}
+		k.addKind(kinds[o])
 	case 'r':
 		k.reverse = true
 	default:
@@ -155,19 +296,44 @@ func sortSetOrdering(k *sortKey, o byte, start, end bool) bool {
 	return true
 }
 
-// sortCheckKey rejects the option combinations GNU rejects.
+// addKind records an ordering option. A key has one kind; sortCheckKey
+// refuses a second, as GNU does, so it is kept in kinds.
+func (k *sortKey) addKind(kind sortKind) {
+	k.kinds |= 1 << kind
+	k.kind = kind
+}
+
+// sortCheckKey rejects the option combinations GNU rejects: two of -n,
+// -g, -h, -M and one of -V, -d, -i.
 func sortCheckKey(k *sortKey) error {
-	if k.numeric && (k.dict || k.printable) {
-		opts := ""
-		if k.dict {
-			opts += "d"
+	n := 0
+	for _, kind := range []sortKind{kindNumeric, kindGeneral, kindHuman, kindMonth} {
+		if k.kinds&(1<<kind) != 0 {
+			n++
 		}
-		if k.printable {
-			opts += "i"
-		}
-		return usagef("sort", "options '-%sn' are incompatible", opts)
 	}
-	return nil
+	if k.kinds&(1<<kindVersion) != 0 || k.dict || k.printable {
+		n++
+	}
+	if n <= 1 {
+		return nil
+	}
+	// The options in GNU's order, without b and r.
+	opts := ""
+	add := func(on bool, o string) {
+		if on {
+			opts += o
+		}
+	}
+	add(k.dict, "d")
+	add(k.fold, "f")
+	add(k.kinds&(1<<kindGeneral) != 0, "g")
+	add(k.kinds&(1<<kindHuman) != 0, "h")
+	add(k.printable && !k.dict, "i")
+	add(k.kinds&(1<<kindMonth) != 0, "M")
+	add(k.kinds&(1<<kindNumeric) != 0, "n")
+	add(k.kinds&(1<<kindVersion) != 0, "V")
+	return usagef("sort", "options '-%s' are incompatible", opts)
 }
 
 // sortParseKey parses a -k argument:
@@ -175,7 +341,7 @@ func sortCheckKey(k *sortKey) error {
 //	key  = pos1 [ "," pos2 ]
 //	pos1 = field [ "." char ] { opt }    field >= 1, char >= 1
 //	pos2 = field [ "." char ] { opt }    field >= 1, char >= 0 (0: end of field)
-//	opt  = "b" | "d" | "f" | "i" | "n" | "r"
+//	opt  = "b" | "d" | "f" | "g" | "h" | "i" | "M" | "n" | "r" | "V"
 func sortParseKey(spec string) (sortKey, error) {
 	var k sortKey
 	bad := func(why string) (sortKey, error) {
@@ -217,7 +383,7 @@ func sortParseKey(spec string) (sortKey, error) {
 		s = sortOptions(&k, s, false)
 	}
 	if s != "" {
-		if strings.ContainsRune("ghMRV", rune(s[0])) {
+		if s[0] == 'R' {
 			return sortKey{}, usagef("sort", "ordering option '%c' is not supported: '%s'", s[0], spec)
 		}
 		return bad("stray character in field spec")
@@ -241,7 +407,7 @@ func sortCount(s, what string) (int, string, error) {
 	t := strings.TrimLeft(s, " \t\n\v\f\r")
 	t = strings.TrimPrefix(t, "+")
 	i, n := 0, 0
-	for i < len(t) && headIsDigit(t[i]) {
+	for i < len(t) && sortIsDigit(t[i]) {
 		if n <= (math.MaxInt-9)/10 {
 			n = n*10 + int(t[i]-'0')
 		} else {
@@ -255,321 +421,6 @@ func sortCount(s, what string) (int, string, error) {
 	return n, t[i:], nil
 }
 
-// sortBlank is GNU sort's blank in the C locale: space, tab (and newline,
-// which a line never holds).
-func sortBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
-
-// keyStart returns where key k starts in line.
-func (c *sortCmd) keyStart(line []byte, k *sortKey) int {
-	p, n := 0, len(line)
-	if c.sep >= 0 {
-		for w := k.sword; w > 0 && p < n; w-- {
-			i := bytes.IndexByte(line[p:], byte(c.sep))
-			if i < 0 {
-				p = n
-				break
-			}
-			p += i + 1
-		}
-	} else {
-		for w := k.sword; w > 0 && p < n; w-- {
-			for p < n && sortBlank(line[p]) {
-				p++
-			}
-			for p < n && !sortBlank(line[p]) {
-				p++
-			}
-		}
-	}
-	if k.sblanks {
-		for p < n && sortBlank(line[p]) {
-			p++
-		}
-	}
-	if k.schar > n-p {
-		return n
-	}
-	return p + k.schar
-}
-
-// keyEnd returns where key k ends in line (before keyStart if the key is
-// empty).
-func (c *sortCmd) keyEnd(line []byte, k *sortKey) int {
-	n := len(line)
-	if !k.hasEnd {
-		return n
-	}
-	// With no character, the key ends with field eword: skip eword+1
-	// fields, but not the separator after the last one.
-	words := k.eword
-	if k.echar == 0 {
-		words++
-	}
-	p := 0
-	if c.sep >= 0 {
-		for words > 0 && p < n {
-			words--
-			i := bytes.IndexByte(line[p:], byte(c.sep))
-			if i < 0 {
-				p = n
-				break
-			}
-			p += i
-			if words > 0 || k.echar != 0 {
-				p++
-			}
-		}
-	} else {
-		for words > 0 && p < n {
-			words--
-			for p < n && sortBlank(line[p]) {
-				p++
-			}
-			for p < n && !sortBlank(line[p]) {
-				p++
-			}
-		}
-	}
-	if k.echar != 0 {
-		if k.eblanks {
-			for p < n && sortBlank(line[p]) {
-				p++
-			}
-		}
-		if k.echar > n-p {
-			return n
-		}
-		p += k.echar
-	}
-	return p
-}
-
-// compare orders two lines (without '\n'): by the keys in turn, then, when
-// they tie and neither -s nor -u is given, bytewise (reversed by -r).
-func (c *sortCmd) compare(a, b []byte) int {
-	for i := range c.keys {
-		k := &c.keys[i]
-		ka := a[:0]
-		if s := c.keyStart(a, k); s < len(a) {
-			ka = a[s:max(s, c.keyEnd(a, k))]
-		}
-		kb := b[:0]
-		if s := c.keyStart(b, k); s < len(b) {
-			kb = b[s:max(s, c.keyEnd(b, k))]
-		}
-		var d int
-		if k.numeric {
-			d = sortNumCompare(ka, kb)
-		} else {
-			d = sortTextCompare(ka, kb, k)
-		}
-		if d != 0 {
-			if k.reverse {
-				return -d
-			}
-			return d
-		}
-	}
-	if len(c.keys) > 0 && !c.lastCmp {
-		return 0
-	}
-	d := bytes.Compare(a, b)
-	if c.global.reverse {
-		return -d
-	}
-	return d
-}
-
-// sortIgnore tells, for d and i, which bytes a comparison skips.
-var sortIgnore = func() (t [2][256]bool) {
-	for i := range 256 {
-		c := byte(i)
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		t[0][i] = !alnum && !sortBlank(c) // d
-		t[1][i] = c < 0x20 || c >= 0x7f   // i
-	}
-	return t
-}()
-
-// sortTextCompare compares two keys as text, with k's d, i and f.
-func sortTextCompare(a, b []byte, k *sortKey) int {
-	if !k.fold && !k.dict && !k.printable {
-		return bytes.Compare(a, b)
-	}
-	var ignore *[256]bool
-	switch {
-	case k.dict: // d wins over i, as in GNU sort
-		ignore = &sortIgnore[0]
-	case k.printable:
-		ignore = &sortIgnore[1]
-	}
-	i, j := 0, 0
-	for {
-		if ignore != nil {
-			for i < len(a) && ignore[a[i]] {
-				i++
-			}
-			for j < len(b) && ignore[b[j]] {
-				j++
-			}
-		}
-		if i == len(a) || j == len(b) {
-			break
-		}
-		ca, cb := a[i], b[j]
-		if k.fold {
-			ca, cb = sortUpper(ca), sortUpper(cb)
-		}
-		if ca != cb {
-			return int(ca) - int(cb)
-		}
-		i++
-		j++
-	}
-	switch {
-	case i < len(a):
-		return 1
-	case j < len(b):
-		return -1
-	}
-	return 0
-}
-
-func sortUpper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - 'a' + 'A'
-	}
-	return c
-}
-
-// sortNumber splits a key for -n: leading blanks, an optional '-', digits,
-// an optional '.' and digits; the rest is ignored, and a key with no digit
-// is zero. intPart has no leading zeros and frac no trailing zeros, so that
-// equal numbers have equal parts.
-func sortNumber(s []byte) (neg bool, intPart, frac []byte) {
-	i := 0
-	for i < len(s) && sortBlank(s[i]) {
-		i++
-	}
-	if i < len(s) && s[i] == '-' {
-		neg = true
-		i++
-	}
-	start := i
-	for i < len(s) && headIsDigit(s[i]) {
-		i++
-	}
-	intPart = s[start:i]
-	for len(intPart) > 0 && intPart[0] == '0' {
-		intPart = intPart[1:]
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		start = i
-		for i < len(s) && headIsDigit(s[i]) {
-			i++
-		}
-		frac = s[start:i]
-		for len(frac) > 0 && frac[len(frac)-1] == '0' {
-			frac = frac[:len(frac)-1]
-		}
-	}
-	return neg, intPart, frac
-}
-
-// sortNumCompare compares two keys as decimal numbers, exactly, whatever
-// their length.
-func sortNumCompare(a, b []byte) int {
-	an, ai, af := sortNumber(a)
-	bn, bi, bf := sortNumber(b)
-	sign := func(neg bool, i, f []byte) int {
-		switch {
-		case len(i) == 0 && len(f) == 0:
-			return 0 // -0 is 0
-		case neg:
-			return -1
-		}
-		return 1
-	}
-	sa, sb := sign(an, ai, af), sign(bn, bi, bf)
-	if sa != sb || sa == 0 {
-		return sa - sb
-	}
-	d := len(ai) - len(bi)
-	if d == 0 {
-		d = bytes.Compare(ai, bi)
-	}
-	if d == 0 {
-		d = bytes.Compare(af, bf)
-	}
-	return d * sa
-}
-
-// sortRef locates a held line in the slabs of a sortBuffer. Sorting
-// moves these small pointer-free values rather than slice headers, so the
-// garbage collector neither scans the array nor sees the swaps.
-type sortRef struct {
-	slab, off, n uint32
-}
-
-// sortLineCost is what a held line costs beyond its bytes: its sortRef.
-const sortLineCost = int(unsafe.Sizeof(sortRef{}))
-
-// sortBuffer holds the lines of one run, packed in large slabs rather than
-// allocated one by one. Slabs are kept from run to run. The zero value
-// holds nothing; set budget.
-type sortBuffer struct {
-	slabs  [][]byte
-	cur    int // the slab being filled
-	lines  []sortRef
-	used   int // bytes of lines plus sortLineCost per line
-	budget int
-}
-
-// at returns the line r locates; it is valid until reset.
-func (b *sortBuffer) at(r sortRef) []byte {
-	return b.slabs[r.slab][r.off : r.off+r.n : r.off+r.n]
-}
-
-// add copies line into the buffer. It reports false, adding nothing, when
-// the line would take the buffer past its budget; the buffer then needs
-// to be spilled. A buffer with no line takes any line.
-func (b *sortBuffer) add(line []byte) bool {
-	cost := len(line) + sortLineCost
-	if len(b.lines) > 0 && b.used+cost > b.budget {
-		return false
-	}
-	b.used += cost
-	for {
-		if b.cur == len(b.slabs) {
-			// Slabs of at most 1 MiB: large enough that lines share them, small
-			// enough that the last one is not mostly empty.
-			size := min(b.budget, 1<<20)
-			b.slabs = append(b.slabs, make([]byte, 0, max(size, len(line))))
-		}
-		s := b.slabs[b.cur]
-		if cap(s)-len(s) >= len(line) {
-			b.lines = append(b.lines, sortRef{slab: uint32(b.cur), off: uint32(len(s)), n: uint32(len(line))})
-			b.slabs[b.cur] = append(s, line...)
-			return true
-		}
-		if len(s) == 0 {
-			// A line longer than the slab: give it a slab of its own size.
-			b.slabs[b.cur] = make([]byte, 0, len(line))
-			continue
-		}
-		b.cur++
-	}
-}
-
-// reset empties the buffer, keeping its memory.
-func (b *sortBuffer) reset() {
-	for i := range b.slabs {
-		b.slabs[i] = b.slabs[i][:0]
-	}
-	b.lines, b.cur, b.used = b.lines[:0], 0, 0
-}
-
 // sortInputError is a FILE that sort cannot open or read: GNU sort then
 // writes nothing and exits with status 2.
 type sortInputError struct {
@@ -579,10 +430,16 @@ type sortInputError struct {
 func (e *sortInputError) Error() string { return e.msg }
 
 func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
-	budget := sortBudget(c.env)
-	spill := &spillFiles{dir: sortTempDir(c.env)}
+	if c.check != 0 {
+		return c.runCheck(p)
+	}
+	if cut, ok := c.env.cut(); ok && !c.unique && c.output == "" {
+		return c.runCut(p, cut)
+	}
+	spill := &spillFiles{dir: c.tempDir()}
 	defer spill.cleanup()
-	buf := &sortBuffer{budget: budget}
+	buf := &sortBuffer{budget: c.budget()}
+	s := newSorter(c)
 	// runs are in input order, their levels never increasing: whenever
 	// spillFanIn runs share the last level they are merged into one run of
 	// the next, so at most spillFanIn-1 runs a level stay open and each
@@ -590,13 +447,13 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 	// would, without holding a descriptor for every run.
 	var runs []*spillRun
 	flushRun := func() error {
-		c.sortLines(buf)
+		s.sortBuffer(buf)
 		w, err := spill.create()
 		if err != nil {
 			return err
 		}
-		for _, r := range buf.lines {
-			if err := w.add(buf.at(r)); err != nil {
+		for _, e := range buf.lines {
+			if err := w.add(buf.at(e.ref)); err != nil {
 				return err
 			}
 		}
@@ -611,7 +468,7 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 			if tail[0].level != tail[len(tail)-1].level {
 				break
 			}
-			merged, err := spill.mergeRuns(tail, c.compare, c.unique)
+			merged, err := spill.mergeRuns(tail, s.order(), c.unique)
 			if err != nil {
 				return err
 			}
@@ -632,28 +489,21 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		buf.add(line)
 		return nil
 	})
-	var ierr *sortInputError
-	if errors.As(err, &ierr) {
-		fmt.Fprintf(c.env.stderr(), "sort: %s\n", ierr.msg)
-		return task.Exit(2)
+	if err != nil {
+		return c.inputError(err)
 	}
+	s.sortBuffer(buf)
+	emit, done, err := c.emitter(p)
 	if err != nil {
 		return err
 	}
-	c.sortLines(buf)
-	out := p.Out(0)
-	var scratch []byte
-	emit := func(line []byte) error {
-		scratch = append(append(scratch[:0], line...), '\n')
-		return out.Write(scratch)
-	}
 	if len(runs) == 0 {
-		for _, r := range buf.lines {
-			if err := emit(buf.at(r)); err != nil {
+		for _, e := range buf.lines {
+			if err := emit(buf.at(e.ref)); err != nil {
 				return err
 			}
 		}
-		return nil
+		return done()
 	}
 	// Merge groups of consecutive runs, level by level, until few enough
 	// are left to merge with the lines in memory. Consecutive, so that
@@ -667,7 +517,7 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 				next = append(next, group[0])
 				continue
 			}
-			merged, err := spill.mergeRuns(group, c.compare, c.unique)
+			merged, err := spill.mergeRuns(group, s.order(), c.unique)
 			if err != nil {
 				return err
 			}
@@ -687,31 +537,74 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		srcs = append(srcs, r)
 	}
 	srcs = append(srcs, &spillMem{buf: buf})
-	return spillMerge(srcs, c.compare, c.unique, emit)
+	if err := spillMerge(srcs, s.order(), c.unique, emit); err != nil {
+		return err
+	}
+	return done()
 }
 
-// sortLines sorts the lines held, keeping only the first of equal lines
-// with -u. Equal lines stay in input order when -s or -u asks for it
-// (otherwise lines that compare equal are identical).
-func (c *sortCmd) sortLines(b *sortBuffer) {
-	cmp := func(x, y sortRef) int { return c.compare(b.at(x), b.at(y)) }
-	if c.lastCmp {
-		slices.SortFunc(b.lines, cmp)
-	} else {
-		slices.SortStableFunc(b.lines, cmp)
+// inputError reports a *sortInputError as GNU does (nothing written,
+// status 2) and passes any other error on.
+func (c *sortCmd) inputError(err error) error {
+	var ierr *sortInputError
+	if errors.As(err, &ierr) {
+		fmt.Fprintf(c.env.stderr(), "sort: %s\n", ierr.msg)
+		return task.Exit(2)
 	}
-	if c.unique {
-		b.lines = slices.CompactFunc(b.lines, func(x, y sortRef) bool { return cmp(x, y) == 0 })
-	}
+	return err
 }
 
-// read calls add with every line (without '\n') of the operands in turn.
-// A file that cannot be opened or read is a *sortInputError.
+// emitter returns the function that writes each sorted line (without its
+// end) to the output port or, with -o, to the file, and the function that
+// finishes the output. The -o file is created only now, once the input is
+// read: it may be one of the inputs.
+func (c *sortCmd) emitter(p *buffer.Ports) (emit func([]byte) error, done func() error, err error) {
+	if c.output == "" {
+		out := p.Out(0)
+		eol := []byte{c.eol}
+		emit = func(line []byte) error {
+			// The line, then its end, into the output buffer: no copy of
+			// the line in between.
+			if err := out.WriteChunk(line, true); err != nil {
+				return err
+			}
+			return out.Write(eol)
+		}
+		return emit, func() error { return nil }, nil
+	}
+	f, err := c.env.create(c.output, false)
+	if err != nil {
+		fmt.Fprintf(c.env.stderr(), "sort: open failed: %s: %s\n", quote(c.output), errText(err))
+		return nil, nil, task.Exit(2)
+	}
+	w := bufio.NewWriterSize(f, 64<<10)
+	emit = func(line []byte) error {
+		w.Write(line)
+		return w.WriteByte(c.eol)
+	}
+	done = func() error {
+		err := w.Flush()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintf(c.env.stderr(), "sort: write failed: %s: %s\n", quote(c.output), errText(err))
+			return task.Exit(2)
+		}
+		return nil
+	}
+	return emit, done, nil
+}
+
+// read calls add with every line (without its end) of the operands in
+// turn. A file that cannot be opened or read is a *sortInputError. With
+// -z, lines end with NUL: the records are joined and cut again.
 func (c *sortCmd) read(p *buffer.Ports, add func(line []byte) error) error {
 	names := c.names
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
+	var pending []byte // -z: the start of a line cut by a record's end
 	for _, name := range names {
 		src, err := openOperand(c.env, p, name)
 		if err != nil {
@@ -729,19 +622,105 @@ func (c *sortCmd) read(p *buffer.Ports, add func(line []byte) error) error {
 				}
 				return err
 			}
-			if err := add(record.TrimEOL(rec)); err != nil {
+			if c.eol == '\n' {
+				err = add(record.TrimEOL(rec))
+			} else {
+				pending, err = sortSplitNUL(pending, rec, add)
+			}
+			if err != nil {
 				src.Close()
 				return err
 			}
 		}
 		src.Close()
 	}
+	if len(pending) > 0 {
+		return add(pending)
+	}
 	return nil
+}
+
+// sortSplitNUL calls add with each NUL-ended line of pending+rec and
+// returns what is left after the last NUL.
+func sortSplitNUL(pending, rec []byte, add func([]byte) error) ([]byte, error) {
+	for {
+		i := indexNUL(rec)
+		if i < 0 {
+			return append(pending, rec...), nil
+		}
+		line := rec[:i]
+		if len(pending) > 0 {
+			pending = append(pending, line...)
+			line = pending
+		}
+		if err := add(line); err != nil {
+			return nil, err
+		}
+		pending, rec = pending[:0], rec[i+1:]
+	}
+}
+
+func indexNUL(b []byte) int {
+	for i, c := range b {
+		if c == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// runCheck is -c and -C: is the input in order (strictly, with -u)? The
+// first line out of order is reported with -c; the status is 1.
+func (c *sortCmd) runCheck(p *buffer.Ports) error {
+	var prev []byte
+	n := 0
+	disorder := errors.New("disorder")
+	err := c.read(p, func(line []byte) error {
+		n++
+		if n > 1 {
+			d := c.compare(prev, line)
+			if d > 0 || c.unique && d == 0 {
+				if c.check == 'c' {
+					name := "-"
+					if len(c.names) > 0 {
+						name = c.names[0]
+					}
+					fmt.Fprintf(c.env.stderr(), "sort: %s:%d: disorder: %s%c", name, n, line, c.eol)
+				}
+				return disorder
+			}
+		}
+		prev = append(prev[:0], line...)
+		return nil
+	})
+	if err == disorder {
+		return task.Exit(1)
+	}
+	if err != nil {
+		return c.inputError(err)
+	}
+	return nil
+}
+
+// budget is the memory for lines: -S, else --sort-memory.
+func (c *sortCmd) budget() int {
+	if c.memory > 0 {
+		return c.memory
+	}
+	return sortBudget(c.env)
+}
+
+func (c *sortCmd) tempDir() string {
+	if c.tmpDir != "" {
+		return c.tmpDir
+	}
+	return sortTempDir(c.env)
 }
 
 func sortBudget(e *Env) int {
 	if e == nil || e.SortMemory <= 0 {
-		return DefaultSortMemory
+		n, _ := AutoSortMemory()
+		return n
 	}
 	return e.SortMemory
 }

@@ -60,6 +60,26 @@ func TestSortSameAsGNU(t *testing.T) {
 		filesC("sort f2 missing", ""),
 		filesC("sort d", ""),
 	)
+	for _, args := range []string{
+		"-g", "-gr", "-g -s", "-h", "-hr", "-M", "-Mr", "-M -f", "-V", "-Vr", "-V -f", "-V -d", "-V -i",
+		"-k2g", "-k2h", "-k2M", "-k2V", "-k1,1V -k2n", "--sort=version", "--sort=h", "--sort=month -r",
+		"--numeric-sort --reverse", "--general-numeric-sort", "--human-numeric-sort", "--month-sort",
+		"--version-sort", "--key=2,2n --field-separator=.", "--unique", "--stable -k1,1", "--ignore-case",
+		"--dictionary-order", "--ignore-nonprinting", "--ignore-leading-blanks -k2", "-S 1M", "-S 100",
+		"--buffer-size=10%", "-S 2b", "--parallel=1", "--parallel 3 -n", "-T /tmp", "-z", "-z -r",
+	} {
+		argv := append([]string{"sort"}, sortFields(args)...)
+		cases = append(cases, filesCase{argv: argv, stdin: sortInput + sortKindsInput})
+	}
+	for _, in := range []string{"a\nb\nc\n", "b\na\n", "a\na\n", "", "1\n10\n9\n", "a\x00b\x00"} {
+		for _, args := range []string{"-c", "-C", "-cu", "-Cu", "-n -c", "-r -c", "--check", "--check=quiet", "--check=silent",
+			"--check=diagnose-first", "-c -k1,1", "-z -c"} {
+			cases = append(cases, filesCase{argv: append([]string{"sort"}, sortFields(args)...), stdin: in})
+		}
+	}
+	cases = append(cases,
+		filesC("sort -c f2", ""), filesC("sort -c nums", ""), filesC("sort -C nums", ""), filesC("sort -c -", "b\na\n"),
+		filesC("sort -z nonl", ""), filesC("sort -z", "b\x00a\nc\x00\x00z"), filesC("sort -z -k2", "x b\x00y a\n\x00"))
 	cases = append(cases, filesCase{argv: []string{"sort", "-t", "\t", "-k2"}, stdin: "a\tz y\nb\ta b\nc\n"},
 		filesCase{argv: []string{"sort", "-t", `\0`, "-k2"}, stdin: "a\x00z\nb\x00a\n"})
 	filesSameAsGNU(t, dir, cases)
@@ -85,6 +105,13 @@ func sortFields(args string) []string {
 	return out
 }
 
+// sortKindsInput has what -g, -h, -M and -V order: floats in every form
+// strtold reads, sizes with suffixes, months and versions.
+const sortKindsInput = "1e3 x\n-inf\ninf\nnan\n-nan\n0x10\n0x1.8p1\n1.5e-3\n+7\n -2.5e+1\n0x\n1e\n.e5\n" +
+	"1K\n2k\n1M\n-1G\n0K\n.5K\n5.K\n1.5M\n999\n-0\n1Q\n1R\n" +
+	"jan\nFEB 2\n  mar\nDecember\nmayo\nxyz\nJUN\n" +
+	"1.2.10\n1.2.9\n1.10\na-1.0~rc1\na-1.0\na-1.0.tar.gz\n.hidden\n.\n..\nfile10.txt\nfile9.txt\n~x\n2.0a\n2.0\n"
+
 func TestSortErrors(t *testing.T) {
 	dir := filesFixture(t)
 	filesSameStderr(t, dir, []filesCase{
@@ -96,16 +123,17 @@ func TestSortErrors(t *testing.T) {
 	for _, args := range []string{
 		"-x", "--bogus", "-k", "-t", "-k0", "-k1.0", "-k2,1.0x", "-kx", "-k1,x", "-k1.",
 		"-k1,", "-k1.x", "-k,2", "-k-1", "-k1.2.3", "-k1b,2q", "-k1,0", "-tab", "-ta -tb",
-		"-nd", "-ni", "-k1nd", "-k1,1ni",
+		"-nd", "-ni", "-k1nd", "-k1,1ni", "-gn", "-hM", "-Vn", "-dV -n", "-k1,1Mg", "-fdgn", "-c -o x", "-cC", "-c a b",
+		"-S x", "-S 1x", "-S 99999999999999999999", "--parallel=0", "--parallel=x", "--sort=x", "--check=x",
+		"-o a -o b",
 	} {
 		cases = append(cases, filesCase{argv: append([]string{"sort"}, strings.Fields(args)...)})
 	}
 	cases = append(cases, filesCase{argv: []string{"sort", "-t", ""}})
 	filesSameUsage(t, cases)
-	// GNU has -z (NUL-terminated lines); tpipe's sort does not, and says so
-	// as GNU does for an option it does not know.
-	if got := runBuiltin(t, "", []string{"sort", "-z"}, ""); got.code != 2 || got.err != "sort: invalid option -- 'z'\n" {
-		t.Errorf("sort -z: %+v", got)
+	// GNU has -R (a random order); tpipe's sort does not, and says so.
+	if got := runBuiltin(t, "", []string{"sort", "-k1R"}, ""); got.code != 2 || got.err != "sort: ordering option 'R' is not supported: '1R'\n" {
+		t.Errorf("sort -k1R: %+v", got)
 	}
 }
 
@@ -114,7 +142,8 @@ func TestSortErrors(t *testing.T) {
 func sortRandomLines(r *rand.Rand, n int) string {
 	var b strings.Builder
 	words := []string{"a", "b", "B", "ab", "-1", "2", "10", "1.5", " ", "", "x y", "0", "-0", "zz", ",", ":",
-		"\tq", "00.50", ".5", "-.5", "+3", "a-b", "\x01c", "\xe9", "Ab", "a_b"}
+		"\tq", "00.50", ".5", "-.5", "+3", "a-b", "\x01c", "\xe9", "Ab", "a_b",
+		"1K", "2M", "-1k", "jan", "Feb", "1.2.10", "v1.2", "-inf", "0x1A", "1e5", ".e5", "a.tar.gz", "123456789012345678901"}
 	for range n {
 		for f := range r.IntN(4) + 1 {
 			if f > 0 {
@@ -235,8 +264,8 @@ func TestSortRapidAgainstGNU(t *testing.T) {
 			in = in[:len(in)-1]
 		}
 		argv := []string{"sort"}
-		for _, o := range []string{"-n", "-r", "-u", "-s", "-b", "-f", "-d", "-i"} {
-			if rapid.IntRange(0, 3).Draw(rt, o) == 0 {
+		for _, o := range []string{"-n", "-r", "-u", "-s", "-b", "-f", "-d", "-i", "-g", "-h", "-M", "-V"} {
+			if rapid.IntRange(0, 4).Draw(rt, o) == 0 {
 				argv = append(argv, o)
 			}
 		}
@@ -263,13 +292,20 @@ func sortKeyGen() *rapid.Generator[string] {
 	return rapid.Custom(func(t *rapid.T) string {
 		opts := func(name string) string {
 			s := ""
-			for _, o := range []string{"b", "n", "r", "f", "d", "i"} {
+			for _, o := range []string{"b", "n", "r", "f", "d", "i", "g", "h", "M", "V"} {
 				if rapid.IntRange(0, 5).Draw(t, name+o) == 0 {
 					s += o
 				}
 			}
-			if strings.Contains(s, "n") {
-				s = strings.ReplaceAll(strings.ReplaceAll(s, "d", ""), "i", "")
+			// Usually one ordering, as users write them; two are an error
+			// (compared too, but once is enough).
+			if strings.ContainsAny(s, "nghM") && rapid.IntRange(0, 3).Draw(t, name+"one") > 0 {
+				s = strings.Map(func(r rune) rune {
+					if strings.ContainsRune("diV", r) {
+						return -1
+					}
+					return r
+				}, s)
 			}
 			return s
 		}
@@ -327,4 +363,100 @@ func BenchmarkSort(b *testing.B) {
 			runGNU(b, "", []string{"sort"}, in)
 		}
 	})
+}
+
+// A sort whose output a head or tail cuts (Env.Cut, set by the runner for
+// sort | head -n N) keeps only those lines; its output is still the first
+// (last) N lines of GNU's, ties in input order with -s.
+func TestSortCutRapid(t *testing.T) {
+	if _, err := exec.LookPath("sort"); err != nil {
+		t.Skip("sort not installed")
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		seed := rapid.Uint64().Draw(rt, "seed")
+		in := sortRandomLines(rand.New(rand.NewPCG(seed, seed)), rapid.IntRange(0, 80).Draw(rt, "lines"))
+		argv := []string{"sort"}
+		for _, o := range []string{"-n", "-r", "-s", "-b", "-f", "-g", "-V"} {
+			if rapid.IntRange(0, 3).Draw(rt, o) == 0 {
+				argv = append(argv, o)
+			}
+		}
+		for k := range rapid.IntRange(0, 2).Draw(rt, "keys") {
+			argv = append(argv, "-k", sortKeyGen().Draw(rt, fmt.Sprint("key", k)))
+		}
+		cut := builtin.Cut{N: rapid.IntRange(1, 12).Draw(rt, "n"), Last: rapid.Bool().Draw(rt, "last")}
+		want := runGNU(t, "", argv, in)
+		lines := strings.SplitAfter(want.out, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if want.code == 0 {
+			if cut.Last {
+				lines = lines[max(0, len(lines)-cut.N):]
+			} else {
+				lines = lines[:min(cut.N, len(lines))]
+			}
+			want.out = strings.Join(lines, "")
+		}
+		var stdout, stderr bytes.Buffer
+		env := &builtin.Env{Stderr: &stderr, Cut: cut}
+		got := runWithEnv(t, env, &stdout, &stderr, argv, in)
+		if got.out != want.out || got.code != want.code {
+			rt.Fatalf("%q cut %+v on %q:\n tpipe: %d %q\n   GNU: %d %q", argv, cut, in, got.code, got.out, want.code, want.out)
+		}
+	})
+}
+
+// CutOf knows the head and tail lines that keep a fixed count, and no
+// other.
+func TestSortCutOf(t *testing.T) {
+	for _, c := range []struct {
+		argv string
+		cut  builtin.Cut
+		ok   bool
+	}{
+		{"head", builtin.Cut{N: 10}, true},
+		{"head -n 3", builtin.Cut{N: 3}, true},
+		{"head -n3", builtin.Cut{N: 3}, true},
+		{"head -3", builtin.Cut{N: 3}, true},
+		{"tail -1", builtin.Cut{N: 1, Last: true}, true},
+		{"tail -n 5", builtin.Cut{N: 5, Last: true}, true},
+		{"tail", builtin.Cut{N: 10, Last: true}, true},
+		{"head -n 0", builtin.Cut{}, false},
+		{"head -n -3", builtin.Cut{}, false},
+		{"tail -n +3", builtin.Cut{}, false},
+		{"head -c 3", builtin.Cut{}, false},
+		{"head -n 3 file", builtin.Cut{}, false},
+		{"head -q -n 3", builtin.Cut{}, false},
+		{"head -n 99999999999999999999", builtin.Cut{}, false},
+		{"wc -l", builtin.Cut{}, false},
+	} {
+		cut, ok := builtin.CutOf(strings.Fields(c.argv))
+		if cut != c.cut || ok != c.ok {
+			t.Errorf("CutOf(%q) = %+v, %v; want %+v, %v", c.argv, cut, ok, c.cut, c.ok)
+		}
+	}
+}
+
+// Inputs large enough for the radix sort's passes and the two workers
+// (16384 lines and more), with many ties and long equal prefixes, give
+// GNU's output.
+func TestSortLargeSameAsGNU(t *testing.T) {
+	if _, err := exec.LookPath("sort"); err != nil {
+		t.Skip("sort not installed")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "prefix-common-%03d %d %s %d.%d\n", r.IntN(50), r.IntN(1000)-500, []string{"jan", "Feb", "x", ""}[i%4], r.IntN(100), r.IntN(100))
+	}
+	in := b.String()
+	for _, args := range []string{"", "-s -k2,2n", "-k2,2n -k1,1r", "-k1,1 -u", "-k4g", "-k3M -s", "-f -k1.8"} {
+		argv := append([]string{"sort"}, sortFields(args)...)
+		want := runGNU(t, "", argv, in)
+		got := runBuiltin(t, "", argv, in)
+		if got.out != want.out || got.code != want.code {
+			t.Errorf("%q: output differs from GNU (%d vs %d bytes)", argv, len(got.out), len(want.out))
+		}
+	}
 }

@@ -1,18 +1,20 @@
 package builtin
 
-// External merge sort for sort: sorted runs spilled to compressed temporary
-// files and merged back with a heap.
+// External merge sort for sort: sorted runs spilled to temporary files and
+// merged back through a loser tree.
 //
-// A run is a record file (package recfile) of one line a record, in S2
-// blocks of 64 KiB, rather than zstd. A run is written once and read once,
-// by the same process, so what matters is the CPU spent per byte more than
-// the ratio: on sorted lines of random words (400k lines, 8.7 MB, one
-// goroutine) an S2 round trip ran at 257 MB/s and zstd's fastest level at
-// 155 MB/s, while the sort itself handles about 50 MB/s: S2 adds about a
-// fifth to the sort's time, zstd a third. zstd did shrink those lines
-// better (42% against 73%), which would matter on a slow disk. A run being
-// written or read holds one block of lines and one compressed, which
-// bounds the memory of a merge with many runs open.
+// A run is a record file (package recfile) of one line a record, in
+// blocks of 64 KiB, stored without compression. A run is written once and
+// read once, by the same process, mostly through the page cache, so what
+// matters is the CPU spent per byte. Measured on the 88 MB access log of
+// bench/corpus, sort -S 8M (eleven runs and a merge), CPU seconds of user
+// time, median of three on the 2-core machine: whole lines 0.27 stored,
+// 0.56 with S2, 0.85 with zstd's fastest level; -k10,10n 1.33, 1.57 and
+// 2.04. (Once the sort itself got faster than the 50 MB/s it ran at when
+// S2 was chosen, compression became most of a spill's cost.) GNU sort
+// writes its temporary files uncompressed too, unless given
+// --compress-program. A run being written or read holds one block of
+// lines, which bounds the memory of a merge with many runs open.
 //
 // Run files come from recfile.CreateTemp and have no name: a sort killed
 // in the middle leaves nothing in TMPDIR. A run is an open descriptor
@@ -20,7 +22,6 @@ package builtin
 // at the same level, so few are open at once.
 
 import (
-	"container/heap"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +57,7 @@ func (m *spillMem) next() ([]byte, error) {
 		return nil, io.EOF
 	}
 	m.i++
-	return m.buf.at(m.buf.lines[m.i-1]), nil
+	return m.buf.at(m.buf.lines[m.i-1].ref), nil
 }
 
 // spillFiles creates the run files of one sort in a directory (dir, or
@@ -86,7 +87,7 @@ func (s *spillFiles) create() (*spillWriter, error) {
 	run := &spillRun{f: f}
 	s.runs = append(s.runs, run)
 	if s.w == nil {
-		s.w = recfile.NewWriter(f, recfile.S2, spillBlock)
+		s.w = recfile.NewWriter(f, recfile.None, spillBlock)
 	} else {
 		s.w.Reset(f)
 	}
@@ -159,76 +160,130 @@ func (r *spillReader) next() ([]byte, error) {
 // stable sort stays stable when its input was cut into runs in order.
 // With unique, only the first line of each group of equal lines is
 // emitted. The line emit gets is valid only during the call.
-func spillMerge(srcs []spillSource, cmp func(a, b []byte) int, unique bool, emit func([]byte) error) error {
-	h := &spillHeap{cmp: cmp}
-	for i, s := range srcs {
-		line, err := s.next()
-		if err == io.EOF {
-			continue
-		}
-		if err != nil {
+func spillMerge(srcs []spillSource, ord spillOrder, unique bool, emit func([]byte) error) error {
+	if len(srcs) == 0 {
+		return nil
+	}
+	cmp := ord.cmp
+	t := &loserTree{ord: ord, srcs: srcs, lines: make([][]byte, len(srcs)), keys: make([]uint64, len(srcs)), done: make([]bool, len(srcs))}
+	for i := range srcs {
+		if err := t.advance(i); err != nil {
 			return err
 		}
-		h.items = append(h.items, spillItem{line: line, src: i})
 	}
-	heap.Init(h)
+	t.init()
 	var last []byte
 	have := false
-	for len(h.items) > 0 {
-		top := &h.items[0]
-		if !unique || !have || cmp(top.line, last) != 0 {
-			if err := emit(top.line); err != nil {
+	for {
+		w := t.tree[0]
+		if t.done[w] {
+			return nil
+		}
+		line := t.lines[w]
+		if !unique || !have || cmp(line, last) != 0 {
+			if err := emit(line); err != nil {
 				return err
 			}
 			if unique {
-				last = append(last[:0], top.line...)
+				last = append(last[:0], line...)
 				have = true
 			}
 		}
-		line, err := srcs[top.src].next()
-		switch {
-		case err == io.EOF:
-			heap.Pop(h)
-		case err != nil:
+		if err := t.advance(w); err != nil {
 			return err
-		default:
-			top.line = line
-			heap.Fix(h, 0)
+		}
+		t.replay(w)
+	}
+}
+
+// spillOrder is the order of a merge: cmp, and, if set, an abbreviation
+// that agrees with it (a line whose abbreviation is smaller sorts first),
+// computed once per line so that most matches compare two integers.
+type spillOrder struct {
+	cmp    func(a, b []byte) int
+	abbrev func(line []byte) uint64
+}
+
+// loserTree is a tournament over the current lines of k sources (Knuth's
+// replacement selection tree): each inner node holds the source that lost
+// the match there, tree[0] the overall winner, so that the next winner
+// costs one match per level, log2(k), where a binary heap costs two. A
+// source at its end loses to every line; ties go to the earlier source.
+type loserTree struct {
+	ord   spillOrder
+	srcs  []spillSource
+	lines [][]byte // each source's current line
+	keys  []uint64 // and its abbreviation, with ord.abbrev
+	done  []bool   // the source is at its end
+	tree  []int    // tree[0]: the winner; tree[1:]: losers; leaves are k..2k-1
+}
+
+// less reports whether source a's line comes before source b's.
+func (t *loserTree) less(a, b int) bool {
+	switch {
+	case t.done[a] || t.done[b]:
+		return !t.done[a] || t.done[b] && a < b
+	}
+	if ka, kb := t.keys[a], t.keys[b]; ka != kb {
+		return ka < kb
+	}
+	if d := t.ord.cmp(t.lines[a], t.lines[b]); d != 0 {
+		return d < 0
+	}
+	return a < b
+}
+
+// advance reads source i's next line.
+func (t *loserTree) advance(i int) error {
+	line, err := t.srcs[i].next()
+	switch {
+	case err == io.EOF:
+		t.done[i] = true
+	case err != nil:
+		return err
+	default:
+		t.lines[i] = line
+		if t.ord.abbrev != nil {
+			t.keys[i] = t.ord.abbrev(line)
 		}
 	}
 	return nil
 }
 
-type spillItem struct {
-	line []byte
-	src  int
-}
-
-// spillHeap orders the current lines of the sources, ties by source.
-type spillHeap struct {
-	items []spillItem
-	cmp   func(a, b []byte) int
-}
-
-func (h *spillHeap) Len() int { return len(h.items) }
-func (h *spillHeap) Less(i, j int) bool {
-	if c := h.cmp(h.items[i].line, h.items[j].line); c != 0 {
-		return c < 0
+// init plays every match once.
+func (t *loserTree) init() {
+	k := len(t.srcs)
+	win := make([]int, 2*k)
+	for i := range k {
+		win[k+i] = i
 	}
-	return h.items[i].src < h.items[j].src
+	t.tree = make([]int, k)
+	for n := k - 1; n >= 1; n-- {
+		a, b := win[2*n], win[2*n+1]
+		if t.less(b, a) {
+			a, b = b, a
+		}
+		win[n], t.tree[n] = a, b
+	}
+	t.tree[0] = win[1]
 }
-func (h *spillHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *spillHeap) Push(x any)    { h.items = append(h.items, x.(spillItem)) }
-func (h *spillHeap) Pop() any {
-	it := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return it
+
+// replay plays again the matches from source s's leaf to the root, after
+// s's line changed.
+func (t *loserTree) replay(s int) {
+	k := len(t.srcs)
+	for n := (s + k) / 2; n >= 1; n /= 2 {
+		if t.less(t.tree[n], s) {
+			s, t.tree[n] = t.tree[n], s
+		}
+	}
+	t.tree[0] = s
 }
 
 // mergeRuns merges runs, in input order, into one new run and removes
 // them. With unique, the new run keeps the first of each group of equal
 // lines.
-func (s *spillFiles) mergeRuns(runs []*spillRun, cmp func(a, b []byte) int, unique bool) (*spillRun, error) {
+func (s *spillFiles) mergeRuns(runs []*spillRun, ord spillOrder, unique bool) (*spillRun, error) {
 	srcs := make([]spillSource, 0, len(runs))
 	level := 0
 	for _, run := range runs {
@@ -243,7 +298,7 @@ func (s *spillFiles) mergeRuns(runs []*spillRun, cmp func(a, b []byte) int, uniq
 	if err != nil {
 		return nil, err
 	}
-	if err := spillMerge(srcs, cmp, unique, w.add); err != nil {
+	if err := spillMerge(srcs, ord, unique, w.add); err != nil {
 		return nil, err // the new run goes with cleanup
 	}
 	merged, err := w.close()

@@ -88,11 +88,12 @@ func TestSortSpillMerge(t *testing.T) {
 		for _, l := range lines {
 			b.add([]byte(l))
 		}
+		b.lines = b.inOrder(nil)
 		return &spillMem{buf: b}
 	}
 	for _, unique := range []bool{false, true} {
 		var got []string
-		err := spillMerge([]spillSource{src("a1", "b1", "d1"), src(), src("a2", "c2", "d2"), src("a3")}, byFirst, unique,
+		err := spillMerge([]spillSource{src("a1", "b1", "d1"), src(), src("a2", "c2", "d2"), src("a3")}, spillOrder{cmp: byFirst}, unique,
 			func(l []byte) error { got = append(got, string(l)); return nil })
 		want := []string{"a1", "a2", "a3", "b1", "c2", "d1", "d2"}
 		if unique {
@@ -121,7 +122,7 @@ func TestSortSpillMerge(t *testing.T) {
 		}
 		runs = append(runs, run)
 	}
-	merged, err := s.mergeRuns(runs, byFirst, false)
+	merged, err := s.mergeRuns(runs, spillOrder{cmp: byFirst}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

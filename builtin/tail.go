@@ -13,10 +13,11 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "tail",
-		Usage: "tail [-q | -v] [-n [+]N | -N | +N] [FILE]...",
+		Usage: "tail [-q | -v] [-n [+]N | -c [+]N | -N | +N] [FILE]...",
 		Help: "Write the last N lines (default 10) of each FILE, or with -n +N the lines from " +
-			"line N on. Several FILEs get ==> FILE <== headers (-q: never, -v: always). " +
-			"tail holds the last N lines in memory.",
+			"line N on; -c counts bytes instead. Several FILEs get ==> FILE <== headers " +
+			"(-q: never, -v: always). tail holds the last N lines in memory. -f and other " +
+			"options run the system's tail.",
 		New: tailNew,
 	})
 }
@@ -26,6 +27,7 @@ type tailCmd struct {
 	env       *Env
 	n         uint64
 	fromStart bool // -n +N: from line N on
+	bytes     bool // -c: count bytes
 	headers   int  // -1 never (-q), 1 always (-v), 0 when several FILEs
 	names     []string
 }
@@ -36,7 +38,7 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 		t.n, t.fromStart = n, fromStart
 		args = args[1:]
 	}
-	names, err := getopt{cmd: "tail", shorts: "qvn:"}.parse(args, func(c byte, arg string) error {
+	names, err := getopt{cmd: "tail", shorts: "qvn:c:", longs: headTailLongs}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'q':
 			t.headers = -1
@@ -48,7 +50,12 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 		// "+N" is parsed whole (a count may start with one '+'); of "-N"
 		// the '-' is dropped.
 		t.fromStart = strings.HasPrefix(arg, "+")
-		n, err := headCount("tail", "lines", strings.TrimPrefix(arg, "-"))
+		t.bytes = c == 'c'
+		what := "lines"
+		if t.bytes {
+			what = "bytes"
+		}
+		n, err := headCount("tail", what, strings.TrimPrefix(arg, "-"))
 		t.n = n
 		return err
 	})
@@ -89,10 +96,13 @@ func tailObsolete(args []string) (n uint64, fromStart, ok bool) {
 
 func (t *tailCmd) run(ctx context.Context, p *buffer.Ports) error {
 	return headTailRun(t.env, p, "tail", t.names, t.headers, func(src *operand, out *joiner) error {
-		if t.fromStart {
+		switch {
+		case t.bytes && t.fromStart:
+			return tailBytesFrom(src, out, t.n)
+		case t.fromStart:
 			return tailFrom(src, out, t.n)
 		}
-		return tailLast(t.env, src, out, t.n)
+		return tailLast(t.env, src, out, t.n, t.bytes)
 	})
 }
 
@@ -121,16 +131,20 @@ func tailFrom(src *operand, out *joiner, n uint64) error {
 	}
 }
 
-// tailLast writes the last n lines of src. They are held in a FIFO of
-// bounded memory (Env.SortMemory, as sort's runs): past it, older lines go
-// to disk and lines too old to print are dropped unread, so tail reads
-// back at most the n lines it prints.
-func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
+// tailLast writes the last n lines (or, with bytes, bytes) of src. The
+// lines are held in a FIFO of bounded memory (Env.SortMemory, as sort's
+// runs): past it, older lines go to disk and lines too old to print are
+// dropped unread, so tail reads back at most the lines it prints. For
+// bytes, the FIFO keeps the lines that hold the last n bytes, their sizes
+// beside them, and the first is cut.
+func tailLast(env *Env, src *operand, out *joiner, n uint64, bytes bool) error {
 	if n == 0 {
 		return nil
 	}
 	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
 	defer q.Close()
+	var sizes []int // with bytes: of the lines in q, oldest first
+	var held uint64 // with bytes: their sum
 	for {
 		rec, err := src.Read()
 		if err == io.EOF {
@@ -142,16 +156,30 @@ func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
 		if err := q.Push(rec); err != nil {
 			return err
 		}
-		if extra := q.Len() - int64(min(n, math.MaxInt64)); extra > 0 {
-			if err := q.Drop(extra); err != nil {
+		drop := q.Len() - int64(min(n, math.MaxInt64))
+		if bytes {
+			sizes = append(sizes, len(rec))
+			held += uint64(len(rec))
+			drop = 0
+			for int(drop) < len(sizes)-1 && held-uint64(sizes[drop]) >= n {
+				held -= uint64(sizes[drop])
+				drop++
+			}
+			sizes = sizes[drop:]
+		}
+		if drop > 0 {
+			if err := q.Drop(drop); err != nil {
 				return err
 			}
 		}
 	}
-	for q.Len() > 0 {
+	for first := true; q.Len() > 0; first = false {
 		rec, err := q.Front()
 		if err != nil {
 			return err
+		}
+		if first && bytes && held > n {
+			rec = rec[held-n:]
 		}
 		if err := out.write(rec); err != nil {
 			return err
@@ -161,4 +189,27 @@ func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
 		}
 	}
 	return nil
+}
+
+// tailBytesFrom copies the bytes of src from byte n on (byte 0 counts as
+// 1).
+func tailBytesFrom(src *operand, out *joiner, n uint64) error {
+	skip := max(n, 1) - 1
+	for {
+		rec, err := src.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if skip >= uint64(len(rec)) {
+			skip -= uint64(len(rec))
+			continue
+		}
+		if err := out.write(rec[skip:]); err != nil {
+			return err
+		}
+		skip = 0
+	}
 }

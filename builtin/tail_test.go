@@ -47,6 +47,47 @@ func TestTailSameAsGNU(t *testing.T) {
 	})
 }
 
+// tail -c, head's and tail's long options, and wc -L, against GNU.
+func TestTailHeadWcOptionsSameAsGNU(t *testing.T) {
+	dir := filesFixture(t)
+	seq := seqLines(1, 30)
+	filesSameAsGNU(t, dir, []filesCase{
+		filesC("tail -c 5", seq),
+		filesC("tail -c 3", "a\nb"),
+		filesC("tail -c 0", seq),
+		filesC("tail -c 1000", seq),
+		filesC("tail -c +5", seq),
+		filesC("tail -c +1", seq),
+		filesC("tail -c +0", seq),
+		filesC("tail -c +500", seq),
+		filesC("tail -c 2", "\n\n\n"),
+		filesC("tail -c 7 nonl f2 long", ""),
+		filesC("tail -c +3 nonl - f2", "s1\ns2\n"),
+		filesC("tail -c 1K long", ""),
+		filesC("tail --bytes=4", seq),
+		filesC("tail --lines=2", seq),
+		filesC("tail --lines=+28", seq),
+		filesC("tail --quiet -n1 f2 nonl", ""),
+		filesC("tail --silent -n1 f2 nonl", ""),
+		filesC("tail --verbose -n1 f2", ""),
+		filesC("tail --line=2", seq),
+		filesC("head --lines=3", seq),
+		filesC("head --lines=-28", seq),
+		filesC("head --bytes=5", seq),
+		filesC("head --bytes=-50", seq),
+		filesC("head --quiet -n1 f2 nonl", ""),
+		filesC("head --verbose -n1 f2", ""),
+		filesC("wc -L", "a\tb\nlonger line\x01\x80\n\r\fx"),
+		filesC("wc -L", ""),
+		filesC("wc -L", "no newline at all"),
+		filesC("wc -lL", "12345678\t\n"),
+		filesC("wc -L f2 long words nonl", ""),
+		filesC("wc --max-line-length long", ""),
+		filesC("wc --lines --words --chars --bytes", seq),
+		filesC("wc -Lc - f2", "tab\there\n"),
+	})
+}
+
 func TestTailErrors(t *testing.T) {
 	dir := filesFixture(t)
 	filesSameStderr(t, dir, []filesCase{

@@ -155,7 +155,7 @@ func (t *trCmd) perRecord() *task.PerRecord {
 		// compiler keeps tight.
 		mapOnly = !squeeze && t.del == [256]bool{}
 	)
-	return &task.PerRecord{
+	r := &task.PerRecord{
 		Start: func(task.Emit) error {
 			last = -1
 			return nil
@@ -194,6 +194,11 @@ func (t *trCmd) perRecord() *task.PerRecord {
 			return nil
 		},
 	}
+	if !squeeze {
+		// Without a squeeze no state spans records: copies may share them.
+		r.Fresh = t.perRecord
+	}
+	return r
 }
 
 // trElem is one element of a SET: a byte, a range, a class, [=c=], or a

@@ -14,10 +14,11 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "wc",
-		Usage: "wc [-clmw] [FILE]...",
+		Usage: "wc [-clmwL] [FILE]...",
 		Help: "Count the newlines (-l), words (-w), characters (-m, bytes in the C locale) " +
 			"and bytes (-c) of each FILE, and their total when there are several; with no " +
-			"option, -l -w -c. Columns are padded as GNU pads them.",
+			"option, -l -w -c. -L gives the longest line's width (tabs to multiples of 8). " +
+			"Columns are padded as GNU pads them.",
 		New: wcNew,
 	})
 }
@@ -25,16 +26,24 @@ func init() {
 // wcCmd is a parsed wc command line.
 type wcCmd struct {
 	env   *Env
-	show  [4]bool // lines, words, chars, bytes: the order of the columns
+	show  [5]bool // lines, words, chars, bytes, longest line: the order of the columns
 	names []string
 }
 
 // wcCounts holds one input's counts, in column order.
-type wcCounts [4]uint64
+type wcCounts [5]uint64
+
+var wcLongs = []longOpt{
+	{name: "lines", short: 'l'},
+	{name: "words", short: 'w'},
+	{name: "chars", short: 'm'},
+	{name: "bytes", short: 'c'},
+	{name: "max-line-length", short: 'L'},
+}
 
 func wcNew(env *Env, args []string) (*Cmd, error) {
 	w := &wcCmd{env: env}
-	names, err := getopt{cmd: "wc", shorts: "lwmc"}.parse(args, func(c byte, _ string) error {
+	names, err := getopt{cmd: "wc", shorts: "lwmcL", longs: wcLongs}.parse(args, func(c byte, _ string) error {
 		switch c {
 		case 'l':
 			w.show[0] = true
@@ -44,14 +53,16 @@ func wcNew(env *Env, args []string) (*Cmd, error) {
 			w.show[2] = true
 		case 'c':
 			w.show[3] = true
+		case 'L':
+			w.show[4] = true
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if w.show == [4]bool{} {
-		w.show = [4]bool{true, true, false, true}
+	if w.show == [5]bool{} {
+		w.show = [5]bool{true, true, false, true, false}
 	}
 	w.names = names
 	reads, err := env.edgeOperands("wc", names)
@@ -115,9 +126,10 @@ func (w *wcCmd) run(ctx context.Context, p *buffer.Ports) error {
 		case err != nil:
 			return err
 		}
-		for i := range total {
+		for i := range 4 {
 			total[i] += c[i]
 		}
+		total[4] = max(total[4], c[4])
 		label := name
 		if len(w.names) == 0 {
 			label = ""
@@ -194,14 +206,14 @@ func (w *wcCmd) count(ctx context.Context, p *buffer.Ports, name string, src *op
 		}
 		defer src.Close()
 	}
-	k := wcCounter{words: w.show[1]}
+	k := wcCounter{words: w.show[1], longest: w.show[4]}
 	if in := src.Port(); in != nil {
 		for {
 			// Bytes, not records: a line of any length is counted in
 			// its pieces.
 			data, err := in.ReadBytes()
 			if err == io.EOF {
-				return k.c, nil
+				return k.end(), nil
 			}
 			if err != nil {
 				return k.c, err
@@ -216,10 +228,10 @@ func (w *wcCmd) count(ctx context.Context, p *buffer.Ports, name string, src *op
 		n, err := src.rc.Read(*buf)
 		k.add((*buf)[:n])
 		if err == io.EOF {
-			return k.c, nil
+			return k.end(), nil
 		}
 		if err != nil {
-			return k.c, &fileError{name: name, err: err}
+			return k.end(), &fileError{name: name, err: err}
 		}
 		// Reading a file touches no port, where a cancelled run is
 		// noticed.
@@ -235,14 +247,19 @@ const wcBlock = 64 << 10
 // wcCounter counts a stream given in pieces of any size: a word may run
 // from one piece into the next.
 type wcCounter struct {
-	c      wcCounts
-	words  bool
-	inWord bool
+	c       wcCounts
+	words   bool
+	inWord  bool
+	longest bool   // -L
+	linePos uint64 // the width of the line so far, for -L
 }
 
 func (k *wcCounter) add(data []byte) {
 	k.c[0] += uint64(bytes.Count(data, []byte{'\n'}))
 	k.c[3] += uint64(len(data))
+	if k.longest {
+		k.width(data)
+	}
 	if !k.words {
 		return
 	}
@@ -259,6 +276,32 @@ func (k *wcCounter) add(data []byte) {
 		}
 	}
 	k.c[1], k.inWord = n, inWord
+}
+
+// width follows -L's count over data: as GNU wc in the C locale, a
+// printable byte is one column, a tab goes to the next multiple of 8,
+// '\n', '\r' and '\f' end a line, and other bytes take no room.
+func (k *wcCounter) width(data []byte) {
+	pos, longest := k.linePos, k.c[4]
+	for _, b := range data {
+		switch {
+		case b == '\n' || b == '\r' || b == '\f':
+			longest = max(longest, pos)
+			pos = 0
+		case b == '\t':
+			pos += 8 - pos%8
+		case b >= ' ' && b < 0x7f:
+			pos++
+		}
+	}
+	k.linePos, k.c[4] = pos, longest
+}
+
+// end returns the counts of a finished input: its last line, without a
+// '\n', counts for -L too.
+func (k *wcCounter) end() wcCounts {
+	k.c[4] = max(k.c[4], k.linePos)
+	return k.c
 }
 
 // format appends one output line: the shown counts right-aligned in width

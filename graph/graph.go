@@ -50,12 +50,6 @@ type Task struct {
 	// means it cannot be said (standard input, a Go function): the task
 	// then runs every time and its outputs are named by their content.
 	Ident string
-	// Fresh, when set with Rec, returns a new instance of the task's
-	// per-record form, with state of its own. It promises that Rec keeps
-	// no state from one record to the next (it has no Start or End), so
-	// that the spool may run the segments of its input apart, in
-	// parallel, and skip those already done.
-	Fresh func() *task.PerRecord
 	// File, when set, says that the task's output is the lines of this
 	// regular file as they are (a '<' redirect, cat FILE). The spool reads
 	// such a file in place, in byte ranges cut at line ends, instead of

@@ -49,8 +49,8 @@ type edgeEnds struct {
 // '>' files truncated) here, as a shell does before it starts commands. A
 // problem that bash reports while running (a missing '<' file, an unknown
 // command) becomes a task that prints the message and exits with bash's
-// status, so the rest of the pipeline still runs; only a bad builtin
-// option fails the whole pipeline before it starts (a *builtin.UsageError).
+// status, so the rest of the pipeline still runs, and so does a bad
+// builtin option (a *builtin.UsageError), in GNU's words.
 func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
 	p, err := r.compile(&shell.Script{Pipelines: []*shell.Pipeline{pl}})
 	if err != nil {
@@ -65,7 +65,8 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	if c == 0 {
 		c = r.cfg.Policy.DefaultCap()
 	}
-	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(r.taskMemory())}, names: map[string]int{}, cap: c, dry: dry,
+	mem, why := r.taskMemory()
+	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(mem), TaskMemoryWhy: why}, names: map[string]int{}, cap: c, dry: dry,
 		edges: map[string]*edgeEnds{}}
 	for _, pl := range pls {
 		if err := b.pipeline(pl); err != nil {
@@ -83,7 +84,7 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	b.job.RecordSizeWhy = why
 	o := sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace,
-		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto,
+		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto, Replicas: r.cfg.Replicas,
 	}
 	if r.cfg.Policy == sched.Spool {
 		o.Spool = r.spoolOptions()
@@ -341,7 +342,9 @@ func (b *builder) stdinSource() task.Func {
 func (b *builder) failing(name string, in input, msg string, code int, stderr io.Writer) int {
 	b.drop(in)
 	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Ports) error {
-		fmt.Fprintln(stderr, visible.Controls(msg))
+		for line := range strings.SplitSeq(msg, "\n") {
+			fmt.Fprintln(stderr, visible.Controls(line))
+		}
 		return task.Exit(code)
 	})
 }
@@ -352,8 +355,19 @@ func (b *builder) failing(name string, in input, msg string, code int, stderr io
 func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
 	argv := words(c)
 	name := argv[0]
-	if cc := b.prog.cmds[c]; cc.builtin != nil || cc.err != nil {
-		if cc.err != nil {
+	cc := b.prog.cmds[c]
+	if cc.fallback != nil {
+		b.job.Fallbacks = append(b.job.Fallbacks, cc.fallback.What+": system "+name)
+	}
+	if cc.builtin != nil || cc.err != nil {
+		var ue *builtin.UsageError
+		switch {
+		case cc.err != nil && errors.As(cc.err, &ue) && !b.dry:
+			// As in bash: the tool says what is wrong, on its own
+			// standard error, and exits with its status; the rest
+			// of the pipeline runs.
+			return b.failing(name, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
+		case cc.err != nil:
 			return 0, cc.err
 		}
 		cmd := cc.builtin
@@ -376,6 +390,14 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
 		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
 		b.g.Tasks[t].Blocking = blocking
+		if cut := cc.env.Cut; cut.N > 0 {
+			which := "first"
+			if cut.Last {
+				which = "last"
+			}
+			b.job.Cuts = append(b.job.Cuts, fmt.Sprintf("%s keeps only the %s %d lines of its order, which the next command reads (top-k selection): at most %d lines in memory, no spill",
+				b.g.Tasks[t].Name, which, cut.N, cut.N))
+		}
 		if cmd.Spills {
 			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
 		}
@@ -388,7 +410,6 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		}
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
-			b.g.Tasks[t].Fresh = fresh(cmd, cc.env, argv)
 		}
 		if readsInput {
 			b.feed(in, t)

@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"errors"
 	"io"
 	"os"
 	"slices"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/shell"
 )
 
@@ -40,6 +42,11 @@ type compiled struct {
 	// which a '2>' of the command decides, before anything runs.
 	env *builtin.Env
 	err error
+	// fallback is set when the builtin does not implement the command
+	// line and the program of its name on PATH runs it instead (builtin
+	// is then nil, as for any program): what the builtin lacks, for
+	// --explain.
+	fallback *builtin.UnsupportedError
 }
 
 // compile compiles a parsed script.
@@ -53,6 +60,7 @@ func (r *Runner) compile(s *shell.Script) (*program, error) {
 			}
 			p.cmds[c] = cc
 		}
+		cutSorts(p, pl)
 	}
 	se, err := collectEdges(p)
 	if err != nil {
@@ -67,6 +75,29 @@ func (r *Runner) compile(s *shell.Script) (*program, error) {
 		p.groups = append(p.groups, g)
 	}
 	return p, nil
+}
+
+// cutSorts tells each sort of pl whose output goes straight to a head or
+// tail that keeps N lines (builtin.CutOf) that only those lines are read:
+// it then keeps them alone (a top-k selection) rather than sorting all.
+// Straight: the sort's output is not redirected, nor the head's input.
+func cutSorts(p *program, pl *shell.Pipeline) {
+	for i := 0; i+1 < len(pl.Cmds); i++ {
+		sc, next := p.cmds[pl.Cmds[i]], p.cmds[pl.Cmds[i+1]]
+		if sc.builtin == nil || sc.err != nil || next.builtin == nil || next.err != nil ||
+			!sc.builtin.TakesCut || redirects(pl.Cmds[i], shell.RedirOut, shell.RedirAppend) ||
+			redirects(pl.Cmds[i+1], shell.RedirIn) {
+			continue
+		}
+		if cut, ok := builtin.CutOf(words(pl.Cmds[i+1])); ok {
+			sc.env.Cut = cut
+		}
+	}
+}
+
+// redirects reports whether c has a redirection with one of ops.
+func redirects(c *shell.Cmd, ops ...shell.RedirOp) bool {
+	return slices.ContainsFunc(c.Redirs, func(r *shell.Redir) bool { return slices.Contains(ops, r.Op) })
 }
 
 // compileCmd parses one command's builtin, if it runs one.
@@ -94,13 +125,38 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 		}
 	}
 	bc, err := builtin.New(env, words(c))
+	var ue *builtin.UnsupportedError
+	if errors.As(err, &ue) {
+		if !r.cfg.NoFallback {
+			if _, lerr := ext.LookPath(c.Args[0].Value); lerr == nil {
+				return &compiled{fallback: ue}
+			}
+		}
+		err = r.refusal(ue)
+	}
 	return &compiled{builtin: bc, env: env, err: err}
 }
 
-// taskMemory is the budget of each task that spills (builtin.Cmd.Spills).
-func (r *Runner) taskMemory() int {
-	if r.cfg.SortMemory > 0 {
-		return r.cfg.SortMemory
+// refusal is what an unsupported command line is when no program runs it
+// instead: GNU's usage error where the builtin could not tell whether
+// GNU's tool has the option, else a refusal that says what to do.
+func (r *Runner) refusal(ue *builtin.UnsupportedError) error {
+	if ue.Usage != nil {
+		return ue.Usage
 	}
-	return builtin.DefaultSortMemory
+	why := "fallback is off (--no-fallback, set fallback off); turn it on to run the system's " + ue.Cmd
+	if !r.cfg.NoFallback {
+		why = "and no " + ue.Cmd + " on PATH to run instead"
+	}
+	return &builtin.UsageError{Cmd: "tpipe", Msg: ue.What + ": not implemented by the builtin, " + why, Status: StatusUsage}
+}
+
+// taskMemory is the budget of each task that spills (builtin.Cmd.Spills),
+// and how it was chosen when that was auto.
+func (r *Runner) taskMemory() (int, string) {
+	if r.cfg.SortMemory > 0 {
+		return r.cfg.SortMemory, ""
+	}
+	n, why := builtin.AutoSortMemory()
+	return n, " auto: " + why
 }

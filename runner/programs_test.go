@@ -92,7 +92,7 @@ func needPrograms(t testing.TB, names ...string) {
 // Issue 13, fixed bugs: deadlocks that ran through an external program
 // hung under every policy. Each must now finish with the right output.
 func TestNoHangThroughPrograms(t *testing.T) {
-	needPrograms(t, "/usr/bin/cat", "awk")
+	needPrograms(t, "/usr/bin/cat", "/usr/bin/awk")
 	for _, tc := range []struct {
 		name, script string
 		buffers      int
@@ -103,7 +103,7 @@ func TestNoHangThroughPrograms(t *testing.T) {
 		{name: "external cat reads two edges in turn", script: "seq 1 100000 | tee @a @b > /dev/null\n/usr/bin/cat @a @b | wc -l", out: "200000\n"},
 		// With 2 buffers, awk's feeder held one through a full pipe
 		// while awk's reader waited for FREE.
-		{name: "awk at two buffers", script: "seq 100000 | awk '{print}' | wc -l", buffers: 2, out: "100000\n"},
+		{name: "awk at two buffers", script: "seq 100000 | /usr/bin/awk '{print}' | wc -l", buffers: 2, out: "100000\n"},
 	} {
 		for _, p := range sched.Policies() {
 			t.Run(tc.name+"/"+p.String(), func(t *testing.T) {
@@ -122,7 +122,7 @@ func TestNoHangThroughPrograms(t *testing.T) {
 // (Theorem 2.2) and leave no process behind; a hang is caught by the
 // harness's deadline. TPIPE_SOAK=N runs N graphs; -short runs few.
 func TestSoakProgramsNeverHang(t *testing.T) {
-	needPrograms(t, "/usr/bin/cat", "/usr/bin/tr", "/usr/bin/sort", "/usr/bin/paste", "awk")
+	needPrograms(t, "/usr/bin/cat", "/usr/bin/tr", "/usr/bin/sort", "/usr/bin/paste", "/usr/bin/awk")
 	n := 200
 	if testing.Short() {
 		n = 20
@@ -177,7 +177,7 @@ func TestSoakProgramsNeverHang(t *testing.T) {
 // Stages of a random chain; each keeps lines short, so S = 64 holds them.
 var soakStages = []string{
 	"cat", "tr 0-4 a-e", "sort", "rev", "grep -v 7",
-	"/usr/bin/cat", "/usr/bin/tr 5-9 f-j", "/usr/bin/sort", "awk '{print $1}'", "/usr/bin/paste - -",
+	"/usr/bin/cat", "/usr/bin/tr 5-9 f-j", "/usr/bin/sort", "/usr/bin/awk '{print $1}'", "awk '{print $1}'", "/usr/bin/paste - -",
 }
 
 // randomScript is a chain, or a tee whose two edges meet again in a

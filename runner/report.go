@@ -59,8 +59,14 @@ func Explain(w io.Writer, j *Job) {
 	fmt.Fprintf(w, "long lines: lines longer than S travel as chains of S-sized pieces inside B; a task that needs a whole line (grep, sed, sort) reassembles it outside the pool, up to %s; cat, head -c, wc, tee and redirects move the pieces\n",
 		size(buffer.DefaultMaxRecord))
 	if len(j.Spilling) > 0 {
-		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory) for %s: %s in all; past it they spill to unlinked temp files\n",
-			size(j.TaskMemory), strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
+		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory%s) for %s: %s in all, allocated as lines arrive; past it they spill to unlinked temp files\n",
+			size(j.TaskMemory), j.TaskMemoryWhy, strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
+	}
+	for _, c := range j.Cuts {
+		fmt.Fprintf(w, "%s\n", c)
+	}
+	for _, f := range j.Fallbacks {
+		fmt.Fprintf(w, "fallback: %s (the builtin does not implement this command line; --no-fallback refuses it)\n", f)
 	}
 	if len(j.Holding) > 0 {
 		var held []string
@@ -69,6 +75,14 @@ func Explain(w io.Writer, j *Job) {
 		}
 		fmt.Fprintf(w, "held outside the pool: %s records of at most S: at most %s, allocated when the task starts\n",
 			strings.Join(held, ", "), size(j.HeldMemory()))
+	}
+	for _, r := range pl.Replicas {
+		when := "from the start"
+		if r.Auto {
+			when = "once it measures itself busy (over 90% of 10 ms not waiting on its queues)"
+		}
+		fmt.Fprintf(w, "replicas: %s runs as %d copies %s, its output kept in input order; up to %d batches of S in flight, held outside the pool (--replicas)\n",
+			r.Name, r.N, when, 2*r.N)
 	}
 	if pl.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", pl.Warning)

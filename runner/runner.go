@@ -36,7 +36,8 @@ type Config struct {
 	Cap        int  // queue capacity; 0 means the policy's default (ros: 1, else graph.DefaultCap)
 	CapAuto    bool // size capacities at run time (sched.Options.CapAuto); Cap is then ignored
 	RecordSize int  // S; 0 means sched.DefaultRecordSize
-	SortMemory int  // sort's memory before it spills; 0: builtin default
+	SortMemory int  // sort's memory before it spills; 0: builtin.AutoSortMemory
+	Replicas   int  // copies of a stateless per-record stage (sched.Options.Replicas); 0: auto
 	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
 	// when it ends.
 	Stats bool
@@ -53,7 +54,11 @@ type Config struct {
 	Getenv         func(string) string // expands $NAME; nil: os.Getenv
 	Environ        []string            // for external commands; nil: os.Environ()
 	Trace          io.Writer           // task switches under ros (sched.Options.Trace)
-	TempDir        string              // where stalled graphs spill queues; "" os.TempDir()
+	// NoFallback refuses a command line that a builtin does not
+	// implement, instead of running the program of that name on PATH
+	// (builtin.UnsupportedError).
+	NoFallback bool
+	TempDir    string // where stalled graphs spill queues; "" os.TempDir()
 }
 
 // Runner runs scripts with one Config. Its Stats field collects the
@@ -339,7 +344,7 @@ func (r *Runner) report(err error) int {
 		}
 		return ee.Code
 	case errors.As(err, &ue):
-		r.sayf("%s", ue.Error())
+		r.sayf("%s", strings.TrimPrefix(ue.Error(), "tpipe: "))
 		return StatusUsage
 	case errors.As(err, &d):
 		r.sayf("%s%s", d.Error(), r.advice(err))
@@ -451,6 +456,12 @@ type Job struct {
 	// to TaskMemory bytes in memory before it spills to disk.
 	Spilling   []string
 	TaskMemory int64
+	// TaskMemoryWhy says how TaskMemory was chosen when --sort-memory is
+	// auto: ": auto, 1/8 of ... available".
+	TaskMemoryWhy string
+	// Cuts says which sorts keep only the lines a head or tail after them
+	// reads (builtin.Cut), one sentence each, for --explain.
+	Cuts []string
 	// RecordSizeWhy says why S is above the default, when the graph's
 	// video decided it: "record size 1.5 MiB = one 1280x720 4:2:0 frame
 	// (from in.y4m's header)".
@@ -458,10 +469,14 @@ type Job struct {
 	// Holding lists the tasks that keep records in memory of their own,
 	// outside the pool and never spilled (builtin.Cmd.Holds).
 	Holding []Held
-	title   string       // "graph 2 (lines 3, 4)" when a script has several
-	commits []*atomicOut // '>' files of a spooled run, renamed in when it ends well
-	closers []io.Closer
-	closed  bool
+	// Fallbacks says which commands run the system's program because
+	// their builtin does not implement the command line: "grep -P:
+	// system grep".
+	Fallbacks []string
+	title     string       // "graph 2 (lines 3, 4)" when a script has several
+	commits   []*atomicOut // '>' files of a spooled run, renamed in when it ends well
+	closers   []io.Closer
+	closed    bool
 }
 
 // Close closes the files the job opened; it returns the first error (a

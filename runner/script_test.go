@@ -57,7 +57,8 @@ func TestScripts(t *testing.T) {
 		{name: "missing input file", script: "cat < nope | wc -l", out: "0\n", err: "tpipe: nope: No such file or directory\n", status: 1},
 		{name: "unknown command", script: "sortt", err: "tpipe: sortt: command not found (did you mean sort?)\n", status: 127},
 		{name: "pipefail", script: "grep x | cat", stdin: "a\n", status: 1},
-		{name: "usage error", script: "seq 1; head -x", out: "1\n", err: "tpipe: head: invalid option -- 'x'\n", status: 2},
+		{name: "usage error", script: "seq 1; head -n x", out: "1\n", err: "head: invalid number of lines: 'x'\n", status: 1},
+		{name: "usage error on the command's stderr", script: "seq 2 | head -n x 2> e.txt | wc -l; cat e.txt", out: "0\nhead: invalid number of lines: 'x'\n"},
 		{name: "syntax error", script: "seq 3 | | wc", err: "tpipe: 1:9: syntax error: missing command after `|`\nseq 3 | | wc\n        ^\n", status: 2},
 
 		// Named edges: graphs of several pipelines.
@@ -75,7 +76,7 @@ func TestScripts(t *testing.T) {
 			err: "tpipe: 1:5: @a is read here and written downstream at 1:14: a cycle\ncat @a | tee @a\n    ^\n"},
 		{name: "stderr to an edge", script: "seq 1 2> @a; cat @a", status: 2,
 			err: "tpipe: 1:7: standard error cannot go to a named edge (@a); records travel on standard output\nseq 1 2> @a; cat @a\n      ^\n"},
-		{name: "usage error with edges fails first", script: "seq 1; tee -z @a; cat @a", status: 2, err: "tpipe: tee: invalid option -- 'z'\n"},
+		{name: "usage error with edges fails first", script: "seq 1; seq 2 > @a; head -n x @a", status: 2, err: "tpipe: head: invalid number of lines: 'x'\n"},
 		{name: "external reads an edge", script: "seq 3 > @a; seq 4 6 > @b; paste @a @b", out: "1\t4\n2\t5\n3\t6\n", needs: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,7 +152,9 @@ func TestSettingsTable(t *testing.T) {
 		"buffers":     {"1", "12", "bound"},
 		"cap":         {"3", "auto", "default"},
 		"record-size": {"64K", "1M", "1000"},
-		"sort-memory": {"8M", "512K"},
+		"sort-memory": {"8M", "512K", "auto"},
+		"replicas":    {"1", "4", "auto"},
+		"fallback":    {"off", "on"},
 		"stats":       {"on", "off"},
 		"spool":       {"spool-dir", "none"},
 		"segment":     {"64K", "16M"},
@@ -162,7 +165,9 @@ func TestSettingsTable(t *testing.T) {
 		"buffers":     "buffers 0: want a number of at least 1, or bound",
 		"cap":         "cap 0: want a capacity of at least 1, auto, or default",
 		"record-size": "record-size 0: want a positive size such as 65536, 64K or 4M",
-		"sort-memory": "sort-memory 0: want a positive size such as 65536, 64K or 4M",
+		"sort-memory": "sort-memory 0: want a positive size such as 65536, 64K or 4M, or auto",
+		"replicas":    "replicas 0: want a number of at least 1 (1: never), or auto",
+		"fallback":    "fallback 0: want on or off",
 		"stats":       "stats 0: want on or off",
 		"spool":       "spool : want a directory, or none",
 		"segment":     "segment 0: want a positive size such as 65536, 64K or 4M",
@@ -213,7 +218,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Error("LookupSetting found a setting that does not exist")
 	}
 	c := runner.Config{Policy: sched.ROS, Buffers: 3, Stats: true}
-	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory 4M, stats on, spool none, segment 4M, fsync on"; got != want {
+	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on, spool none, segment 4M, fsync on"; got != want {
 		t.Errorf("SettingsLine = %q, want %q", got, want)
 	}
 }

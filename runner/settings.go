@@ -28,8 +28,11 @@ type Setting struct {
 	// DefaultIs describes the default in help, when its value alone
 	// (Default) would not say enough.
 	DefaultIs string
-	get       func(c *Config) string
-	set       func(c *Config, v string) error
+	// No, for an on|off setting that is on by default, names a flag
+	// that turns it off ("no-fallback"), besides --name=off.
+	No  string
+	get func(c *Config) string
+	set func(c *Config, v string) error
 }
 
 // Get returns the setting's value in c, in the form Set takes.
@@ -151,15 +154,79 @@ var Settings = []*Setting{
 	},
 	sizeSetting("record-size", "bytes per buffer; a longer line travels as a chain of buffers", sched.DefaultRecordSize,
 		func(c *Config) *int { return &c.RecordSize }),
-	sizeSetting("sort-memory", "bytes each sort, join, tail -n N and head -n -N keeps in memory before it spills to disk", builtin.DefaultSortMemory,
-		func(c *Config) *int { return &c.SortMemory }),
+	{
+		Name: "sort-memory", Arg: "S",
+		Help: "bytes each sort, join, tail -n N and head -n -N keeps in memory before it spills to disk (64K, 4M, ...); " +
+			"auto: an eighth of the memory available, within [16M, 1G]; sort -S wins for its sort",
+		Values:    "a positive size such as 65536, 64K or 4M, or auto",
+		DefaultIs: "auto (" + autoSortMemory() + ")",
+		get: func(c *Config) string {
+			if c.SortMemory == 0 {
+				return "auto"
+			}
+			return record.FormatSize(int64(c.SortMemory))
+		},
+		set: func(c *Config, v string) error {
+			if v == "auto" {
+				c.SortMemory = 0
+				return nil
+			}
+			n, err := record.ParseSize(v)
+			if err != nil {
+				return err
+			}
+			c.SortMemory = n
+			return nil
+		},
+	},
+	{
+		Name: "replicas", Arg: "N",
+		Help: "copies of a stateless per-record stage (cut, tr, rev) that runs them on both cores, its output kept in order; " +
+			"auto: as many as CPUs, once the stage measures itself busy",
+		Values:    "a number of at least 1 (1: never), or auto",
+		DefaultIs: "auto",
+		get: func(c *Config) string {
+			if c.Replicas == 0 {
+				return "auto"
+			}
+			return strconv.Itoa(c.Replicas)
+		},
+		set: func(c *Config, v string) error {
+			if v == "auto" {
+				c.Replicas = 0
+				return nil
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return errBadValue
+			}
+			c.Replicas = n
+			return nil
+		},
+	},
+	{
+		Name: "fallback", No: "no-fallback",
+		Help:   "run the system's program (grep, sed, awk, ...) for a command line a builtin does not implement; off: refuse it",
+		Values: "on or off",
+		get:    func(c *Config) string { return onOff(!c.NoFallback) },
+		set: func(c *Config, v string) error {
+			on, err := parseOnOff(v)
+			if err == nil {
+				c.NoFallback = !on
+			}
+			return err
+		},
+	},
 	{
 		Name:   "stats",
 		Help:   "print per-queue and per-task statistics on stderr after each pipeline",
 		Values: "on or off",
 		get:    func(c *Config) string { return onOff(c.Stats) },
-		set: func(c *Config, v string) (err error) {
-			c.Stats, err = parseOnOff(v, c.Stats)
+		set: func(c *Config, v string) error {
+			on, err := parseOnOff(v)
+			if err == nil {
+				c.Stats = on
+			}
 			return err
 		},
 	},
@@ -197,11 +264,19 @@ var Settings = []*Setting{
 		Values: "on or off",
 		get:    func(c *Config) string { return onOff(!c.NoSync) },
 		set: func(c *Config, v string) error {
-			on, err := parseOnOff(v, !c.NoSync)
-			c.NoSync = !on
+			on, err := parseOnOff(v)
+			if err == nil {
+				c.NoSync = !on
+			}
 			return err
 		},
 	},
+}
+
+// autoSortMemory says what --sort-memory auto is on this machine.
+func autoSortMemory() string {
+	n, _ := builtin.AutoSortMemory()
+	return record.FormatSize(int64(n)) + " here"
 }
 
 // sizeSetting is a setting that takes a size such as 64K; 0 in the Config
@@ -229,15 +304,16 @@ func sizeSetting(name, help string, def int, field func(*Config) *int) *Setting 
 	}
 }
 
-// parseOnOff parses on|off (or true|false); on error it returns was.
-func parseOnOff(v string, was bool) (bool, error) {
+// parseOnOff reads the value of an on|off setting; flags give true and
+// false.
+func parseOnOff(v string) (bool, error) {
 	switch v {
 	case "on", "true":
 		return true, nil
 	case "off", "false":
 		return false, nil
 	}
-	return was, errBadValue
+	return false, errBadValue
 }
 
 func onOff(b bool) string {

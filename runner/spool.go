@@ -11,17 +11,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/sched"
-	"github.com/tpipe/tpipe/task"
 )
 
 // What the runner does for the spool policy (--spool DIR): it says what
-// each task is (graph.Task.Ident, the spool's causal hashes), gives the
-// stateless per-record builtins a way to make fresh instances
-// (graph.Task.Fresh, for segments in parallel), and writes '>' files
-// under a temporary name that replaces the file only when the run ends
-// well.
+// each task is (graph.Task.Ident, the spool's causal hashes) and which
+// reads a file as it is (graph.Task.File), and writes '>' files under a
+// temporary name that replaces the file only when the run ends well.
 
 // spoolOptions are the sched options of the spool policy.
 func (r *Runner) spoolOptions() *sched.SpoolOptions {
@@ -85,22 +81,6 @@ func fileIdent(f *os.File) string {
 		return "" // a pipe or a device: named by content
 	}
 	return fmt.Sprintf("read %q %d %d", f.Name(), fi.Size(), fi.ModTime().UnixNano())
-}
-
-// fresh returns graph.Task.Fresh for a builtin whose per-record form keeps
-// no state (no Start, no End): each call parses the command again, which
-// gives an instance of its own. Otherwise nil.
-func fresh(cmd *builtin.Cmd, env *builtin.Env, argv []string) func() *task.PerRecord {
-	if cmd.Rec == nil || cmd.Rec.Start != nil || cmd.Rec.End != nil {
-		return nil
-	}
-	return func() *task.PerRecord {
-		c, err := builtin.New(env, argv)
-		if err != nil || c.Rec == nil {
-			return cmd.Rec // not reached: the words parsed once already
-		}
-		return c.Rec
-	}
 }
 
 // atomicOut is a '>' or '>>' file of a spooled run: the run writes a

@@ -66,6 +66,20 @@ type Options struct {
 	// Spool configures the spool policy; nil under it runs on a
 	// temporary spool.
 	Spool *SpoolOptions
+	// Replicas is how many copies a stateless per-record task
+	// (task.PerRecord.Fresh) may run as under the concurrent policy, its
+	// output kept in input order (task.PerRecord.Replicated): 0 is auto,
+	// as many as GOMAXPROCS, taken once the task measures itself busy; 1
+	// never; N >= 2 that many from the start.
+	Replicas int
+}
+
+// Replica says that a task runs as several copies (Options.Replicas).
+type Replica struct {
+	Task int    // index in the graph's tasks
+	Name string // the task's name
+	N    int    // copies at most
+	Auto bool   // turned to copies once measured busy, not from the start
 }
 
 // TaskError is a task's failure; Run returns the first one.
@@ -160,6 +174,39 @@ type Plan struct {
 	// capAuto is set when queue capacities are sized at run time:
 	// Options.CapAuto under a policy that can.
 	capAuto bool
+	// Replicas lists the tasks that may run as several copies.
+	Replicas []Replica
+}
+
+// planReplicas decides which tasks may run as copies: stateless per-record
+// tasks, under the concurrent policy (ros runs one task at a time, fused
+// loops and serial runs have no queue to share out), when there is more
+// than one CPU or the user asked for copies.
+func planReplicas(g *graph.Graph, pl *Plan) {
+	n, auto := pl.Options.Replicas, pl.Options.Replicas == 0
+	if auto {
+		n = runtime.GOMAXPROCS(0)
+	}
+	if n < 2 || pl.Runs != Concurrent {
+		return
+	}
+	for i, t := range g.Tasks {
+		if t.Rec != nil && t.Rec.Fresh != nil && t.In == 1 && t.Out == 1 {
+			pl.Replicas = append(pl.Replicas, Replica{Task: i, Name: t.Name, N: n, Auto: auto})
+		}
+	}
+}
+
+// taskFunc is the function that runs task i of g (the plan's graph, or
+// the part of it a policy runs): its own, or its replicated form.
+func (pl *Plan) taskFunc(g *graph.Graph, i int) task.Func {
+	t := g.Tasks[i]
+	for _, r := range pl.Replicas {
+		if g == pl.Graph && r.Task == i {
+			return t.Rec.Replicated(r.N, r.Auto)
+		}
+	}
+	return t.Func()
 }
 
 // Memory returns B x S, the record memory of the run.
@@ -223,6 +270,7 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	if err := checkMemory(pl); err != nil {
 		return nil, err
 	}
+	planReplicas(g, pl)
 	return pl, nil
 }
 
@@ -378,7 +426,7 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 func (r *runState) runTask(i int) {
 	t, p := r.g.Tasks[i], r.procs[i]
 	t0 := time.Now()
-	err := call(r.ctx, t.Func(), p.Ports())
+	err := call(r.ctx, r.pl.taskFunc(r.g, i), p.Ports())
 	status := 0
 	var exit *task.ExitError
 	if errors.As(err, &exit) {

@@ -31,7 +31,7 @@ import (
 // and Koji's causal hashes.
 //
 // A step is a task, or the tasks of an external program, which run
-// together. A step of one stateless per-record task (graph.Task.Fresh) is
+// together. A step of one stateless per-record task (task.PerRecord.Fresh) is
 // a map: it runs on each segment of its input apart, on up to
 // SpoolOptions.Workers goroutines, as soon as the segment is in its place,
 // and each output segment is named after its input segment. Any other
@@ -97,7 +97,7 @@ func SpoolPlaces(g *graph.Graph) []string {
 
 // isMap reports whether task t runs on its input's segments apart.
 func isMap(t *graph.Task) bool {
-	return t.Rec != nil && t.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != "" && t.Rec.Start == nil && t.Rec.End == nil
+	return t.Rec != nil && t.Rec.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != ""
 }
 
 // inPlace reports whether task t's output is a file the spool reads in
@@ -1067,6 +1067,12 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 	return nil
 }
 
+// errEmit is the emit of a stateless form's Start and End, which promise
+// to emit nothing.
+func errEmit([]byte) error {
+	return errors.New("a stateless per-record task emitted a record from Start or End")
+}
+
 // mapSegment runs task t's per-record form over segment inName of in and
 // commits its output as outName of out. free holds instances of the form
 // not in use.
@@ -1075,7 +1081,7 @@ func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out 
 	select {
 	case rec = <-free:
 	default:
-		rec = t.Fresh()
+		rec = t.Rec.Fresh()
 	}
 	defer func() {
 		select {
@@ -1092,15 +1098,25 @@ func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out 
 		maxRec = buffer.DefaultMaxRecord
 	}
 	emit := task.Emit(tw.Add)
-	err = r.readSeg(in, k, inName, maxRec, func(b []byte) error {
-		if rec.Keep != nil {
-			if rec.Keep(b) {
-				return tw.Add(b)
+	// A stateless form's Start and End emit nothing (task.PerRecord.Fresh);
+	// they run around each segment, which is a stream of its own.
+	if rec.Start != nil {
+		err = rec.Start(errEmit)
+	}
+	if err == nil {
+		err = r.readSeg(in, k, inName, maxRec, func(b []byte) error {
+			if rec.Keep != nil {
+				if rec.Keep(b) {
+					return tw.Add(b)
+				}
+				return nil
 			}
-			return nil
-		}
-		return rec.Each(b, emit)
-	})
+			return rec.Each(b, emit)
+		})
+	}
+	if err == nil && rec.End != nil {
+		err = rec.End(errEmit)
+	}
 	if err != nil {
 		tw.Abort()
 		return r.diskErr(err)

@@ -34,12 +34,14 @@ func spoolGraph(n int, out *bytes.Buffer) *graph.Graph {
 		return nil
 	})
 	g.Tasks[src].Ident = fmt.Sprintf("src %d", n)
-	upper := func() *task.PerRecord {
+	var upper func() *task.PerRecord
+	upper = func() *task.PerRecord {
 		r := task.Map(func(rec, scratch []byte) []byte { return bytes.ToUpper(rec) })
+		r.Fresh = upper
 		return &r
 	}
 	up := g.AddRecord("upper", *upper())
-	g.Tasks[up].Ident, g.Tasks[up].Fresh = "upper", upper
+	g.Tasks[up].Ident = "upper"
 	sink := g.Add("sink", 1, 0, task.WriteTo(out, record.Lines))
 	g.Tasks[sink].Ident = "sink"
 	g.Connect(src, 0, up, 0, 0)

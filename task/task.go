@@ -47,10 +47,7 @@ type Func func(ctx context.Context, p *buffer.Ports) error
 type Emit func(rec []byte) error
 
 // PerRecord is the per-record form of a task with one input and one output.
-// Exactly one of Keep and Each must be set. A form that keeps state from
-// one record to the next sets it up in Start: one with neither Start nor
-// End is taken to keep none, and the spool policy runs it on segments of
-// its input apart, in parallel (graph.Task.Fresh).
+// Exactly one of Keep and Each must be set.
 type PerRecord struct {
 	// Start, if set, runs before the first record (PREFIX writes its
 	// header here).
@@ -69,6 +66,13 @@ type PerRecord struct {
 	// passes in its pieces, never held whole (cat of a file with no
 	// newline in it).
 	Verbatim bool
+	// Fresh, if set, says the task is stateless: what it emits for a
+	// record depends on that record alone, and Start and End emit
+	// nothing. It returns a new copy of the task with scratch state of its
+	// own. The runtime may then run several copies at once on different
+	// records and put their output back in input order (Replicas), and
+	// the spool policy runs one on each segment of the input apart.
+	Fresh func() *PerRecord
 }
 
 // ErrNoBody is returned by PerRecord.Func when neither or both of Keep and

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tpipe/tpipe/bench/corpus"
 	"github.com/tpipe/tpipe/bench/video"
 )
 
@@ -22,10 +23,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "bench/out", "directory for report.md, results.csv and the plots")
 	runs := fs.Int("runs", 5, "runs per cell (at least 5; with -video at least 3); the median is reported with min and max")
 	vid := fs.Bool("video", false, "benchmark video stabilization instead: tpipe's stabilize against ffmpeg's deshake and vid.stab (needs ffmpeg)")
-	tpipe := fs.String("tpipe", "", "with -video, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
+	corp := fs.Bool("corpus", false, "benchmark everyday pipelines instead: tpipe against bash + GNU coreutils on a generated access log and word lists")
+	tpipe := fs.String("tpipe", "", "with -video or -corpus, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
+	base := fs.String("base", "", "with -corpus, a second tpipe binary (an older build) run in the same rounds, for a before-and-after table")
 	spooled := fs.Bool("spool", false, "benchmark the spool instead: --spool against in-memory runs by segment size, fsync on and off, on tmpfs and disk")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -40,6 +43,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *vid {
 		return videoMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
+	}
+	if *corp {
+		return corpusMain(ctx, fs, *quick, *out, *runs, *tpipe, *base, stdout, stderr)
 	}
 	if *spooled {
 		cfg := spoolFullConfig()
@@ -100,6 +106,28 @@ func run(ctx context.Context, cfg config, dir string, stdout io.Writer) error {
 	return nil
 }
 
+// subRuns is the runs per cell of a benchmark with its own default
+// (def) and minimum: -runs if given, else def. It checks the rest of the
+// command line too, and says what is wrong on stderr (ok false: a usage
+// error).
+func subRuns(fs *flag.FlagSet, def, given, least int, stderr io.Writer) (runs int, ok bool) {
+	runs = def
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "runs" {
+			runs = given
+		}
+	})
+	switch {
+	case runs < least:
+		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", runs, least)
+		return runs, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
+		return runs, false
+	}
+	return runs, true
+}
+
 // videoMain is `bench -video`: the video benchmark of package bench/video,
 // writing video.md into out. Without ffmpeg it says why it skips and
 // succeeds: the comparison has nothing to compare with.
@@ -108,17 +136,8 @@ func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, ru
 	if quick {
 		cfg = video.QuickConfig()
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "runs" {
-			cfg.Runs = runs
-		}
-	})
-	switch {
-	case cfg.Runs < video.MinRuns:
-		fmt.Fprintf(stderr, "bench: -runs %d: at least %d runs per cell\n", cfg.Runs, video.MinRuns)
-		return 2
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "bench: unexpected argument %q\n", fs.Arg(0))
+	var ok bool
+	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, video.MinRuns, stderr); !ok {
 		return 2
 	}
 	cfg.Tpipe = tpipe
@@ -129,6 +148,26 @@ func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, ru
 		return 0
 	}
 	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// corpusMain is `bench -corpus`: the pipeline corpus of package
+// bench/corpus, writing corpus.md, corpus.csv and corpus.svg into out.
+func corpusMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, runs int, tpipe, base string, stdout, stderr io.Writer) int {
+	cfg := corpus.FullConfig()
+	if quick {
+		cfg = corpus.QuickConfig()
+	}
+	var ok bool
+	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, corpus.MinRuns, stderr); !ok {
+		return 2
+	}
+	cfg.Tpipe, cfg.Base = tpipe, base
+	cfg.Progress = stderr
+	if err := corpus.Run(ctx, cfg, out, stdout); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}

@@ -29,10 +29,10 @@ import (
 
 // spoolPipelines are the pipelines measured: the README's log pipeline
 // (whole-stream grep, sort, uniq around a per-segment cut) and a chain of
-// per-segment stages only.
+// per-segment stages only (cut and tr without -s are stateless).
 var spoolPipelines = []struct{ name, script string }{
 	{"log", "cat app.log | grep -i error | cut -d' ' -f3 | sort | uniq -c"},
-	{"maps", "cat app.log | rev | cut -c1-40 | rev"},
+	{"maps", "cat app.log | cut -c1-60 | tr a-z A-Z | cut -c5-40"},
 }
 
 // spoolConfig is the matrix of -spool.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
@@ -37,7 +38,7 @@ func main() {
 	if closedAtStart(1) {
 		stdout = closedStdout{}
 	}
-	code := run(context.Background(), os.Args[1:], os.Stdin, stdout, os.Stderr)
+	code := run(context.Background(), commandArgs(os.Args), os.Stdin, stdout, os.Stderr)
 	pprof.StopCPUProfile()
 	os.Exit(code)
 }
@@ -49,4 +50,14 @@ type closedStdout struct{}
 
 func (closedStdout) Write([]byte) (int, error) {
 	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EBADF}
+}
+
+// commandArgs returns the arguments of run for os.Args: tpipe installed
+// (or linked) under the name pmjq runs `tpipe pmjq`, as busybox runs the
+// command it is called by, so that pmjq 1.0's scripts run unchanged.
+func commandArgs(osArgs []string) []string {
+	if len(osArgs) > 0 && filepath.Base(osArgs[0]) == "pmjq" {
+		return append([]string{"pmjq"}, osArgs[1:]...)
+	}
+	return osArgs[1:]
 }

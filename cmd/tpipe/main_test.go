@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -34,7 +37,8 @@ func TestMain(m *testing.M) {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	testscript.Main(leakCheck{m}, map[string]func(){
-		"tpipe": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"tpipe": func() { os.Exit(run(context.Background(), commandArgs(os.Args), os.Stdin, os.Stdout, os.Stderr)) },
+		"pmjq":  func() { os.Exit(run(context.Background(), commandArgs(os.Args), os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 
@@ -44,10 +48,48 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mkjobs": mkjobs,
+			"nfiles": nfiles,
+		},
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("LC_ALL", "C")
 			e.Setenv("TPIPE_HISTORY", e.WorkDir+"/.history")
 			return nil
 		},
 	})
+}
+
+// mkjobs DIR N: N files 1.txt .. N.txt in DIR, each holding its number
+// and a newline (pmjq's test cases make their jobs so).
+func mkjobs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mkjobs DIR N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	for i := 1; i <= n; i++ {
+		ts.Check(os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".txt"), []byte(strconv.Itoa(i)+"\n"), 0o644))
+	}
+}
+
+// nfiles DIR N: DIR holds N files, not counting those whose names start
+// with a dot (the protocol's).
+func nfiles(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: nfiles DIR N")
+	}
+	ents, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	n := 0
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".") && e.Type().IsRegular() {
+			n++
+		}
+	}
+	if (strconv.Itoa(n) == args[1]) == neg {
+		ts.Fatalf("%s holds %d files, want %s%s", args[0], n, map[bool]string{true: "not ", false: ""}[neg], args[1])
+	}
 }

@@ -125,6 +125,15 @@ func TestInteractiveShell(t *testing.T) {
 	tm.expect("buffers 3")
 	tm.send("set buffers x\r")
 	tm.expect("tpipe: set: buffers x")
+	// set fallback off refuses what a builtin lacks; on runs the system's.
+	tm.send("set fallback off\r")
+	tm.expect("tpipe> ")
+	tm.send("seq 2 | grep -P 2\r")
+	tm.expect("grep -P: not implemented by the builtin, fallback is off")
+	tm.send("set fallback on\r")
+	tm.expect("tpipe> ")
+	tm.send("seq 12 | grep -P '^1\\d$' | wc -l\r")
+	tm.expect("3\r\n")
 	tm.send("help head\r")
 	tm.expect("usage: head")
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -28,6 +29,12 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
        tpipe bench -video [-quick] [-out DIR] [-runs N]
                                    (stabilize against ffmpeg's deshake, vid.stab)
        tpipe gc [--all] DIR        (clean the spool DIR of --spool runs)
+       tpipe pmjq ...              (folders as places, commands as transitions:
+                                   tpipe pmjq --help; as pmjq, pmjq 1.0's command line)
+       tpipe status [--watch] [--dot | --pnml] DIR
+                                   (a spool folder's places, claims, rates, bottleneck)
+       tpipe scripts [-o OUTDIR] DIR 'PIPELINE'
+                                   (pmjq's setup.sh, launch.sh and cleanup.sh)
 
 Runs pipelines such as 'cat app.log | grep -i error | sort | uniq -c' inside
 one process. Every record (a line) travels in one of B buffers of S bytes,
@@ -77,6 +84,18 @@ func (f settingFlag) Set(v string) error {
 // IsBoolFlag makes an on|off setting a flag without a value (--stats).
 func (f settingFlag) IsBoolFlag() bool { return f.s != nil && f.s.IsBool() }
 
+// offFlag is the flag that turns an on|off setting off (--no-fallback).
+type offFlag struct{ settingFlag }
+
+func (f offFlag) String() string { return "" }
+func (f offFlag) Set(v string) error {
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	return f.settingFlag.Set(strconv.FormatBool(!on))
+}
+
 // parseFlags parses args; on a usage error it prints one line and the
 // status is 2; on --help the usage goes to stdout and the status is 0.
 func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int, bool) {
@@ -91,6 +110,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 			help += "; default " + s.DefaultHelp()
 		}
 		fs.Var(settingFlag{s, &o.cfg, &badSetting, raw}, s.Name, help)
+		if s.No != "" {
+			fs.Var(offFlag{settingFlag{s, &o.cfg, &badSetting, raw}}, s.No, "the same as --"+s.Name+"=off")
+		}
 	}
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
 	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
@@ -171,13 +193,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			status = 70 // EX_SOFTWARE
 		}
 	}()
-	if len(args) > 0 && args[0] == "gc" {
-		return gcCommand(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "bench" {
-		ctx, e := exitOn(ctx, exitSignals...)
-		defer e.stop()
-		return benchCommand(ctx, args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "gc":
+			return gcCommand(args[1:], stdout, stderr)
+		case "bench":
+			ctx, e := exitOn(ctx, exitSignals...)
+			defer e.stop()
+			return benchCommand(ctx, args[1:], stdout, stderr)
+		case "pmjq":
+			return pmjqCommand(ctx, args[1:], stdout, stderr)
+		case "status":
+			return statusCommand(ctx, args[1:], stdout, stderr)
+		case "scripts":
+			return scriptsCommand(args[1:], stdout, stderr)
+		}
 	}
 	o, rest, code, ok := parseFlags(args, stdout, stderr)
 	if !ok {

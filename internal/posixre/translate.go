@@ -25,7 +25,31 @@ const (
 	// Sed reads the pattern as GNU sed does: its escapes for control
 	// characters, its stricter syntax, and '.' matching a newline.
 	Sed
+	// BackRefs translates a back-reference \N into an empty group named
+	// BackRefName(N) instead of refusing it, and \< and \> into empty
+	// groups named WordStartName and WordEndName. RE2 cannot run the
+	// result as meant; a backtracking matcher (internal/backtrack) reads
+	// the markers from the parsed translation.
+	BackRefs
+	// Newline is the matching half of GNU's REG_NEWLINE (sed's M flag):
+	// neither '.' nor a bracket expression that starts with '^' matches a
+	// newline.
+	Newline
+	// Multiline is its other half: '^' and '$' also match after and
+	// before each newline. (GNU sed -z keeps the first half of M only.)
+	Multiline
 )
+
+// The names of the empty groups that stand for \< and \> in a
+// translation made with BackRefs.
+const (
+	WordStartName = "tpipewordstart"
+	WordEndName   = "tpipewordend"
+)
+
+// BackRefName is the name of the empty group that stands for the
+// back-reference \n in a translation made with BackRefs.
+func BackRefName(n int) string { return "tpipebackref" + strconv.Itoa(n) }
 
 // Error is a pattern GNU rejects, or one that cannot be translated to RE2.
 type Error struct {
@@ -35,6 +59,14 @@ type Error struct {
 	Offset int
 	// Msg is GNU's message where GNU has one ("Unmatched ( or \(").
 	Msg string
+	// Backtrack is set when the pattern is valid for GNU but RE2 cannot
+	// run it: a back-reference, or a \< or \> that is not next to a word
+	// character. Translated with BackRefs, a backtracking matcher can.
+	Backtrack bool
+	// Unsupported marks a pattern GNU accepts that this package cannot
+	// run on RE2 (a back-reference, a large interval): a caller may hand
+	// the work to GNU's own tool instead of refusing it.
+	Unsupported bool
 }
 
 // Error returns Msg alone, as GNU prints it; a caller that wants to point
@@ -43,18 +75,19 @@ func (e *Error) Error() string { return e.Msg }
 
 // Messages of GNU's regcomp, for the errors both dialects share.
 const (
-	errParen     = `Unmatched ( or \(`
-	errRParen    = `Unmatched ) or \)`
-	errBrace     = `Unmatched \{`
-	errInterval  = `Invalid content of \{\}`
-	errBracket   = `Unmatched [, [^, [:, [., or [=`
-	errRange     = `Invalid range end`
-	errClass     = `Invalid character class name`
-	errTrailing  = `Trailing backslash`
-	errTooBig    = `Regular expression too big`
-	errBackref   = `back-references (\1 to \9) in a pattern are not supported`
-	errWordEdge  = `\< and \> are supported only next to a word character`
-	errPreceding = `Invalid preceding regular expression`
+	errParen      = `Unmatched ( or \(`
+	errRParen     = `Unmatched ) or \)`
+	errBrace      = `Unmatched \{`
+	errInterval   = `Invalid content of \{\}`
+	errBracket    = `Unmatched [, [^, [:, [., or [=`
+	errRange      = `Invalid range end`
+	errClass      = `Invalid character class name`
+	errTrailing   = `Trailing backslash`
+	errTooBig     = `Regular expression too big`
+	errBackref    = `back-references (\1 to \9) in a pattern are not supported`
+	errBadBackref = `Invalid back reference`
+	errWordEdge   = `\< and \> are supported only next to a word character`
+	errPreceding  = `Invalid preceding regular expression`
 )
 
 // MaxRepeat is the largest count an interval may have. GNU allows up to
@@ -64,7 +97,15 @@ const MaxRepeat = 1000
 // Translate returns the RE2 syntax of the POSIX pattern pat. The result is
 // valid for regexp.Compile, which may still refuse it for its size.
 func Translate(pat string, syn Syntax, fl Flags) (string, error) {
-	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0}
+	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0,
+		newline: fl&Newline != 0, backRefs: fl&BackRefs != 0}
+	var mode string
+	if p.sed && !p.newline {
+		mode += "s" // '.' takes the newlines of sed's pattern space
+	}
+	if fl&Multiline != 0 {
+		mode += "m"
+	}
 	out, err := p.alternation(0)
 	if err != nil {
 		return "", err
@@ -73,8 +114,8 @@ func Translate(pat string, syn Syntax, fl Flags) (string, error) {
 		// Only a closing group can stop the top level early.
 		return "", p.errorf(p.pos, errRParen)
 	}
-	if p.sed {
-		out = "(?s)" + out
+	if mode != "" {
+		out = "(?" + mode + ")" + out
 	}
 	return out, nil
 }
@@ -106,7 +147,7 @@ func CompileAny(pats []string, syn Syntax, fl Flags) (*regexp.Regexp, error) {
 	if err != nil {
 		// The translation is valid RE2: what fails is a limit, such as
 		// the size of a pattern once its intervals are expanded.
-		return nil, &Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
+		return nil, &Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: "), Unsupported: true}
 	}
 	return re, nil
 }
@@ -129,11 +170,28 @@ func IsLiteral(pat string, syn Syntax) bool {
 //	piece       = atom { "*" | "+" | "?" | interval }
 //	atom        = char | "." | bracket | "(" alternation ")" | anchor | escape
 type parser struct {
-	src   string
-	pos   int
-	ere   bool
-	icase bool
-	sed   bool
+	src     string
+	pos     int
+	ere     bool
+	icase   bool
+	sed     bool
+	newline bool
+	// backRefs marks back-references instead of refusing them (BackRefs);
+	// opened counts the groups opened so far, which numbers them, and
+	// closed holds the numbers of those closed, which a back-reference may
+	// name; backRef records that one was seen.
+	backRefs bool
+	opened   int
+	closed   map[int]bool
+	backRef  bool
+}
+
+// unsupported returns an *Error, found at offset at, for a pattern GNU
+// accepts and RE2 cannot run.
+func (p *parser) unsupported(at int, format string, args ...any) *Error {
+	e := p.errorf(at, format, args...)
+	e.Unsupported = true
+	return e
 }
 
 // errorf returns an *Error found at offset at of the pattern.
@@ -142,6 +200,12 @@ func (p *parser) errorf(at int, format string, args ...any) *Error {
 		return &Error{Offset: at, Msg: format}
 	}
 	return &Error{Offset: at, Msg: fmt.Sprintf(format, args...)}
+}
+
+// wordEdgeError refuses a \< or \> at offset at that RE2's \b would not
+// test the same; a backtracker can (Error.Backtrack).
+func (p *parser) wordEdgeError(at int) *Error {
+	return &Error{Offset: at, Msg: errWordEdge, Backtrack: true, Unsupported: true}
 }
 
 // frag is a translated piece with what \< and \> need to know of it.
@@ -242,9 +306,18 @@ func (p *parser) branch(depth int) (string, error) {
 			prev = frag{}
 			start = false
 			continue
+		case (p.at(`\<`) || p.at(`\>`)) && p.backRefs:
+			// A backtracker tests word edges exactly, next to anything.
+			name := WordEndName
+			if p.at(`\<`) {
+				name = WordStartName
+			}
+			p.pos += 2
+			b.WriteString("(?P<" + name + ">)")
+			continue
 		case p.at(`\<`) || p.at(`\>`):
 			if p.at(`\>`) && !prev.word {
-				return "", p.errorf(p.pos, errWordEdge)
+				return "", p.wordEdgeError(p.pos)
 			}
 			if p.at(`\<`) {
 				wantWord = p.pos
@@ -267,7 +340,7 @@ func (p *parser) branch(depth int) (string, error) {
 			return "", err
 		}
 		if wantWord >= 0 && !pc.word {
-			return "", p.errorf(wantWord, errWordEdge)
+			return "", p.wordEdgeError(wantWord)
 		}
 		wantWord = -1
 		b.WriteString(pc.text)
@@ -275,7 +348,7 @@ func (p *parser) branch(depth int) (string, error) {
 		start = false
 	}
 	if wantWord >= 0 {
-		return "", p.errorf(wantWord, errWordEdge)
+		return "", p.wordEdgeError(wantWord)
 	}
 	return b.String(), nil
 }
@@ -452,7 +525,7 @@ func (p *parser) interval(i int) (lo, hi, end int, ok bool, err error) {
 	case lo > 32767 || hi > 32767:
 		return 0, 0, end, false, p.errorf(p.pos, errTooBig)
 	case lo > MaxRepeat || hi > MaxRepeat:
-		return 0, 0, end, false, p.errorf(p.pos, "repetition count over %d is not supported", MaxRepeat)
+		return 0, 0, end, false, p.unsupported(p.pos, "repetition count over %d is not supported", MaxRepeat)
 	}
 	return lo, hi, end, true, nil
 }
@@ -483,6 +556,8 @@ func (p *parser) atom(depth int) (frag, error) {
 // group parses the rest of a group after its opening parenthesis, which
 // is at open.
 func (p *parser) group(depth, open int) (frag, error) {
+	p.opened++
+	n := p.opened
 	inner, err := p.alternation(depth + 1)
 	if err != nil {
 		return frag{}, err
@@ -495,6 +570,10 @@ func (p *parser) group(depth, open int) (frag, error) {
 	} else {
 		p.pos += 2
 	}
+	if p.closed == nil {
+		p.closed = map[int]bool{}
+	}
+	p.closed[n] = true
 	return frag{text: "(" + inner + ")", simple: true}, nil
 }
 
@@ -517,7 +596,15 @@ func (p *parser) escape(depth int) (frag, error) {
 			return frag{}, p.errorf(at, errPreceding)
 		}
 	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return frag{}, p.errorf(at, errBackref)
+		n := int(c - '0')
+		if !p.closed[n] {
+			return frag{}, p.errorf(at, errBadBackref)
+		}
+		p.backRef = true
+		if !p.backRefs {
+			return frag{}, &Error{Offset: at, Msg: errBackref, Backtrack: true, Unsupported: true}
+		}
+		return frag{text: "(?P<" + BackRefName(n) + ">)", simple: true}, nil
 	case 'w':
 		return frag{text: `[0-9A-Z_a-z]`, simple: true, word: true}, nil
 	case 'W':
@@ -541,7 +628,7 @@ func (p *parser) escape(depth int) (frag, error) {
 		}
 		switch c {
 		case 'c', 'd', 'o', 'x':
-			return frag{}, p.errorf(at, `the escape \%c is not supported`, c)
+			return frag{}, p.unsupported(at, `the escape \%c is not supported`, c)
 		}
 	}
 	if c >= utf8.RuneSelf {
@@ -691,6 +778,9 @@ func (p *parser) bracket() (frag, error) {
 			}
 		}
 	}
+	if neg && p.newline {
+		set['\n'] = true // a negated list never matches a newline
+	}
 	if p.icase {
 		for c := 'A'; c <= 'Z'; c++ {
 			if set[c] || set[c|0x20] {
@@ -781,7 +871,7 @@ func (p *parser) bracketElem(set *[256]bool, runes *[]rune) (c byte, isChar bool
 				r = utf8.RuneError
 			}
 			if set == nil {
-				return 0, false, p.errorf(at, "a range ending in a non-ASCII byte is not supported")
+				return 0, false, p.unsupported(at, "a range ending in a non-ASCII byte is not supported")
 			}
 			*runes = append(*runes, r)
 			return 0, false, nil

@@ -232,3 +232,58 @@ func TestIsLiteral(t *testing.T) {
 		}
 	}
 }
+
+// Newline and Multiline are sed's M flag: ^ and $ hold at each newline,
+// and neither '.' nor a negated list matches one. Newline alone (sed -z
+// with M) keeps ^ and $ at the ends.
+func TestNewline(t *testing.T) {
+	for _, tc := range []struct {
+		pat, text string
+		want      bool
+	}{
+		{"^b", "a\nb", true},
+		{"a$", "a\nb", true},
+		{"a.b", "a\nb", false},
+		{"a[^x]b", "a\nb", false},
+		{`a[^x]b`, "a-b", true},
+		{"a[\n]b", "a\nb", true},
+		{"\\`a", "b\na", false},
+		{"a\\'", "a\nb", false},
+	} {
+		re, err := Compile(tc.pat, Basic, Sed|Newline|Multiline)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.pat, err)
+		}
+		if got := re.MatchString(tc.text); got != tc.want {
+			t.Errorf("%q on %q: %v, want %v", tc.pat, tc.text, got, tc.want)
+		}
+		// Without the flag, sed's '.' and lists take the newline, and
+		// ^ and $ hold at the ends only.
+		plain, _ := Compile(tc.pat, Basic, Sed)
+		if tc.pat == "a.b" && !plain.MatchString(tc.text) {
+			t.Errorf("%q without Newline: no match on %q", tc.pat, tc.text)
+		}
+		half, _ := Compile(tc.pat, Basic, Sed|Newline)
+		if tc.pat == "^b" && half.MatchString(tc.text) || tc.pat == "a.b" && half.MatchString(tc.text) {
+			t.Errorf("%q with Newline alone: a match on %q", tc.pat, tc.text)
+		}
+	}
+}
+
+// What GNU accepts and RE2 cannot run is marked Unsupported; GNU's own
+// errors are not.
+func TestUnsupported(t *testing.T) {
+	for pat, want := range map[string]bool{
+		`\(a\)\1`:                   true,
+		`a\{1001\}`:                 true,
+		`\(a`:                       false,
+		`[[:nope:]]`:                false,
+		`\(\(a\{1000\}\)\{1000\}\)`: true,
+	} {
+		_, err := Compile(pat, Basic, Sed)
+		var e *Error
+		if !errors.As(err, &e) || e.Unsupported != want {
+			t.Errorf("%q: %#v, want Unsupported %v", pat, err, want)
+		}
+	}
+}

@@ -1,25 +1,35 @@
-// Package sedlang is the language of sed, as much of GNU sed's as tpipe
-// runs: a script is parsed once into a Script, and a Run carries it over a
+// Package sedlang is the language of sed, GNU sed 4.9's in the C locale:
+// a script is parsed once into a Script, and a Run carries it over a
 // stream of lines.
 //
-// The split with the sed command (builtin/sed.go) is language against I/O.
-// This package knows addresses and ranges, the commands { } = d p q Q s
-// y, the flags of s, what a replacement means, the line held back while
-// the script waits to learn whether it is the last ($), and GNU's rule for
-// a last line without a newline. It does not know files, ports, options
-// or exit codes: the caller feeds records to Run.Line, passes an emit
-// function for the output, calls Run.End at the end of the input, and
-// turns Run.Status into an exit status.
+// The split with the sed command (builtin/sed.go) is language against
+// I/O. This package knows addresses and ranges, every command but e (s y
+// p P d D n N g G h H x b t T : a i c r R w W = l q Q z F { }), the flags
+// of s and what a replacement means, the pattern and hold spaces, the
+// append queue, and GNU's rule for a last line without its newline. It
+// does not know options, ports or exit codes: the caller gives the
+// command line's say as Options and Pieces, the files the script names
+// through an IO, pushes records to Run.Line, marks the end of a file
+// (Run.EndFile, for -s and -i) and of the input (Run.End), and turns
+// Run.Status into an exit status.
 //
-// Regexes are POSIX ones, read by internal/posixre with its Sed flag;
-// one with no special character is searched as a plain string.
+// A Run is a resumable cycle: n and N, which read input in the middle of
+// the script, leave the cycle waiting where it is until the next record is
+// pushed; a script that asks for the last line ($) has each record wait
+// for the next one. So the caller's loop stays a plain push of records,
+// and the run keeps no goroutine.
+//
+// Regexes are POSIX ones, read by internal/posixre with its Sed flag (and
+// Newline for the M flag). Before the regexp, the common shapes are found
+// by plain means (see fast): a string by bytes.Index, ^ and $ against the
+// ends, a run of a class at either end by a scan.
 //
 // Errors are values with GNU's position: an *Error names the -e piece and
-// the number of characters of it read, so that "sed: " and its Error text
-// is GNU's message. A script that parses can still fail as it runs, in one
-// way (the empty regex used before any other), which Run.Line reports as
-// an *Error once and which ends the run with status 1.
-//
-// The commands of GNU sed that tpipe does not run (a, b, c, D, G, h, n, N,
-// ...) are refused when the script is parsed, never run differently.
+// the number of characters of it read, or the -f file and line, so that
+// "sed: " and its Error text is GNU's message. A script GNU runs and tpipe
+// does not (e, a back-reference in a pattern) is an *Error with
+// Unsupported set, never run differently. A script that parses can still
+// fail as it runs: the empty regex used before any other (an *Error, with
+// status 1, as GNU), a space past IO.MaxSpace (a *SpaceError), or
+// IO.Stop's error while it loops.
 package sedlang

@@ -1,6 +1,7 @@
 package sedlang
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,580 +9,744 @@ import (
 	"github.com/tpipe/tpipe/internal/posixre"
 )
 
-// Options are the command line's say in how a script reads.
-type Options struct {
-	Extended bool // -E, -r: the regexes are EREs
-	Quiet    bool // -n: print only what the script prints
-}
+// eof is what next returns at the end of a piece.
+const eof = -1
 
-// Error is a script GNU sed rejects, or one that tpipe cannot run, with
-// where GNU says it is: the -e piece, from 1, and how many characters of
-// that piece were read when the error was found.
-type Error struct {
-	Expr int
-	Char int
-	Msg  string
-}
+// gnuVersion is the GNU sed this package follows; a v command asking for
+// a later one is refused as GNU refuses it.
+const gnuVersion = "4.9"
 
-// Error returns the message as GNU sed prints it after "sed: ".
-func (e *Error) Error() string {
-	return fmt.Sprintf("-e expression #%d, char %d: %s", e.Expr, e.Char, e.Msg)
-}
-
-// Script is a parsed script. It does not change once Parse returns it, so
-// that any number of Runs may use it at once.
-type Script struct {
-	cmds     []command
-	quiet    bool
-	needLast bool // some address is $, so each line waits for the next
-	quits    bool // q or Q may stop the input early
-}
-
-// Quits reports whether a q or Q command may end the run before the
-// input does, so that a caller can stop reading then.
-func (s *Script) Quits() bool { return s.quits }
-
-// command is one command of a script.
-type command struct {
-	a1, a2 *address // a2 is set for a range
-	neg    bool
-	op     byte // one of { } = d p q Q s y
-
-	// { : index of its }
-	close int
-	// q, Q
-	code int
-	// s
-	re    *regex // nil: the last regex used
-	repl  []replPart
-	glob  bool
-	nth   int // replace from the nth match on (1 by default)
-	print bool
-	// y
-	ymap *[256]byte
-}
-
-// rangeState is the state of a command's range in a run: active from its
-// first line to its last; end is the last line number when it is known
-// (the second address a number, +N or ~N).
-type rangeState struct {
-	active bool
-	end    int
-}
-
-// address is an address: a line number, $, FIRST~STEP or a regex; or, as
-// the end of a range, +N or ~N.
-type address struct {
-	kind byte // 'n' line, '$' last, '~' step, '/' regex, '+' and 'm' (end ~N)
-	n    int  // the line, or FIRST of FIRST~STEP, or N of +N and ~N
-	step int
-	re   *regex // nil for // (the last regex used)
-}
-
-// regex is a compiled address or s regex. A regex with no special
-// character is searched as the string plain instead of being compiled.
-type regex struct {
-	plain []byte
-	m     *posixre.Matcher
-}
-
-// replPart is a piece of an s replacement: literal text, or a group (0 for
-// the whole match, written & or \0).
-type replPart struct {
-	text  []byte
-	group int // -1 for text
-}
-
-// parser reads a script. The grammar (GNU sed's, in part):
+// parser reads a script, one piece at a time, as GNU sed does: a { or an
+// a, i, c text may go on in the next piece, everything else ends with its
+// piece. The grammar (GNU sed's):
 //
-//	script  = { [ address [ "," address2 ] ] { " " } { "!" } command end }
-//	address = N | "$" | FIRST "~" STEP | "/" RE "/" [ "I" ] | "\" C RE C [ "I" ]
+//	script   = { { ";" | space } [ command ] }
+//	command  = [ address [ "," address2 ] ] { blank } [ "!" { blank } ] cmd
+//	address  = N [ "~" STEP ] | "$" | "/" RE "/" { "I" | "M" } | "\" C RE C { "I" | "M" }
 //	address2 = address | "+" N | "~" N
-//	command = "{" | "}" | "=" | "d" | "p" | ("q" | "Q") [ CODE ]
-//	        | "s" C RE C REPL C { FLAG } | "y" C SRC C DST C
-//	end     = { " " } ( ";" | newline | "}" | "#" comment | end of script )
+//	cmd      = "{" | "}" | "=" | "d" | "D" | "F" | "g" | "G" | "h" | "H" | "n" | "N"
+//	         | "p" | "P" | "x" | "z" | ("q" | "Q" | "l" | "L") [ N ]
+//	         | ("a" | "i" | "c") ( "\" newline TEXT | "\" TEXT | TEXT )
+//	         | (":" | "b" | "t" | "T") LABEL | "v" [ VERSION ] | "#" COMMENT
+//	         | ("r" | "R" | "w" | "W") FILENAME
+//	         | "s" C RE C REPL C { FLAG } | "y" C SRC C DST C
+//	end      = { blank } ( ";" | newline | "}" | "#" | end of piece )
+//
+// after every command but {, a, i, c, :, b, t, T, r, R, w, W, s///w and #.
 type parser struct {
-	src    string
-	pos    int
-	starts []int // where each -e piece starts in src
-	ere    bool
+	o      Options
 	script *Script
-	open   []int // the open { commands
+
+	// The piece being read.
+	src   string
+	pos   int
+	piece Piece
+	expr  int // its -e number, counting only -e pieces; 0 for a file
+
+	open    []openBlock // the { commands not yet closed
+	labels  map[string]int
+	jumps   []int // the b, t and T commands, for their labels
+	names   []string
+	pending int    // the a, i or c whose text goes on in the next piece, or -1
+	text    []byte // that text so far
 }
 
-// Parse parses a script given as -e pieces, which are joined by newlines
-// as GNU does (one SCRIPT operand is one piece). A bad script is an
-// *Error. No pieces at all is an empty script.
-func Parse(pieces []string, o Options) (*Script, error) {
-	if len(pieces) == 0 {
-		pieces = []string{""}
+// openBlock is a { waiting for its }, and where GNU says it is when it
+// never comes.
+type openBlock struct {
+	cmd   int
+	where Error
+}
+
+// Parse parses a script given as pieces (-e expressions and -f files, in
+// their order on the command line). A bad script is an *Error; so is one
+// that tpipe does not run (Error.Unsupported). No pieces at all is an
+// empty script.
+func Parse(pieces []Piece, o Options) (*Script, error) {
+	sc := &Script{quiet: o.Quiet, delim: '\n', lineWrap: 70}
+	if o.NullData {
+		sc.delim = 0
 	}
-	p := &parser{ere: o.Extended, script: &Script{quiet: o.Quiet}}
-	for i, s := range pieces {
-		if i > 0 {
-			p.src += "\n"
+	switch {
+	case o.LineWrap < 0:
+		sc.lineWrap = 0
+	case o.LineWrap > 0:
+		sc.lineWrap = o.LineWrap
+	}
+	p := &parser{o: o, script: sc, labels: map[string]int{}, pending: -1}
+	// GNU: a script whose first piece starts with "#n" is as if -n (POSIX
+	// asks for "#n" alone on its line; GNU 4.9 looks at two characters).
+	if len(pieces) > 0 && strings.HasPrefix(pieces[0].Text, "#n") {
+		sc.quiet = true
+	}
+	exprs := 0
+	for _, pc := range pieces {
+		p.src, p.pos, p.piece, p.expr = pc.Text, 0, pc, 0
+		if pc.File == "" {
+			exprs++
+			p.expr = exprs
 		}
-		p.starts = append(p.starts, len(p.src))
-		p.src += s
-	}
-	// GNU: a script whose first line is exactly "#n" is as if -n.
-	if first, _, _ := strings.Cut(pieces[0], "\n"); first == "#n" {
-		p.script.quiet = true
-	}
-	if err := p.commands(); err != nil {
-		return nil, err
+		if p.pending >= 0 {
+			p.readText('\n')
+		}
+		if err := p.commands(); err != nil {
+			return nil, err
+		}
 	}
 	if len(p.open) > 0 {
-		return nil, &Error{Expr: 1, Char: 0, Msg: "unmatched `{'"}
+		e := p.open[len(p.open)-1].where
+		e.Msg = "unmatched `{'"
+		return nil, &e
 	}
-	return p.script, nil
-}
-
-// errorf reports a script error as GNU does: the -e piece and the number of
-// characters read in it.
-func (p *parser) errorf(format string, args ...any) error {
-	// The newline that joins two pieces belongs to the first.
-	n := 0
-	for i, s := range p.starts {
-		if s < p.pos {
-			n = i
-		}
+	if p.pending >= 0 {
+		// The text ran to the end of the script: GNU keeps it as read.
+		sc.cmds[p.pending].text = p.text
 	}
-	msg := format
-	if len(args) > 0 {
-		msg = fmt.Sprintf(format, args...)
-	}
-	return &Error{Expr: n + 1, Char: p.pos - p.starts[n], Msg: msg}
-}
-
-func (p *parser) eof() bool { return p.pos >= len(p.src) }
-
-func (p *parser) peek() byte {
-	if p.pos < len(p.src) {
-		return p.src[p.pos]
-	}
-	return 0
-}
-
-func (p *parser) skipSpaces() {
-	for !p.eof() && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t') {
-		p.pos++
-	}
-}
-
-// commands parses the whole script.
-func (p *parser) commands() error {
-	for {
-		for !p.eof() && strings.IndexByte(" \t\n;", p.src[p.pos]) >= 0 {
-			p.pos++
-		}
-		if p.eof() {
-			return nil
-		}
-		if p.peek() == '#' {
-			for !p.eof() && p.src[p.pos] != '\n' {
-				p.pos++
-			}
+	for _, i := range p.jumps {
+		c := &sc.cmds[i]
+		if c.file == "" {
+			c.jump = len(sc.cmds)
 			continue
 		}
-		if err := p.command(); err != nil {
+		at, ok := p.labels[c.file]
+		if !ok {
+			return nil, &Error{NoPlace: true, Msg: fmt.Sprintf("can't find label for jump to `%s'", c.file)}
+		}
+		c.jump = at
+	}
+	return sc, nil
+}
+
+// here is the place of the parser, as an *Error without its message.
+func (p *parser) here() Error {
+	if p.piece.File != "" {
+		return Error{File: p.piece.File, Line: 1 + strings.Count(p.src[:p.pos], "\n")}
+	}
+	return Error{Expr: p.expr, Char: p.pos}
+}
+
+// errorf reports a script error where the parser is.
+func (p *parser) errorf(format string, args ...any) *Error {
+	e := p.here()
+	e.Msg = format
+	if len(args) > 0 {
+		e.Msg = fmt.Sprintf(format, args...)
+	}
+	return &e
+}
+
+// unsupported reports a script GNU runs and tpipe does not.
+func (p *parser) unsupported(format string, args ...any) *Error {
+	e := p.errorf(format, args...)
+	e.Unsupported = true
+	return e
+}
+
+// next reads a character, or eof.
+func (p *parser) next() int {
+	if p.pos >= len(p.src) {
+		return eof
+	}
+	p.pos++
+	return int(p.src[p.pos-1])
+}
+
+// back unreads c, the character next returned (GNU's savchar).
+func (p *parser) back(c int) {
+	if c != eof {
+		p.pos--
+	}
+}
+
+// nonBlank reads the next character that is not a space or tab.
+func (p *parser) nonBlank() int {
+	for {
+		if c := p.next(); c != ' ' && c != '\t' {
+			return c
+		}
+	}
+}
+
+// integer reads the digits from c on.
+func (p *parser) integer(c int) int {
+	n := 0
+	for ; c >= '0' && c <= '9'; c = p.next() {
+		if n > (int(^uint(0)>>1)-9)/10 {
+			n = int(^uint(0) >> 1) // as large as it gets: no line is past it
+			continue
+		}
+		n = n*10 + c - '0'
+	}
+	p.back(c)
+	return n
+}
+
+func isSpace(c int) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// commands parses the rest of the piece.
+func (p *parser) commands() error {
+	for {
+		c := p.next()
+		for c == ';' || isSpace(c) {
+			c = p.next()
+		}
+		if c == eof {
+			return nil
+		}
+		if err := p.command(c); err != nil {
 			return err
 		}
 	}
 }
 
-// command parses one command with its addresses.
-func (p *parser) command() error {
-	c := command{nth: 1}
-	a1, err := p.address(false)
+// command parses one command, whose first character c has been read.
+func (p *parser) command(c int) error {
+	sc := p.script
+	cmd := command{num: -1}
+	a1, err := p.address(c)
 	if err != nil {
 		return err
 	}
-	c.a1 = a1
 	if a1 != nil {
-		p.skipSpaces()
-		if p.peek() == ',' {
-			p.pos++
-			p.skipSpaces()
-			a2, err := p.address(true)
+		if a1.kind == '+' || a1.kind == 'm' {
+			return p.errorf("invalid usage of +N or ~N as first address")
+		}
+		cmd.a1 = a1
+		c = p.nonBlank()
+		if c == ',' {
+			a2, err := p.address(p.nonBlank())
 			if err != nil {
 				return err
 			}
 			if a2 == nil {
 				return p.errorf("unexpected `,'")
 			}
-			c.a2 = a2
+			cmd.a2 = a2
+			c = p.nonBlank()
+		}
+		if a1.kind == 'n' && a1.n == 0 && (cmd.a2 == nil && c != 'r' || cmd.a2 != nil && cmd.a2.kind != '/') {
+			return p.errorf("invalid usage of line address 0")
 		}
 	}
-	p.skipSpaces()
-	for p.peek() == '!' {
-		if c.neg {
-			p.pos++
+	if c == '!' {
+		cmd.neg = true
+		c = p.nonBlank()
+		if c == '!' {
 			return p.errorf("multiple `!'s")
 		}
-		c.neg = true
-		p.pos++
-		p.skipSpaces()
 	}
-	if p.eof() {
+	if c == eof {
 		return p.errorf("missing command")
 	}
-	c.op = p.src[p.pos]
-	p.pos++
-	if a1 != nil && a1.kind == 'n' && a1.n == 0 && (c.a2 == nil || c.a2.kind != '/') {
-		return p.errorf("invalid usage of line address 0")
-	}
-	switch c.op {
-	case '{':
-		p.open = append(p.open, len(p.script.cmds))
-		p.script.cmds = append(p.script.cmds, c)
+	cmd.op = byte(c)
+	here := len(sc.cmds)
+	switch c {
+	case '#':
+		if cmd.a1 != nil {
+			return p.errorf("comments don't accept any addresses")
+		}
+		for c != eof && c != '\n' {
+			c = p.next()
+		}
 		return nil
+	case 'v':
+		v := p.label()
+		if v == "" {
+			v = "4.0"
+		}
+		if versionLess(gnuVersion, v) {
+			return p.errorf("expected newer version of sed")
+		}
+		return nil
+	case '{':
+		p.open = append(p.open, openBlock{cmd: here, where: p.blockPlace()})
 	case '}':
 		if len(p.open) == 0 {
 			return p.errorf("unexpected `}'")
 		}
-		if c.a1 != nil {
-			return p.errorf("} doesn't want any addresses")
+		if cmd.a1 != nil {
+			return p.errorf("`}' doesn't want any addresses")
+		}
+		if err := p.endOfCommand(); err != nil {
+			return err
 		}
 		open := p.open[len(p.open)-1]
 		p.open = p.open[:len(p.open)-1]
-		p.script.cmds[open].close = len(p.script.cmds)
-	case '=', 'd', 'p':
-	case 'q', 'Q':
-		if c.a2 != nil {
+		sc.cmds[open.cmd].jump = here
+	case 'e':
+		if p.o.Sandbox {
+			return p.errorf("e/r/w commands disabled in sandbox mode")
+		}
+		return p.unsupported("command `e' is not supported")
+	case 'a', 'i', 'c':
+		c = p.nonBlank()
+		if c == eof {
+			return p.errorf("expected \\ after `a', `c' or `i'")
+		}
+		if c == '\\' {
+			c = p.next()
+		} else {
+			p.back(c)
+			c = '\n'
+		}
+		sc.cmds = append(sc.cmds, cmd)
+		p.pending, p.text = here, nil
+		p.readText(c)
+		return nil
+	case ':':
+		if cmd.a1 != nil {
+			return p.errorf(": doesn't want any addresses")
+		}
+		name := p.label()
+		if name == "" {
+			return p.errorf("\":\" lacks a label")
+		}
+		p.labels[name] = here // GNU jumps to the last of labels of one name
+	case 'b', 't', 'T':
+		cmd.file = p.label()
+		p.jumps = append(p.jumps, here)
+		sc.loops = true
+	case 'q', 'Q', 'l', 'L':
+		if (c == 'q' || c == 'Q') && cmd.a2 != nil {
 			return p.errorf("command only uses one address")
 		}
-		p.skipSpaces()
-		start := p.pos
-		for !p.eof() && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
-			p.pos++
+		if c == 'L' {
+			return p.errorf("unknown command: `L'") // gone from GNU sed since 4.3
 		}
-		if p.pos > start {
-			c.code, _ = strconv.Atoi(p.src[start:p.pos])
+		if d := p.nonBlank(); d >= '0' && d <= '9' {
+			cmd.num = p.integer(d)
+		} else {
+			p.back(d)
 		}
-		p.script.quits = true
+		if c == 'q' || c == 'Q' {
+			sc.quits = true
+			cmd.num = max(cmd.num, 0)
+		}
+		if err := p.endOfCommand(); err != nil {
+			return err
+		}
+	case '=', 'd', 'D', 'F', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'z', 'x':
+		sc.loops = sc.loops || c == 'D'
+		if err := p.endOfCommand(); err != nil {
+			return err
+		}
+	case 'r', 'R', 'w', 'W':
+		name, err := p.filename()
+		if err != nil {
+			return err
+		}
+		cmd.file = name
+		switch c {
+		case 'r':
+			sc.readsFiles = true
+			if cmd.a1 != nil && cmd.a1.kind == 'n' && cmd.a1.n == 0 && cmd.a2 == nil {
+				// 0r: the file goes before the first line.
+				cmd.a1 = &address{kind: 'n', n: 1}
+				cmd.op = '0'
+			}
+		case 'R':
+			sc.readsFiles = true
+			cmd.index = p.fileIndex(&sc.reads, name)
+		default:
+			cmd.index = p.fileIndex(&sc.writes, name)
+		}
 	case 's':
-		if err := p.subst(&c); err != nil {
+		if err := p.subst(&cmd); err != nil {
 			return err
 		}
-		p.script.cmds = append(p.script.cmds, c)
-		return nil // subst read the end of the command
 	case 'y':
-		if err := p.translit(&c); err != nil {
+		if err := p.translit(&cmd); err != nil {
 			return err
 		}
-	case 'a', 'b', 'c', 'D', 'e', 'F', 'g', 'G', 'h', 'H', 'i', 'l', 'n', 'N',
-		'P', 'r', 'R', 't', 'T', 'v', 'w', 'W', 'x', 'z', ':':
-		return p.errorf("command `%c' is not supported", c.op)
 	default:
-		return p.errorf("unknown command: `%c'", c.op)
+		return p.errorf("unknown command: `%c'", c)
 	}
-	p.script.cmds = append(p.script.cmds, c)
-	return p.endOfCommand()
+	sc.cmds = append(sc.cmds, cmd)
+	return nil
+}
+
+// blockPlace is where GNU says an unmatched { is: its -e piece with no
+// character count, or its file and line.
+func (p *parser) blockPlace() Error {
+	e := p.here()
+	e.Char = 0
+	return e
+}
+
+// fileIndex returns the index of name in *files, adding it if it is new.
+func (p *parser) fileIndex(files *[]string, name string) int {
+	for i, f := range *files {
+		if f == name {
+			return i
+		}
+	}
+	*files = append(*files, name)
+	return len(*files) - 1
 }
 
 // endOfCommand reads what may follow a command.
 func (p *parser) endOfCommand() error {
-	p.skipSpaces()
-	if p.eof() {
-		return nil
-	}
-	switch p.src[p.pos] {
-	case ';', '\n':
-		p.pos++
-		return nil
+	switch c := p.nonBlank(); c {
 	case '}', '#':
-		return nil
+		p.back(c)
+	case eof, '\n', ';':
+	default:
+		return p.errorf("extra characters after command")
 	}
-	p.pos++
-	return p.errorf("extra characters after command")
+	return nil
 }
 
-// address parses an address, if there is one. second allows +N and ~N.
-func (p *parser) address(second bool) (*address, error) {
-	c := p.peek()
-	switch {
-	case c >= '0' && c <= '9':
-		n := p.number()
-		if p.peek() == '~' && !second {
-			p.pos++
-			if d := p.peek(); d < '0' || d > '9' {
-				return &address{kind: '~', n: n}, nil
-			}
-			return &address{kind: '~', n: n, step: p.number()}, nil
+// label reads the label of :, b, t and T (and the version of v): up to a
+// blank, ';', '}', '#' or the end of the line.
+func (p *parser) label() string {
+	p.back(p.nonBlank())
+	start := p.pos
+	c := p.next()
+	for c != eof && c != '\n' && c != ' ' && c != '\t' && c != ';' && c != '}' && c != '#' {
+		c = p.next()
+	}
+	p.back(c)
+	return p.src[start:p.pos]
+}
+
+// filename reads the file name of r, R, w, W and s///w: the rest of the
+// line, after blanks.
+func (p *parser) filename() (string, error) {
+	if p.o.Sandbox {
+		return "", p.errorf("e/r/w commands disabled in sandbox mode")
+	}
+	c := p.nonBlank()
+	start, end := p.pos-1, p.pos-1
+	for ; c != eof && c != '\n'; c = p.next() {
+		end = p.pos
+	}
+	if start >= end {
+		return "", p.errorf("missing filename in r/R/w/W commands")
+	}
+	name := p.src[start:end]
+	if name == "/dev/stdin" {
+		return "", p.unsupported("reading /dev/stdin is not supported")
+	}
+	return name, nil
+}
+
+// readText reads the text of a, i or c, from leadin (the character after
+// "a\", or a newline when the text started on the command's line or on the
+// next one) to the first newline not escaped by a backslash. A text cut by
+// the end of its piece goes on in the next one (sed -e 'a\' -e 'text').
+func (p *parser) readText(leadin int) {
+	if leadin == eof {
+		return // p.pending stays: the text is in the next piece, if any
+	}
+	if leadin != '\n' {
+		p.text = append(p.text, byte(leadin))
+	}
+	for {
+		c := p.next()
+		if c == eof || c == '\n' {
+			break
 		}
-		return &address{kind: 'n', n: n}, nil
-	case c == '$':
-		p.pos++
-		p.script.needLast = true
-		return &address{kind: '$'}, nil
-	case (c == '+' || c == '~') && second:
-		p.pos++
-		kind := byte('+')
-		if c == '~' {
-			kind = 'm'
-		}
-		// GNU reads a missing N as 0: "A,+" and "A,~" end where they start.
-		n := 0
-		if d := p.peek(); d >= '0' && d <= '9' {
-			n = p.number()
-		}
-		return &address{kind: kind, n: n}, nil
-	case c == '/' || c == '\\':
-		p.pos++
-		delim := byte('/')
 		if c == '\\' {
-			if p.eof() {
-				return nil, p.errorf("unterminated address regex")
+			c = p.next()
+			if c != eof {
+				p.text = append(p.text, '\\')
 			}
-			delim = p.src[p.pos]
-			p.pos++
 		}
-		pat, ok := p.delimited(delim, true)
+		if c == eof {
+			p.text = append(p.text, '\n')
+			return // goes on in the next piece
+		}
+		p.text = append(p.text, byte(c))
+	}
+	p.text = append(p.text, '\n')
+	text, err := normalize(p.text, textBuffer)
+	if err != nil {
+		text = p.text // "\c\" cannot come out of a text whose escapes are pairs
+	}
+	p.script.cmds[p.pending].text = text
+	p.pending, p.text = -1, nil
+}
+
+// address parses an address starting with c, if there is one.
+func (p *parser) address(c int) (*address, error) {
+	switch {
+	case c == '/' || c == '\\':
+		if c == '\\' {
+			c = p.next()
+		}
+		pat, ok := p.matchSlash(c, true)
 		if !ok {
 			return nil, p.errorf("unterminated address regex")
 		}
-		icase := false
-		for p.peek() == 'I' {
-			icase = true
-			p.pos++
+		var fl posixre.Flags
+		for {
+			switch c = p.nonBlank(); c {
+			case 'I':
+				fl |= posixre.IgnoreCase
+				continue
+			case 'M':
+				fl |= posixre.Newline | posixre.Multiline
+				continue
+			}
+			p.back(c)
+			break
 		}
-		re, err := p.compile(pat, icase)
+		re, err := p.compile(pat, fl, 0)
 		if err != nil {
 			return nil, err
 		}
 		return &address{kind: '/', re: re}, nil
-	}
-	return nil, nil
-}
-
-func (p *parser) number() int {
-	start := p.pos
-	for !p.eof() && p.src[p.pos] >= '0' && p.src[p.pos] <= '9' {
-		p.pos++
-	}
-	n, err := strconv.Atoi(p.src[start:p.pos])
-	if err != nil {
-		n = int(^uint(0) >> 1)
-	}
-	return n
-}
-
-// delimited reads up to the next unescaped delim and returns the text
-// before it. "\delim" stands for delim itself and loses its backslash, as
-// in GNU sed (so in s.a\.b.X. the '.' is special again); in a regex, "\n"
-// becomes a newline. Other escapes are kept for the regex or replacement
-// parser.
-func (p *parser) delimited(delim byte, regex bool) (string, bool) {
-	var b strings.Builder
-	for !p.eof() {
-		c := p.src[p.pos]
-		p.pos++
+	case c >= '0' && c <= '9':
+		n := p.integer(c)
+		if c = p.nonBlank(); c != '~' {
+			p.back(c)
+			return &address{kind: 'n', n: n}, nil
+		}
+		step := p.integer(p.nonBlank())
+		if step > 0 {
+			return &address{kind: '~', n: n, step: step}, nil
+		}
+		return &address{kind: 'n', n: n}, nil
+	case c == '+' || c == '~':
+		n := p.integer(p.nonBlank())
 		switch {
+		case n == 0:
+			// GNU: "A,+0" and "A,~0" end where they start; as a first
+			// address, it matches every line.
+			return &address{kind: 'a'}, nil
+		case c == '+':
+			return &address{kind: '+', n: n}, nil
+		}
+		return &address{kind: 'm', n: n}, nil
+	case c == '$':
+		p.script.needLast = true
+		return &address{kind: '$'}, nil
+	}
+	return nil, nil // c stays read, as in GNU: it is the command
+}
+
+// matchSlash reads up to the next delim not escaped by a backslash and
+// returns the text before it, as GNU's match_slash does: "\delim" stands
+// for delim (in a replacement, "\&" stays as it is when & is the
+// delimiter), a backslash-newline for a newline, and any other escape is
+// kept for later. In a regex, a bracket expression is read whole, so that
+// a delimiter or backslash inside it is itself: s/[/]/x/. ok is false when
+// the line or piece ends first.
+func (p *parser) matchSlash(delim int, regex bool) (text []byte, ok bool) {
+	if delim == eof {
+		return nil, false
+	}
+	var b []byte
+	for {
+		c := p.next()
+		switch {
+		case c == eof:
+			return nil, false
+		case c == '\n':
+			p.back(c)
+			return nil, false
 		case c == delim:
-			return b.String(), true
-		case c == '\n' && regex:
-			return "", false
+			return b, true
 		case c == '\\':
-			if p.eof() {
-				return "", false
+			c = p.next()
+			if c == eof {
+				return nil, false
 			}
-			d := p.src[p.pos]
-			p.pos++
+			if c != '\n' && (c != delim || !regex && c == '&') {
+				b = append(b, '\\')
+			}
+		case c == '[' && regex:
+			b = append(b, '[')
+			if c = p.bracket(&b); c != ']' {
+				p.back(c)
+				return nil, false
+			}
+		}
+		b = append(b, byte(c))
+	}
+}
+
+// bracket reads the rest of a bracket expression into b, up to the ']'
+// that ends it, which it returns unread into b; or eof or a newline,
+// where it stopped. [:class:], [=c=] and [.c.] are read whole.
+func (p *parser) bracket(b *[]byte) int {
+	c := p.next()
+	if c == '^' {
+		*b = append(*b, '^')
+		c = p.next()
+	}
+	if c == ']' {
+		*b = append(*b, ']')
+		c = p.next()
+	}
+	// state: 0 outside [: :], [= =] and [. .]; 1 just after a '['; 2
+	// inside one; 3 after its closing ':', '=' or '.'.
+	state, kind := 0, 0
+	for ; ; c = p.next() {
+		switch c {
+		case eof, '\n':
+			return c
+		case '.', ':', '=':
 			switch {
-			case d == delim && !(d == '&' && !regex):
-				b.WriteByte(d)
-			case d == 'n' && regex:
-				b.WriteByte('\n')
+			case state == 1:
+				kind, state = c, 2
+			case state == 2 && c == kind:
+				state = 3
 			default:
-				b.WriteByte('\\')
-				b.WriteByte(d)
+				state &^= 1
+			}
+		case '[':
+			if state == 0 {
+				state = 1
+			}
+		case ']':
+			if state == 0 || state == 1 {
+				return c
+			}
+			if state == 3 {
+				state = 0
 			}
 		default:
-			b.WriteByte(c)
+			state &^= 1
 		}
+		*b = append(*b, byte(c))
 	}
-	return "", false
 }
 
-// compile compiles an address or s regex; "" is the last regex used.
-func (p *parser) compile(pat string, icase bool) (*regex, error) {
-	if pat == "" {
+// compile compiles an address or s regex; an empty one is the last regex
+// used, and takes no flags. needGroup is the largest group the
+// replacement names.
+func (p *parser) compile(pat []byte, fl posixre.Flags, needGroup int) (*regex, error) {
+	if len(pat) == 0 {
+		if fl != 0 {
+			return nil, p.errorf("cannot specify modifiers on empty regexp")
+		}
 		return nil, nil
 	}
-	syn, fl := posixre.Basic, posixre.Sed
-	if p.ere {
-		syn = posixre.Extended
-	}
-	if !icase && posixre.IsLiteral(pat, syn) {
-		return &regex{plain: []byte(pat)}, nil
-	}
-	if icase {
-		fl |= posixre.IgnoreCase
-	}
-	re, err := posixre.Compile(pat, syn, fl)
+	text, err := normalize(pat, textRegex)
 	if err != nil {
 		return nil, p.errorf("%s", err)
 	}
+	if p.script.delim != '\n' {
+		fl &^= posixre.Multiline // GNU: ^ and $ hold at newlines only when they end lines
+	}
+	syn := posixre.Basic
+	if p.o.Extended {
+		syn = posixre.Extended
+	}
+	re, err := posixre.Compile(string(text), syn, fl|posixre.Sed)
+	if err != nil {
+		var pe *posixre.Error
+		if errors.As(err, &pe) && pe.Unsupported {
+			return nil, p.unsupported("%s", err)
+		}
+		return nil, p.errorf("%s", err)
+	}
+	if groups := re.NumSubexp(); needGroup > groups {
+		return nil, p.errorf("invalid reference \\%d on `s' command's RHS", needGroup)
+	}
 	re.Longest()
-	return &regex{m: posixre.NewMatcher(re)}, nil
+	rx := &regex{m: posixre.NewMatcher(re), newline: fl&posixre.Newline != 0, groups: re.NumSubexp()}
+	rx.fast = fastOf(re, fl&posixre.Multiline != 0)
+	return rx, nil
 }
 
-// subst parses the rest of an s command and what follows it.
+// subst parses the rest of an s command.
 func (p *parser) subst(c *command) error {
-	if p.eof() || p.peek() == '\n' || p.peek() == '\\' {
-		return p.errorf("unterminated `s' command")
-	}
-	delim := p.src[p.pos]
-	p.pos++
-	pat, ok := p.delimited(delim, true)
+	delim := p.next()
+	pat, ok := p.matchSlash(delim, true)
 	if !ok {
 		return p.errorf("unterminated `s' command")
 	}
-	repl, ok := p.delimited(delim, false)
+	raw, ok := p.matchSlash(delim, false)
 	if !ok {
 		return p.errorf("unterminated `s' command")
 	}
-	// Flags.
-	icase, sawNum := false, false
+	repl, err := normalize(raw, textRepl)
+	if err != nil {
+		return p.errorf("%s", err)
+	}
+	s := &subst{write: -1}
+	var maxGroup int
+	s.repl, maxGroup = replacement(repl)
+	s.simple = true
+	for _, part := range s.repl {
+		s.simple = s.simple && part.conv == caseAsIs
+	}
+	var fl posixre.Flags
 flags:
-	for !p.eof() {
-		f := p.src[p.pos]
-		p.pos++
-		switch {
-		case f == 'g':
-			if c.glob {
-				return p.errorf("multiple `g' options to `s' command")
+	for {
+		switch f := p.nonBlank(); {
+		case f == 'i' || f == 'I':
+			fl |= posixre.IgnoreCase
+		case f == 'm' || f == 'M':
+			fl |= posixre.Newline | posixre.Multiline
+		case f == 'e':
+			if p.o.Sandbox {
+				return p.errorf("e/r/w commands disabled in sandbox mode")
 			}
-			c.glob = true
+			return p.unsupported("option `e' to `s' is not supported")
 		case f == 'p':
-			if c.print {
+			if s.print {
 				return p.errorf("multiple `p' options to `s' command")
 			}
-			c.print = true
-		case f == 'i' || f == 'I':
-			icase = true
+			s.print = true
+		case f == 'g':
+			if s.glob {
+				return p.errorf("multiple `g' options to `s' command")
+			}
+			s.glob = true
+		case f == 'w':
+			name, err := p.filename()
+			if err != nil {
+				return err
+			}
+			s.write = p.fileIndex(&p.script.writes, name)
+			break flags
 		case f >= '0' && f <= '9':
-			if sawNum {
+			if s.nth != 0 {
 				return p.errorf("multiple number options to `s' command")
 			}
-			p.pos--
-			n := p.number()
-			if n == 0 {
+			s.nth = p.integer(f)
+			if s.nth == 0 {
 				return p.errorf("number option to `s' command may not be zero")
 			}
-			c.nth, sawNum = n, true
-		case f == ' ' || f == '\t':
-		case f == ';' || f == '\n':
-			break flags
 		case f == '}' || f == '#':
-			p.pos--
+			p.back(f)
 			break flags
-		case f == 'm' || f == 'M' || f == 'e' || f == 'w':
-			return p.errorf("option `%c' to `s' is not supported", f)
+		case f == eof || f == '\n' || f == ';':
+			break flags
 		default:
 			return p.errorf("unknown option to `s'")
 		}
 	}
-	re, err := p.compile(pat, icase)
+	if s.nth == 0 {
+		s.nth = 1
+	}
+	s.re, err = p.compile(pat, fl, maxGroup)
 	if err != nil {
 		return err
 	}
-	c.re = re
-	groups := -1 // unknown for the empty regex
-	if re != nil {
-		groups = 0
-		if re.m != nil {
-			groups = re.m.Regexp().NumSubexp()
-		}
-	}
-	c.repl, err = p.replacement(repl, groups)
-	return err
-}
-
-// replacement parses the replacement of an s command: & and \0 to \9 are
-// the match and its groups, \n and friends control characters, a
-// backslash-newline a newline, and any other escaped character itself.
-func (p *parser) replacement(s string, groups int) ([]replPart, error) {
-	var parts []replPart
-	var lit []byte
-	flush := func() {
-		if len(lit) > 0 {
-			parts = append(parts, replPart{text: lit, group: -1})
-			lit = nil
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '&':
-			flush()
-			parts = append(parts, replPart{group: 0})
-		case c == '\\' && i+1 < len(s):
-			i++
-			d := s[i]
-			if d >= '0' && d <= '9' {
-				g := int(d - '0')
-				if groups >= 0 && g > groups {
-					return nil, p.errorf("invalid reference \\%c on `s' command's RHS", d)
-				}
-				flush()
-				parts = append(parts, replPart{group: g})
-				continue
-			}
-			if ctl, ok := posixre.ControlEscape(d); ok {
-				lit = append(lit, ctl)
-				continue
-			}
-			switch d {
-			case 'L', 'U', 'l', 'u', 'E', 'c', 'd', 'o', 'x':
-				return nil, p.errorf("\\%c in an `s' replacement is not supported", d)
-			}
-			lit = append(lit, d) // "\&", "\\", "\<newline>", ...
-		default:
-			lit = append(lit, c)
-		}
-	}
-	flush()
-	return parts, nil
+	c.sub = s
+	return nil
 }
 
 // translit parses the rest of a y command.
 func (p *parser) translit(c *command) error {
-	if p.eof() || p.peek() == '\n' || p.peek() == '\\' {
-		return p.errorf("unterminated `y' command")
-	}
-	delim := p.src[p.pos]
-	p.pos++
+	delim := p.next()
 	var sets [2][]byte
 	for k := range sets {
-		for {
-			if p.eof() {
-				return p.errorf("unterminated `y' command")
-			}
-			ch := p.src[p.pos]
-			p.pos++
-			if ch == delim {
-				break
-			}
-			if ch == '\\' && !p.eof() {
-				d := p.src[p.pos]
-				switch {
-				case d == delim || d == '\\':
-					ch = d
-					p.pos++
-				case d == 'n':
-					ch = '\n'
-					p.pos++
-				default:
-					if ctl, ok := posixre.ControlEscape(d); ok {
-						ch = ctl
-						p.pos++
-					}
-				}
-			}
-			sets[k] = append(sets[k], ch)
+		raw, ok := p.matchSlash(delim, false)
+		if !ok {
+			return p.errorf("unterminated `y' command")
 		}
+		set, err := normalize(raw, textBuffer)
+		if err != nil {
+			return p.errorf("%s", err)
+		}
+		sets[k] = set
 	}
 	if len(sets[0]) != len(sets[1]) {
 		return p.errorf("strings for `y' command are different lengths")
@@ -594,5 +759,24 @@ func (p *parser) translit(c *command) error {
 		m[b] = sets[1][i]
 	}
 	c.ymap = m
-	return nil
+	return p.endOfCommand()
+}
+
+// versionLess reports whether version a is older than b, both dotted
+// numbers ("4.9", "4.2.2").
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
 }

@@ -11,11 +11,11 @@ import (
 // output, the status, and the run error if any.
 func runScript(t testing.TB, script string, o Options, input string) (string, int, error) {
 	t.Helper()
-	sc, err := Parse([]string{script}, o)
+	sc, err := Parse(Exprs(script), o)
 	if err != nil {
 		t.Fatalf("%q: %v", script, err)
 	}
-	return feed(NewRun(sc), input)
+	return feed(NewRun(sc, IO{}), input)
 }
 
 func feed(r *Run, input string) (string, int, error) {
@@ -127,27 +127,27 @@ func TestRunNoPrevious(t *testing.T) {
 
 // A Run takes a new input after Reset, and a Script serves many Runs.
 func TestRunReset(t *testing.T) {
-	sc, err := Parse([]string{"$!d;="}, Options{})
+	sc, err := Parse(Exprs("$!d;="), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewRun(sc)
+	r := NewRun(sc, IO{})
 	for range 2 {
 		if out, _, _ := feed(r, "a\nb\nc\n"); out != "3\nc\n" {
 			t.Fatalf("got %q", out)
 		}
 		r.Reset()
 	}
-	if out, _, _ := feed(NewRun(sc), "x\n"); out != "1\nx\n" {
+	if out, _, _ := feed(NewRun(sc, IO{}), "x\n"); out != "1\nx\n" {
 		t.Fatalf("a second run: %q", out)
 	}
 }
 
 // An error of emit stops the line and comes back as is.
 func TestRunEmitError(t *testing.T) {
-	sc, _ := Parse([]string{"p"}, Options{})
+	sc, _ := Parse(Exprs("p"), Options{})
 	boom := errors.New("boom")
-	r := NewRun(sc)
+	r := NewRun(sc, IO{})
 	if err := r.Line([]byte("a\n"), func([]byte) error { return boom }); err != boom {
 		t.Fatalf("got %v", err)
 	}
@@ -160,11 +160,11 @@ func TestLineAllocs(t *testing.T) {
 	}
 	emit := func([]byte) error { return nil }
 	for _, script := range []string{"s/ERROR/E/g", "/INFO/d", "$p", "y/abc/ABC/", "2,/x/s/a/b/2"} {
-		sc, err := Parse([]string{script}, Options{})
+		sc, err := Parse(Exprs(script), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := NewRun(sc)
+		r := NewRun(sc, IO{})
 		allocs := testing.AllocsPerRun(100, func() {
 			for _, l := range lines {
 				r.Line(l, emit)
@@ -172,6 +172,22 @@ func TestLineAllocs(t *testing.T) {
 		})
 		if allocs > 0 {
 			t.Errorf("%q: %v allocations", script, allocs)
+		}
+	}
+}
+
+// A space past IO.MaxSpace ends the run with a *SpaceError, whether it
+// grows by G, H, N or s.
+func TestRunMaxSpace(t *testing.T) {
+	for _, script := range []string{"G;h", "H", ":a;N;ba", "G;s/.*/&&/;h"} {
+		sc, err := Parse(Exprs(script), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = feed(NewRun(sc, IO{MaxSpace: 64}), strings.Repeat("0123456789\n", 40))
+		var se *SpaceError
+		if !errors.As(err, &se) || se.Max != 64 {
+			t.Errorf("%q: got %v", script, err)
 		}
 	}
 }

@@ -51,6 +51,10 @@ func Available() (l Limit, ok bool) {
 	return l, ok
 }
 
+// Total returns the machine's memory (MemTotal in /proc/meminfo); ok is
+// false where it cannot be read.
+func Total() (n uint64, ok bool) { return meminfoField("MemTotal") }
+
 // meminfoField reads one "Name:   123 kB" line of /proc/meminfo, in bytes.
 func meminfoField(name string) (uint64, bool) {
 	data, err := os.ReadFile(meminfo)

@@ -7,8 +7,13 @@
 //
 // # Layout
 //
-// A place is a directory, created 0700. Everything in it whose name
-// starts with a dot belongs to the protocol; the rest are tokens:
+// A place is a directory, created 0700, its tokens 0600. A place whose
+// directory is set-group-ID is shared with its group (pmjq's permission
+// model: the writers of a stage's input are in the stage's group): the
+// tokens written there are 0640, and the system gives them the
+// directory's group, so the reading stage can read them. Everything in a
+// place whose name starts with a dot belongs to the protocol; the rest
+// are tokens:
 //
 //	PLACE/NAME                          a ready token (a regular file, 0600)
 //	PLACE/.tmp/OWNER~N                  a token being written (Pending)

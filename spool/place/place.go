@@ -27,10 +27,11 @@ const (
 // Place is a directory of tokens, opened by a Worker (Worker.Open). It is
 // safe for concurrent use.
 type Place struct {
-	w   *Worker
-	dir string
-	own string // .claim/OWNER
-	seq atomic.Uint64
+	w    *Worker
+	dir  string
+	own  string      // .claim/OWNER
+	perm fs.FileMode // of the tokens it writes: 0600, or 0640 in a shared place
+	seq  atomic.Uint64
 
 	mu      sync.Mutex
 	hasOwn  bool // own exists
@@ -47,6 +48,16 @@ func (p *Place) Dir() string { return p.dir }
 func (p *Place) Worker() *Worker { return p.w }
 
 func (p *Place) path(name string) string { return filepath.Join(p.dir, name) }
+
+// tokenPerm is the mode of the tokens written in dir: 0640 when dir is
+// set-group-ID (a place shared with the group of the stage that reads
+// it, as tpipe scripts sets up pmjq's permission model), else 0600.
+func tokenPerm(dir string) fs.FileMode {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSetgid != 0 {
+		return 0o640
+	}
+	return 0o600
+}
 
 // mkdir creates dir 0700, or checks that it is a directory and not a
 // symbolic link.
@@ -180,7 +191,7 @@ func (p *Place) Create(name string) (*Pending, error) {
 		return nil, err
 	}
 	tmp := filepath.Join(p.dir, tmpDir, p.w.name+"~"+strconv.FormatUint(p.seq.Add(1), 10))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, p.perm)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func (w *Worker) Open(dir string) (*Place, error) {
 	if err := mkdirAll(dir); err != nil {
 		return nil, err
 	}
-	p := &Place{w: w, dir: dir, own: filepath.Join(dir, claimDir, w.name)}
+	p := &Place{w: w, dir: dir, own: filepath.Join(dir, claimDir, w.name), perm: tokenPerm(dir)}
 	for _, sub := range []string{tmpDir, claimDir, lockDir} {
 		if err := mkdir(filepath.Join(dir, sub)); err != nil {
 			return nil, err

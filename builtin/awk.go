@@ -1,0 +1,254 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/benhoyt/goawk/interp"
+	"github.com/benhoyt/goawk/lexer"
+	"github.com/benhoyt/goawk/parser"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/task"
+)
+
+func init() {
+	register(&Spec{
+		Name:  "awk",
+		Usage: "awk [-F FS] [-v VAR=VALUE]... ['PROGRAM' | -f FILE]... [FILE | VAR=VALUE]...",
+		Help: "The AWK language, in process (GoAWK, a POSIX awk in Go): records from the " +
+			"input or the FILEs, output to the next command. -F sets the field separator, -v " +
+			"a variable before BEGIN, -f reads the program from a file. What GoAWK does not " +
+			"do as GNU awk does (gawk's functions and variables such as gensub, strftime, " +
+			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk.",
+		New: awkNew,
+	})
+}
+
+// awkCmd is a parsed awk command line. The program is parsed once; each
+// run has its own interpreter.
+type awkCmd struct {
+	env  *Env
+	prog *parser.Program
+	vars []string // name, value pairs: -F and -v
+	args []string // FILE and VAR=VALUE operands
+}
+
+var awkLongs = []longOpt{
+	{name: "field-separator", short: 'F', hasArg: true},
+	{name: "assign", short: 'v', hasArg: true},
+	{name: "file", short: 'f', hasArg: true},
+}
+
+// awkGawkOnly are names that mean something to GNU awk alone: functions
+// GoAWK lacks would fail to parse anyway, but these variables (and the
+// patterns BEGINFILE and ENDFILE) would parse and silently do nothing. INPUTMODE and OUTPUTMODE are GoAWK's own, and
+// plain variables to gawk.
+var awkGawkOnly = map[string]bool{
+	"IGNORECASE": true, "FIELDWIDTHS": true, "FPAT": true, "RT": true, "PROCINFO": true,
+	"BINMODE": true, "LINT": true, "TEXTDOMAIN": true, "ERRNO": true, "ARGIND": true,
+	"SYMTAB": true, "FUNCTAB": true, "INPUTMODE": true, "OUTPUTMODE": true,
+	"BEGINFILE": true, "ENDFILE": true,
+}
+
+func awkNew(env *Env, args []string) (*Cmd, error) {
+	a := &awkCmd{env: env}
+	var sources []string
+	fromFile := false
+	operands, err := getopt{cmd: "awk", shorts: "F:v:f:", longs: awkLongs, inOrder: true}.parse(args, func(c byte, arg string) error {
+		switch c {
+		case 'F':
+			a.vars = append(a.vars, "FS", arg)
+		case 'v':
+			name, value, ok := strings.Cut(arg, "=")
+			if !ok {
+				return unsupportedf("awk", "-v %s", arg)
+			}
+			a.vars = append(a.vars, name, value)
+		case 'f':
+			rc, err := env.open(arg)
+			if err != nil {
+				return &UsageError{Cmd: "awk", Msg: fmt.Sprintf("fatal: can't open source file `%s' for reading: %s", arg, errText(err)), Status: 2}
+			}
+			defer rc.Close()
+			var b strings.Builder
+			if _, err := io.Copy(&b, rc); err != nil {
+				return &UsageError{Cmd: "awk", Msg: fmt.Sprintf("%s: %s", arg, errText(err)), Status: 2}
+			}
+			sources = append(sources, b.String())
+			fromFile = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !fromFile {
+		if len(operands) == 0 {
+			return nil, unsupportedf("awk", "without a program")
+		}
+		sources = append(sources, operands[0])
+		operands = operands[1:]
+	}
+	src := strings.Join(sources, "\n")
+	if what := awkNeedsGawk(src); what != "" {
+		return nil, unsupportedf("awk", "%s", what)
+	}
+	a.prog, err = parser.ParseProgram([]byte(src), nil)
+	if err != nil {
+		// A syntax error, or gawk's syntax (BEGINFILE, gensub, @include):
+		// the system's awk says which.
+		return nil, &UnsupportedError{Cmd: "awk", What: "awk with a program GoAWK cannot parse",
+			Usage: &UsageError{Cmd: "awk", Msg: strings.ReplaceAll(err.Error(), "\n", " "), Status: 2}}
+	}
+	a.args = operands
+	var names []string
+	for _, o := range operands {
+		if !awkIsAssignment(o) {
+			names = append(names, o)
+		}
+	}
+	if anyEdge(env, names) {
+		// GoAWK opens its files by name; an edge is a port.
+		return nil, unsupportedf("awk", "reading a named edge")
+	}
+	if elsewhere(env) && (len(names) > 0 || awkTouchesFiles(src)) {
+		// GoAWK opens files and runs commands in the process's directory.
+		return nil, unsupportedf("awk", "with files in another directory")
+	}
+	return &Cmd{ReadsInput: readsInput(names), Fn: a.run}, nil
+}
+
+// awkNeedsGawk names what in the program src GoAWK would run differently
+// from GNU awk, or returns "".
+func awkNeedsGawk(src string) string {
+	l := lexer.NewLexer([]byte(src))
+	for {
+		_, tok, val := l.Scan()
+		switch tok {
+		case lexer.EOF, lexer.ILLEGAL:
+			return ""
+		case lexer.F_RAND, lexer.F_SRAND:
+			return "rand() (GoAWK's numbers differ from gawk's)"
+		case lexer.NAME:
+			// A regex is scanned as if it were division and words: a
+			// name in one only makes a false alarm, and the system's
+			// awk runs.
+			if awkGawkOnly[val] {
+				return val
+			}
+		}
+	}
+}
+
+// awkTouchesFiles reports whether the program may open a file or run a
+// command: getline, a redirection, a pipe, system or close.
+func awkTouchesFiles(src string) bool {
+	return strings.Contains(src, "getline") || strings.ContainsAny(src, ">|") ||
+		strings.Contains(src, "system") || strings.Contains(src, "close")
+}
+
+// elsewhere reports whether the runner resolves file names somewhere
+// other than the process's working directory.
+func elsewhere(env *Env) bool {
+	if env == nil || env.Dir == "" {
+		return false
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return true
+	}
+	dir, err := filepath.Abs(env.Dir)
+	return err != nil || filepath.Clean(dir) != filepath.Clean(wd)
+}
+
+func anyEdge(env *Env, names []string) bool {
+	for _, n := range names {
+		if env.isEdge(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// awkIsAssignment reports whether an operand is VAR=VALUE, which awk
+// runs as an assignment when it comes to it rather than as a file.
+func awkIsAssignment(s string) bool {
+	name, _, ok := strings.Cut(s, "=")
+	if !ok || name == "" || !(name[0] == '_' || 'a' <= name[0]|0x20 && name[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// run interprets the program with the input port as stdin and the output
+// port as stdout. GoAWK's messages go to Env.Stderr; a program's exit
+// status is the command's.
+func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
+	out := &textWriter{out: p.Out(0)}
+	cfg := &interp.Config{
+		Output:       out,
+		Error:        a.env.stderr(),
+		Argv0:        "awk",
+		Args:         a.args,
+		Vars:         a.vars,
+		ShellCommand: []string{"/bin/sh", "-c"},
+	}
+	in := &awkInput{}
+	if p.NumIn() > 0 {
+		in.r = record.NewReader(p.In(0), record.Lines)
+	} else {
+		in.r = strings.NewReader("")
+	}
+	cfg.Stdin = in
+	it, err := interp.New(a.prog)
+	if err != nil {
+		return err
+	}
+	status, err := it.ExecuteContext(ctx, cfg)
+	switch {
+	case out.err != nil:
+		// The next command stopped reading, or the run is being
+		// stopped: the port's error says which.
+		return out.err
+	case in.err != nil:
+		return in.err
+	case ctx.Err() != nil:
+		// GoAWK says only "canceled"; the scheduler's cause says why.
+		return context.Cause(ctx)
+	}
+	if err != nil {
+		fmt.Fprintf(a.env.stderr(), "awk: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		return task.Exit(2)
+	}
+	if status != 0 {
+		return task.Exit(status)
+	}
+	return nil
+}
+
+// awkInput is the input port as GoAWK reads it, keeping the port's
+// first error (other than the end), which GoAWK would word as its own.
+type awkInput struct {
+	r   io.Reader
+	err error
+}
+
+func (r *awkInput) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}

@@ -1,0 +1,140 @@
+package builtin_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tpipe/tpipe/builtin"
+)
+
+// awkText is a small table: names, numbers, a blank line, separators.
+const awkText = "alice 30 paris\nbob 25 london\n\ncarol 35 paris\ndave 40 rome\neve 28 london\n"
+
+// A corpus of awk one-liners people type, each run by the builtin (GoAWK
+// in process) and by GNU awk, byte for byte and status for status.
+func TestAwkSameAsGawk(t *testing.T) {
+	dir := textFiles(t, "t.txt", awkText, "csv", "a,b,c\n1,2,3\n", "prog.awk", "{ n++ } END { print n, \"lines\" }\n")
+	// GoAWK opens FILE operands itself, from the working directory.
+	t.Chdir(dir)
+	seq := seqLines(1, 20)
+	for _, tc := range []struct {
+		stdin string
+		argv  []string
+	}{
+		{awkText, []string{"{print $1}"}},
+		{awkText, []string{"{print $NF}"}},
+		{awkText, []string{"{print NR, NF, $0}"}},
+		{awkText, []string{"NF"}},
+		{awkText, []string{"$2 > 28"}},
+		{awkText, []string{"$3 == \"paris\" {print $1}"}},
+		{awkText, []string{"/lon/"}},
+		{awkText, []string{"!/lon/"}},
+		{awkText, []string{"{s += $2} END {print s, s/NR}"}},
+		{awkText, []string{"{c[$3]++} END {for (k in c) n++; print n}"}},
+		{awkText, []string{"NR==2, NR==4"}},
+		{awkText, []string{"{print length($0)}"}},
+		{awkText, []string{"{print toupper($1), tolower(\"ABC\")}"}},
+		{awkText, []string{"{printf \"%-6s|%5.1f|%x\\n\", $1, $2, $2}"}},
+		{awkText, []string{"{sub(/a/, \"A\"); print}"}},
+		{awkText, []string{"{gsub(/[aeiou]/, \"#\"); print}"}},
+		{awkText, []string{"{print substr($1, 2, 3)}"}},
+		{awkText, []string{"{print index($0, \"o\")}"}},
+		{awkText, []string{"{n = split($0, a, \"o\"); print n, a[1]}"}},
+		{awkText, []string{"match($0, /[0-9]+/) {print RSTART, RLENGTH}"}},
+		{awkText, []string{"{$2 = $2 + 1; print}"}},
+		{awkText, []string{"BEGIN {OFS=\"-\"} {$1=$1; print}"}},
+		{awkText, []string{"END {print NR}"}},
+		{awkText, []string{"{print > \"/dev/stdout\"}"}},
+		{awkText, []string{"length > 12"}},
+		{awkText, []string{"{a[NR]=$0} END {for (i=NR; i>0; i--) print a[i]}"}},
+		{awkText, []string{"NR % 2"}},
+		{awkText, []string{"{print $1; next; print \"never\"}"}},
+		{awkText, []string{"$2 ~ /^[23]/ && $3 !~ /paris/"}},
+		{awkText, []string{"{x = $2 > 30 ? \"old\" : \"young\"; print $1, x}"}},
+		{awkText, []string{"{print int($2 / 7), $2 % 7, -$2}"}},
+		{awkText, []string{"BEGIN {while ((getline line) > 0) n++; print n}"}},
+		{awkText, []string{"{print; if (NR == 2) exit}"}},
+		{awkText, []string{"NR==3 {exit 4}"}},
+		{awkText, []string{"-F", " ", "{print $2}"}},
+		{"a:b:c\n1:2:3\n", []string{"-F:", "{print $2}"}},
+		{"a:b:c\n1:2:3\n", []string{"-F", ":", "-v", "OFS=|", "{$1=$1}1"}},
+		{"a\tb c\td\n", []string{"-F\t", "{print $2}"}},
+		{"a\tb c\td\n", []string{"-Ft", "{print $2}"}},
+		{"a1b22c\n", []string{"-F", "[0-9]+", "{print $3}"}},
+		{seq, []string{"-v", "n=3", "NR <= n"}},
+		{seq, []string{"{s=s $0} END {print s}"}},
+		{seq, []string{"BEGIN {printf \"%s\", \"no newline\"}"}},
+		{seq, []string{"{printf \"%d,\", $1} END {print \"\"}"}},
+		{seq, []string{"BEGIN {x = 1/3; print x; CONVFMT=\"%.2g\"; y = x \"\"; print y}"}},
+		{seq, []string{"BEGIN {print 2^10, 2**3, 10 % 3, 1e3, 0.1 + 0.2}"}},
+		{seq, []string{"BEGIN {print length()}"}},
+		{seq, []string{"BEGIN {print substr(\"hello\", 0), substr(\"hello\", -1, 3), substr(\"hello\", 4, 100)}"}},
+		{seq, []string{"BEGIN {printf \"%c%c\\n\", 65, \"bcd\"}"}},
+		{seq, []string{"BEGIN {printf \"%5s|%-5d|%05d|%+d|%e|%g\\n\", \"ab\", 3, 42, 7, 1234.5, 0.0001}"}},
+		{seq, []string{"BEGIN {print index(\"abc\", \"\"), 1 == 1.0, \"a\" < \"b\", 10 < 9, \"10\" < \"9\"}"}},
+		{"3\n10\n9\n", []string{"$1 > 5"}},
+		{"x 3\nx 10\n", []string{"$2 > \"5\""}},
+		{seq, []string{"function f(a) {return a*2} {print f($1)}"}},
+		{seq, []string{"function fib(n) {return n < 2 ? n : fib(n-1) + fib(n-2)} NR==1 {print fib(15)}"}},
+		{seq, []string{"{delete a; a[$1]; for (k in a) print k}"}},
+		{seq, []string{"NR==5 {print \"five\" | \"cat\"; close(\"cat\")}"}},
+		{seq, []string{"BEGIN {\"echo hi\" | getline x; print x}"}},
+		{seq, []string{"BEGIN {system(\"echo sys\"); print \"after\"}"}},
+		{seq, []string{"BEGIN {getline; print \"first:\", $0}"}},
+		{seq, []string{"BEGIN {RS=\"\"} {print NR\": \"$1}"}},
+		{"a b\n\n\nc d\ne f\n", []string{"BEGIN {RS=\"\"} {print NR, NF, $1}"}},
+		{"a,b;c,d;", []string{"BEGIN {RS=\";\"} {print $0}"}},
+		{"a b c\n", []string{"{NF=2; print; print NF}"}},
+		{"a b c\n", []string{"{$5=\"e\"; print; print NF}"}},
+		{"  lead  trail  \n", []string{"{print \"[\"$1\"]\", NF}"}},
+		{"", []string{"-f", "prog.awk", "t.txt"}},
+		{"", []string{"{print FILENAME, FNR, NR}", "t.txt", "csv"}},
+		{"", []string{"-F,", "{print $2}", "csv"}},
+		{"", []string{"{print x, $1}", "x=1", "csv", "x=2", "csv"}},
+		{"stdin\n", []string{"{print FILENAME \":\" $0}", "csv", "-"}},
+		{"", []string{"{print}", "nope"}},
+		{"", []string{"BEGIN {print ARGC, ARGV[1]}", "t.txt"}},
+		{"", []string{"BEGIN {x[1]; if (1 in x) print \"in\"; if (!(2 in x)) print \"out\"}"}},
+		{"", []string{"BEGIN {x = 0; print 1 / x}"}},
+		{"", []string{"BEGIN {print toupper(substr(\"abc\", 2))}"}},
+		{"", []string{"BEGIN {n = split(\"a b  c\", p); print n, p[3]}"}},
+		{"", []string{"BEGIN {printf \"%s %s %s\\n\", \"a\", \"b\"}"}},
+		{"", []string{"BEGIN {s = sprintf(\"%03d\", 7); print s}"}},
+		{"", []string{"BEGIN { print length(\"héllo\") }"}},
+	} {
+		argv := append([]string{"awk"}, tc.argv...)
+		want := runGNU(t, dir, append([]string{"gawk"}, tc.argv...), tc.stdin)
+		got := runBuiltin(t, dir, argv, tc.stdin)
+		if got.out != want.out || got.code != want.code {
+			t.Errorf("awk %q on %q:\n tpipe: status %d, %q %q\n  gawk: status %d, %q %q", tc.argv, tc.stdin, got.code, got.out, got.err, want.code, want.out, want.err)
+		}
+	}
+}
+
+// What GoAWK would run differently from GNU awk is left to the system's
+// awk: an *UnsupportedError.
+func TestAwkUnsupported(t *testing.T) {
+	for _, args := range [][]string{
+		{"{print gensub(/a/, \"b\", \"g\")}"},
+		{"BEGIN {IGNORECASE=1} /A/"},
+		{"BEGIN {FPAT=\"[^,]+\"} {print $1}"},
+		{"{print rand()}"},
+		{"BEGIN {srand(1)}"},
+		{"BEGINFILE {print}"},
+		{"--posix", "{print}"},
+		{"-e", "{print}"},
+		{"{print strftime()}"},
+		{"{print"},
+		{},
+	} {
+		_, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, args...))
+		if _, ok := err.(*builtin.UnsupportedError); !ok {
+			t.Errorf("awk %q: %v, want an *UnsupportedError", args, err)
+		}
+	}
+	// Named edges are ports, which GoAWK cannot open by name.
+	env := &builtin.Env{Edges: []string{"@a"}}
+	if _, err := builtin.New(env, []string{"awk", "{print}", "@a"}); err == nil || !strings.Contains(err.Error(), "edge") {
+		t.Errorf("awk with an edge: %v", err)
+	}
+}

@@ -1,0 +1,398 @@
+package builtin
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/tpipe/tpipe/internal/backtrack"
+	"github.com/tpipe/tpipe/internal/posixre"
+)
+
+// grep's matchers. A pattern list becomes one of three, the cheapest that
+// can run it:
+//
+//   - grepLiteral: patterns without a special character (or -F), found
+//     with bytes.Index: no regexp runs;
+//   - grepRegex: one RE2 regexp for all the patterns, behind posixre's
+//     Matcher, which decides most lines with bytes.Index too;
+//   - grepBacktrack: patterns that RE2 cannot run (a back-reference, a \<
+//     or \> next to a non-word character), one backtracking matcher each.
+//
+// With -x (grepLine) a match must be the whole line; with -w (grepWord)
+// it must be a whole word: preceded by the start of the line or a
+// non-word character, and followed by the end of the line or one. Word
+// characters are letters, digits and '_', as in GNU's C locale. Like GNU,
+// grep -w tries, at each start, every length a match can have there,
+// longest first, so that "a-\|a" on "a-b" finds "a".
+
+// grepMode is how much of the line a match must cover.
+type grepMode uint8
+
+const (
+	grepAny  grepMode = iota
+	grepWord          // -w
+	grepLine          // -x
+)
+
+// grepMatcher finds a pattern in a line (without its '\n'). Neither method
+// keeps line.
+type grepMatcher interface {
+	match(line []byte) bool
+	// find appends to dst the non-empty matches of line, leftmost-longest
+	// and not overlapping, as [start, end) offsets.
+	find(line []byte, dst [][2]int) [][2]int
+}
+
+// grepNewMatcher compiles the patterns. Patterns without any special
+// character are searched as strings; the others become one regexp.
+func grepNewMatcher(patterns []string, matcher byte, icase bool, mode grepMode) (grepMatcher, error) {
+	syn := posixre.Basic
+	if matcher == 'E' {
+		syn = posixre.Extended
+	}
+	literal := matcher == 'F'
+	if !literal {
+		literal = true
+		for _, p := range patterns {
+			if !posixre.IsLiteral(p, syn) {
+				literal = false
+				break
+			}
+		}
+	}
+	if literal {
+		l := &grepLiteral{fold: icase, mode: mode}
+		for _, p := range patterns {
+			b := []byte(p)
+			if icase {
+				posixre.LowerASCII(b)
+			}
+			l.pats = append(l.pats, b)
+		}
+		return l, nil
+	}
+	var fl posixre.Flags
+	if icase {
+		fl = posixre.IgnoreCase
+	}
+	srcs := make([]string, len(patterns))
+	for i, p := range patterns {
+		src, err := posixre.Translate(p, syn, fl)
+		var pe *posixre.Error
+		if errors.As(err, &pe) && pe.Backtrack {
+			return grepNewBacktrack(patterns, syn, fl, mode)
+		}
+		if err != nil {
+			return nil, &UsageError{Cmd: "grep", Msg: err.Error(), Status: 2}
+		}
+		srcs[i] = src
+	}
+	all := "(?:" + strings.Join(srcs, ")|(?:") + ")"
+	wrapped := all
+	switch mode {
+	case grepLine:
+		wrapped = "^(?:" + all + ")$"
+	case grepWord:
+		wrapped = `(?:^|[^0-9A-Z_a-z])(?:` + all + `)(?:[^0-9A-Z_a-z]|$)`
+	}
+	re, err := regexp.Compile(wrapped)
+	if err != nil {
+		// The translations are valid RE2: what fails is a limit, such
+		// as the size of a pattern once its intervals are expanded.
+		return nil, &UsageError{Cmd: "grep", Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: "), Status: 2}
+	}
+	m := &grepRegex{Matcher: posixre.NewMatcher(re), mode: mode}
+	switch mode {
+	case grepAny:
+		m.longest = regexp.MustCompile(all)
+		m.longest.Longest()
+	case grepWord:
+		// Where the words are, -o asks GNU's question, which a
+		// backtracker answers for any pattern.
+		bt, err := grepNewBacktrack(patterns, syn, fl, mode)
+		if err != nil {
+			return nil, err
+		}
+		m.words = bt.(*grepBacktrack)
+	}
+	return m, nil
+}
+
+func grepNewBacktrack(patterns []string, syn posixre.Syntax, fl posixre.Flags, mode grepMode) (grepMatcher, error) {
+	b := &grepBacktrack{mode: mode}
+	for _, p := range patterns {
+		re, err := backtrack.Compile(p, syn, fl)
+		if err != nil {
+			return nil, &UsageError{Cmd: "grep", Msg: err.Error(), Status: 2}
+		}
+		b.res = append(b.res, re)
+		var pre *posixre.Matcher
+		if p := re.Prefilter(); p != nil {
+			pre = posixre.NewMatcher(p)
+		}
+		b.pre = append(b.pre, pre)
+	}
+	return b, nil
+}
+
+// isWordByte reports whether c is a word character for -w and \w.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+}
+
+// wordStartOK and wordEndOK report whether a match of grep -w may start
+// (end) at offset i of line.
+func wordStartOK(line []byte, i int) bool { return i == 0 || !isWordByte(line[i-1]) }
+func wordEndOK(line []byte, i int) bool   { return i == len(line) || !isWordByte(line[i]) }
+
+// grepLiteral matches fixed strings; with fold, the strings are in lower
+// case and match ASCII letters of either case.
+type grepLiteral struct {
+	pats [][]byte
+	fold bool
+	mode grepMode
+}
+
+func (l *grepLiteral) index(s, pat []byte) int {
+	if l.fold {
+		return posixre.IndexFold(s, pat)
+	}
+	return bytes.Index(s, pat)
+}
+
+// seekable reports whether seek may stand for match on a whole buffer:
+// no pattern is empty (which matches every line).
+func (l *grepLiteral) seekable() bool {
+	for _, p := range l.pats {
+		if len(p) == 0 {
+			return false
+		}
+	}
+	return len(l.pats) > 0
+}
+
+// seek returns the offset of the first match of any pattern in data, many
+// lines back to back, or -1. No pattern holds '\n', so a match lies inside
+// one line. With several patterns, data is searched a window at a time, so
+// that a rare pattern is not searched to the end for each match of a
+// frequent one. Under -w or -x, an offset is only where a match may be:
+// the line that holds it must still be decided by match.
+func (l *grepLiteral) seek(data []byte) int {
+	if len(l.pats) == 1 {
+		return l.index(data, l.pats[0])
+	}
+	const window = 16 << 10
+	longest := 0
+	for _, p := range l.pats {
+		longest = max(longest, len(p))
+	}
+	for s := 0; s < len(data); s += window {
+		w := data[s:min(len(data), s+window+longest-1)]
+		best := -1
+		for _, p := range l.pats {
+			if best >= 0 {
+				// Only a match before the best so far matters.
+				w = w[:min(len(w), best+len(p)-1)]
+			}
+			if i := l.index(w, p); i >= 0 && (best < 0 || i < best) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			return s + best
+		}
+	}
+	return -1
+}
+
+func (l *grepLiteral) match(line []byte) bool {
+	for _, p := range l.pats {
+		switch l.mode {
+		case grepLine:
+			if len(line) == len(p) && l.index(line, p) == 0 {
+				return true
+			}
+		case grepWord:
+			if l.wordAt(line, p, 0) >= 0 {
+				return true
+			}
+		default:
+			if l.index(line, p) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordAt returns the first offset at or after from where p occurs as a
+// whole word of line, or -1.
+func (l *grepLiteral) wordAt(line, p []byte, from int) int {
+	for from <= len(line) {
+		i := l.index(line[from:], p)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if wordStartOK(line, i) && wordEndOK(line, i+len(p)) {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+func (l *grepLiteral) find(line []byte, dst [][2]int) [][2]int {
+	if l.mode == grepLine {
+		if len(line) > 0 && l.match(line) {
+			dst = append(dst, [2]int{0, len(line)})
+		}
+		return dst
+	}
+	for pos := 0; pos <= len(line); {
+		start, size := -1, 0
+		for _, p := range l.pats {
+			var i int
+			if l.mode == grepWord {
+				i = l.wordAt(line, p, pos)
+			} else if i = l.index(line[pos:], p); i >= 0 {
+				i += pos
+			}
+			if i < 0 {
+				continue
+			}
+			if start < 0 || i < start || i == start && len(p) > size {
+				start, size = i, len(p)
+			}
+		}
+		switch {
+		case start < 0:
+			return dst
+		case size == 0:
+			// An empty pattern matches everywhere but shows nothing.
+			pos = start + 1
+		default:
+			dst = append(dst, [2]int{start, start + size})
+			pos = start + size
+		}
+	}
+	return dst
+}
+
+// grepRegex matches a regexp, searching first for the strings it needs.
+// Under -x and -w the regexp is the patterns wrapped to say so, which
+// decides a line exactly; where the matches are is longest's question
+// (any mode) or words' (-w).
+type grepRegex struct {
+	*posixre.Matcher
+	mode    grepMode
+	longest *regexp.Regexp // the patterns, leftmost-longest
+	words   *grepBacktrack // the patterns as -w finds them
+}
+
+func (g *grepRegex) match(line []byte) bool { return g.Match(line) }
+
+func (g *grepRegex) find(line []byte, dst [][2]int) [][2]int {
+	if !g.MayMatch(line) {
+		return dst
+	}
+	switch g.mode {
+	case grepLine:
+		if len(line) > 0 && g.Match(line) {
+			dst = append(dst, [2]int{0, len(line)})
+		}
+		return dst
+	case grepWord:
+		return g.words.find(line, dst)
+	}
+	for _, m := range g.longest.FindAllIndex(line, -1) {
+		if m[1] > m[0] {
+			dst = append(dst, [2]int{m[0], m[1]})
+		}
+	}
+	return dst
+}
+
+// grepBacktrack runs patterns that RE2 cannot, one backtracker each,
+// behind its prefilter: most lines are turned away by RE2 (or a string
+// search) without a backtracking step.
+type grepBacktrack struct {
+	res  []*backtrack.Regexp
+	pre  []*posixre.Matcher // per pattern; nil where there is none
+	mode grepMode
+}
+
+// mayMatch reports whether pattern i may match line.
+func (b *grepBacktrack) mayMatch(i int, line []byte) bool {
+	return b.pre[i] == nil || b.pre[i].Match(line)
+}
+
+func (b *grepBacktrack) match(line []byte) bool {
+	for i, re := range b.res {
+		if !b.mayMatch(i, line) {
+			continue
+		}
+		switch b.mode {
+		case grepAny:
+			if re.Match(line) {
+				return true
+			}
+		case grepLine:
+			if re.MatchAt(line, 0, func(end int) bool { return end == len(line) }) {
+				return true
+			}
+		case grepWord:
+			for i := 0; i <= len(line); i++ {
+				if wordStartOK(line, i) && re.MatchAt(line, i, func(end int) bool { return wordEndOK(line, end) }) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// find looks for the next match from each start in turn: at a start, the
+// longest match of any pattern (that ends a word, under -w).
+func (b *grepBacktrack) find(line []byte, dst [][2]int) [][2]int {
+	if b.mode == grepLine {
+		if len(line) > 0 && b.match(line) {
+			dst = append(dst, [2]int{0, len(line)})
+		}
+		return dst
+	}
+	var res []*backtrack.Regexp
+	for i, re := range b.res {
+		if b.mayMatch(i, line) {
+			res = append(res, re)
+		}
+	}
+	for pos := 0; pos <= len(line) && len(res) > 0; {
+		start, end := -1, -1
+		for i := pos; i <= len(line) && start < 0; i++ {
+			if b.mode == grepWord && !wordStartOK(line, i) {
+				continue
+			}
+			for _, re := range res {
+				re.MatchAt(line, i, func(e int) bool {
+					if e > end && (b.mode != grepWord || wordEndOK(line, e)) {
+						start, end = i, e
+					}
+					return e == len(line)
+				})
+			}
+		}
+		switch {
+		case start < 0:
+			return dst
+		case end == start:
+			pos = start + 1
+		default:
+			dst = append(dst, [2]int{start, end})
+			pos = end
+		}
+	}
+	return dst
+}

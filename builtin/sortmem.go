@@ -1,0 +1,424 @@
+package builtin
+
+// sort in memory: the lines of a run packed in slabs, and how they are put
+// in order. Each line gets an entry: where it is, and the abbreviated key
+// of the level being sorted (see sortkey.go). A level is a key and a depth
+// into it; the entries are put in order of their abbreviations by an MSD
+// radix sort, and each group of equal abbreviations is sorted again at the
+// next level: deeper into the same text key if the abbreviation was not
+// exact, else by the next key, and finally by the whole line when neither
+// -s nor -u is given. Keys without abbreviations (-h, -V, d, i), and
+// groups whose abbreviation was not exact at a key that has no deeper
+// level, are sorted by comparing lines. Every step is stable, so lines
+// that compare equal keep their input order (-s, -u).
+//
+// Two cores share the work: the abbreviations of the first level are
+// computed in halves, and the groups of a level are sorted by a pool of
+// goroutines (one per GOMAXPROCS, at most --parallel).
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"unsafe"
+)
+
+// sortRef locates a held line in the slabs of a sortBuffer. Sorting moves
+// these small pointer-free values rather than slice headers, so the
+// garbage collector neither scans the array nor sees the swaps.
+type sortRef struct {
+	slab, off, n uint32
+}
+
+// sortEntry is a line being sorted: where it is, and its abbreviated key
+// at the level being sorted.
+type sortEntry struct {
+	key uint64
+	ref sortRef
+}
+
+// sortLineCost is what a held line costs beyond its bytes: its ref as it
+// is read, and two entries (one of them scratch) as it is sorted.
+const sortLineCost = int(unsafe.Sizeof(sortRef{})) + 2*int(unsafe.Sizeof(sortEntry{}))
+
+// sortRefChunk is the refs in one chunk of sortBuffer.refs: chunks rather
+// than one growing slice, whose every growth would copy all refs so far.
+const sortRefChunk = 1 << 15
+
+// sortBuffer holds the lines of one run, packed in large slabs rather than
+// allocated one by one. Slabs are kept from run to run. The zero value
+// holds nothing; set budget.
+type sortBuffer struct {
+	slabs  [][]byte
+	cur    int         // the slab being filled
+	refs   [][]sortRef // the lines in input order, in chunks of sortRefChunk
+	n      int         // lines held
+	lines  []sortEntry // the lines in order, once sorted (see sorter)
+	used   int         // bytes of lines plus sortLineCost per line
+	budget int
+}
+
+// at returns the line r locates; it is valid until reset.
+func (b *sortBuffer) at(r sortRef) []byte {
+	return b.slabs[r.slab][r.off : r.off+r.n : r.off+r.n]
+}
+
+// add copies line into the buffer. It reports false, adding nothing, when
+// the line would take the buffer past its budget; the buffer then needs
+// to be spilled. A buffer with no line takes any line.
+func (b *sortBuffer) add(line []byte) bool {
+	cost := len(line) + sortLineCost
+	if b.n > 0 && b.used+cost > b.budget {
+		return false
+	}
+	b.used += cost
+	for {
+		if b.cur == len(b.slabs) {
+			// Slabs of at most 1 MiB: large enough that lines share them, small
+			// enough that the last one is not mostly empty.
+			size := min(b.budget, 1<<20)
+			b.slabs = append(b.slabs, make([]byte, 0, max(size, len(line))))
+		}
+		s := b.slabs[b.cur]
+		if cap(s)-len(s) >= len(line) {
+			c := b.n / sortRefChunk
+			if c == len(b.refs) {
+				b.refs = append(b.refs, make([]sortRef, 0, sortRefChunk))
+			}
+			b.refs[c] = append(b.refs[c], sortRef{slab: uint32(b.cur), off: uint32(len(s)), n: uint32(len(line))})
+			b.n++
+			b.slabs[b.cur] = append(s, line...)
+			return true
+		}
+		if len(s) == 0 {
+			// A line longer than the slab: give it a slab of its own size.
+			b.slabs[b.cur] = make([]byte, 0, len(line))
+			continue
+		}
+		b.cur++
+	}
+}
+
+// inOrder returns the lines held as entries in input order, in dst if it
+// has room.
+func (b *sortBuffer) inOrder(dst []sortEntry) []sortEntry {
+	if cap(dst) < b.n {
+		dst = make([]sortEntry, b.n)
+	}
+	e := dst[:b.n]
+	i := 0
+	for _, c := range b.refs {
+		for _, r := range c {
+			e[i] = sortEntry{ref: r}
+			i++
+		}
+	}
+	return e
+}
+
+// reset empties the buffer, keeping its memory.
+func (b *sortBuffer) reset() {
+	for i := range b.slabs {
+		b.slabs[i] = b.slabs[i][:0]
+	}
+	for i := range b.refs {
+		b.refs[i] = b.refs[i][:0]
+	}
+	b.lines, b.cur, b.used, b.n = b.lines[:0], 0, 0, 0
+}
+
+// sortLevel is what a group of entries is sorted by: key (len(keys) for
+// the whole line, the last resort) from depth bytes into its text.
+type sortLevel struct {
+	key, depth int
+}
+
+// sorter sorts the entries of one sortBuffer. It is used by one run at a
+// time; during sortBuffer its groups are shared out to workers, each
+// owning the entries of its group.
+type sorter struct {
+	c       *sortCmd
+	buf     *sortBuffer
+	whole   sortKey     // the last resort: the whole line, bytewise, -r
+	entries []sortEntry // kept from run to run, as tmp
+	tmp     []sortEntry
+	workers int
+}
+
+func newSorter(c *sortCmd) *sorter {
+	s := &sorter{c: c, workers: max(1, min(runtime.GOMAXPROCS(0), c.parallel))}
+	s.whole = sortKey{reverse: c.global.reverse}
+	return s
+}
+
+// levelKey returns the key of a level.
+func (s *sorter) levelKey(l sortLevel) *sortKey {
+	if l.key == len(s.c.keys) {
+		return &s.whole
+	}
+	return &s.c.keys[l.key]
+}
+
+// order is the order runs merge in: the sort's comparison, and the first
+// level's abbreviation when it has one.
+func (s *sorter) order() spillOrder {
+	ord := spillOrder{cmp: s.c.compare}
+	l := sortLevel{}
+	if k := s.levelKey(l); k.abbreviates() {
+		ord.abbrev = func(line []byte) uint64 { return k.abbrev(s.text(line, l), 0) }
+	}
+	return ord
+}
+
+// wholeLevel reports whether l sorts by the whole line.
+func (s *sorter) wholeLevel(l sortLevel) bool { return l.key == len(s.c.keys) }
+
+// next returns the level that sorts a group whose abbreviations at l are
+// all equal to v, and ok false when the group is sorted already.
+func (s *sorter) next(l sortLevel, v uint64) (next sortLevel, ok bool) {
+	k := s.levelKey(l)
+	if !k.abbrevExact(v) {
+		if k.kind == kindText && k.abbreviates() {
+			return sortLevel{l.key, l.depth + 7}, true
+		}
+		return l, true // compared line by line at this key
+	}
+	if l.key+1 < len(s.c.keys) || l.key+1 == len(s.c.keys) && s.c.lastCmp {
+		return sortLevel{l.key + 1, 0}, true
+	}
+	return l, false
+}
+
+// text returns the text a level abbreviates in a line.
+func (s *sorter) text(line []byte, l sortLevel) []byte {
+	if s.wholeLevel(l) {
+		return line
+	}
+	return s.c.key(line, &s.c.keys[l.key])
+}
+
+// sortBuffer sorts b.lines and, with -u, keeps the first of each group of
+// equal lines.
+func (s *sorter) sortBuffer(b *sortBuffer) {
+	s.buf = b
+	if cap(s.entries) < b.n {
+		s.entries = make([]sortEntry, b.n)
+		s.tmp = make([]sortEntry, b.n)
+	}
+	e := b.inOrder(s.entries)
+	b.lines = e
+	// The first level is the first key, or the whole line when there is
+	// none (key 0 is then len(keys)).
+	s.sortLevel(e, s.tmp[:len(e)], sortLevel{}, true)
+	if s.c.unique {
+		b.lines = slices.CompactFunc(b.lines, func(x, y sortEntry) bool {
+			return s.c.compare(b.at(x.ref), b.at(y.ref)) == 0
+		})
+	}
+}
+
+// sortGroup is a slice of entries still to sort at a level, and the
+// scratch space of its size. compare marks a group whose abbreviations at
+// the level tied without being exact, to be sorted by comparing lines.
+type sortGroup struct {
+	e, tmp  []sortEntry
+	level   sortLevel
+	compare bool
+}
+
+// sortLevel sorts e at level l and its groups at the levels below. At the
+// top (top set) the work is shared among s.workers goroutines.
+func (s *sorter) sortLevel(e, tmp []sortEntry, l sortLevel, top bool) {
+	if len(e) < 2 {
+		return
+	}
+	if top && s.workers > 1 && len(e) >= 1<<14 {
+		s.parallel(e, tmp, l)
+		return
+	}
+	s.drain(sortGroup{e: e, tmp: tmp, level: l})
+}
+
+// drain sorts g and the groups it leads to, depth first.
+func (s *sorter) drain(g sortGroup) {
+	stack := []sortGroup{g}
+	for len(stack) > 0 {
+		g := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		stack = s.sortOne(g, stack)
+	}
+}
+
+// sortOne sorts the entries of g by g's level and appends the groups that
+// need a further level to stack.
+func (s *sorter) sortOne(g sortGroup, stack []sortGroup) []sortGroup {
+	k := s.levelKey(g.level)
+	if g.compare || !k.abbreviates() {
+		s.compareSort(g.e, g.level.key)
+		return stack
+	}
+	for i := range g.e {
+		g.e[i].key = k.abbrev(s.text(s.buf.at(g.e[i].ref), g.level), g.level.depth)
+	}
+	return s.radixGroups(g, stack)
+}
+
+// radixGroups sorts g.e by the abbreviations already in it and pushes its
+// groups of equal abbreviations that need another level.
+func (s *sorter) radixGroups(g sortGroup, stack []sortGroup) []sortGroup {
+	sortByKey(g.e, g.tmp)
+	for i := 0; i < len(g.e); {
+		j := i + 1
+		for j < len(g.e) && g.e[j].key == g.e[i].key {
+			j++
+		}
+		if j-i > 1 {
+			if next, ok := s.next(g.level, g.e[i].key); ok {
+				stack = append(stack, sortGroup{g.e[i:j], g.tmp[i:j], next, next == g.level})
+			}
+		}
+		i = j
+	}
+	return stack
+}
+
+// compareSort sorts e by comparing lines from key i on, stably.
+func (s *sorter) compareSort(e []sortEntry, i int) {
+	b := s.buf
+	slices.SortStableFunc(e, func(x, y sortEntry) int {
+		return s.c.compareFrom(b.at(x.ref), b.at(y.ref), i)
+	})
+}
+
+// parallel is sortLevel at the top with several workers: the first
+// level's abbreviations are computed in parts, one a worker, then the
+// entries are put in order of them, and the groups go to the workers.
+func (s *sorter) parallel(e, tmp []sortEntry, l sortLevel) {
+	k := s.levelKey(l)
+	if !s.wholeLevel(l) && !k.abbreviates() {
+		// Nothing to abbreviate: sort halves by comparison, then merge.
+		s.parallelCompare(e, tmp, l.key)
+		return
+	}
+	var wg sync.WaitGroup
+	part := (len(e) + s.workers - 1) / s.workers
+	for w := range s.workers {
+		lo, hi := min(w*part, len(e)), min((w+1)*part, len(e))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				e[i].key = k.abbrev(s.text(s.buf.at(e[i].ref), l), l.depth)
+			}
+		})
+	}
+	wg.Wait()
+	groups := s.radixGroups(sortGroup{e: e, tmp: tmp, level: l}, nil)
+	// Largest groups first, so that the last to finish is small.
+	slices.SortFunc(groups, func(a, b sortGroup) int { return len(b.e) - len(a.e) })
+	work := make(chan sortGroup)
+	for range s.workers {
+		wg.Go(func() {
+			for g := range work {
+				s.drain(g)
+			}
+		})
+	}
+	for _, g := range groups {
+		work <- g
+	}
+	close(work)
+	wg.Wait()
+}
+
+// parallelCompare sorts e from key i by comparison on two workers, a half
+// each, and merges the halves into tmp and back.
+func (s *sorter) parallelCompare(e, tmp []sortEntry, i int) {
+	mid := len(e) / 2
+	var wg sync.WaitGroup
+	wg.Go(func() { s.compareSort(e[:mid], i) })
+	s.compareSort(e[mid:], i)
+	wg.Wait()
+	b := s.buf
+	x, y, o := 0, mid, 0
+	for x < mid && y < len(e) {
+		// Ties take the first half's line: the merge is stable.
+		if s.c.compareFrom(b.at(e[y].ref), b.at(e[x].ref), i) < 0 {
+			tmp[o] = e[y]
+			y++
+		} else {
+			tmp[o] = e[x]
+			x++
+		}
+		o++
+	}
+	o += copy(tmp[o:], e[x:mid])
+	copy(tmp[o:], e[y:])
+	copy(e, tmp)
+}
+
+// sortByKey sorts e by key, stably, using tmp (as long as e) as scratch:
+// a most-significant-byte-first radix sort, insertion sort for short
+// slices.
+func sortByKey(e, tmp []sortEntry) { sortByKeyBelow(e, tmp, 56) }
+
+// radixPass sorts e by the byte at shift and the bytes below it.
+func radixPass(e, tmp []sortEntry, shift int) {
+	var count [256]int
+	for i := range e {
+		count[e[i].key>>shift&0xff]++
+	}
+	var start [257]int
+	for b := range 256 {
+		start[b+1] = start[b] + count[b]
+	}
+	pos := start
+	for i := range e {
+		b := e[i].key >> shift & 0xff
+		tmp[pos[b]] = e[i]
+		pos[b]++
+	}
+	copy(e, tmp)
+	if shift == 0 {
+		return
+	}
+	for b := range 256 {
+		lo, hi := start[b], start[b+1]
+		if hi-lo > 1 {
+			sortByKeyBelow(e[lo:hi], tmp[lo:hi], shift-8)
+		}
+	}
+}
+
+// sortByKeyBelow is sortByKey for entries that share the bytes above
+// shift+8. Bytes that every key shares need no pass: it starts at the
+// first that differs.
+func sortByKeyBelow(e, tmp []sortEntry, shift int) {
+	if len(e) <= 32 {
+		insertionByKey(e)
+		return
+	}
+	var or, and uint64 = 0, ^uint64(0)
+	for i := range e {
+		or |= e[i].key
+		and &= e[i].key
+	}
+	diff := (or ^ and) & (1<<(shift+8) - 1)
+	if diff == 0 {
+		return
+	}
+	for diff>>shift&0xff == 0 {
+		shift -= 8
+	}
+	radixPass(e, tmp, shift)
+}
+
+func insertionByKey(e []sortEntry) {
+	for i := 1; i < len(e); i++ {
+		x := e[i]
+		j := i
+		for j > 0 && e[j-1].key > x.key {
+			e[j] = e[j-1]
+			j--
+		}
+		e[j] = x
+	}
+}
