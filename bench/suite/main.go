@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/tpipe/tpipe/bench/corpus"
+	"github.com/tpipe/tpipe/bench/jobs"
 	"github.com/tpipe/tpipe/bench/video"
 )
 
@@ -23,12 +24,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "bench/out", "directory for report.md, results.csv and the plots")
 	runs := fs.Int("runs", 5, "runs per cell (at least 5; with -video at least 3); the median is reported with min and max")
 	vid := fs.Bool("video", false, "benchmark video stabilization instead: tpipe's stabilize against ffmpeg's deshake and vid.stab (needs ffmpeg)")
+	jobsBench := fs.Bool("jobs", false, "benchmark the job engine instead: tpipe pmjq against GNU parallel and a bash loop on folders of jobs (needs parallel)")
 	corp := fs.Bool("corpus", false, "benchmark everyday pipelines instead: tpipe against bash + GNU coreutils on a generated access log and word lists")
-	tpipe := fs.String("tpipe", "", "with -video or -corpus, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
+	tpipe := fs.String("tpipe", "", "with -video, -jobs or -corpus, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
 	base := fs.String("base", "", "with -corpus, a second tpipe binary (an older build) run in the same rounds, for a before-and-after table")
 	spooled := fs.Bool("spool", false, "benchmark the spool instead: --spool against in-memory runs by segment size, fsync on and off, on tmpfs and disk")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -43,6 +45,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *vid {
 		return videoMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
+	}
+	if *jobsBench {
+		return jobsMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
 	}
 	if *corp {
 		return corpusMain(ctx, fs, *quick, *out, *runs, *tpipe, *base, stdout, stderr)
@@ -140,11 +145,32 @@ func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, ru
 	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, video.MinRuns, stderr); !ok {
 		return 2
 	}
-	cfg.Tpipe = tpipe
-	cfg.Progress = stderr
-	err := video.Run(ctx, cfg, out, stdout)
-	if errors.Is(err, video.ErrNoFFmpeg) {
-		fmt.Fprintf(stderr, "bench: -video skipped: %v\n", err)
+	cfg.Tpipe, cfg.Progress = tpipe, stderr
+	return sideStatus("-video", video.Run(ctx, cfg, out, stdout), video.ErrNoFFmpeg, stderr)
+}
+
+// jobsMain is `bench -jobs`: the job engine's benchmark of package
+// bench/jobs, writing jobs.md into out. Without GNU parallel it says why
+// it skips and succeeds, as -video does without ffmpeg.
+func jobsMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, runs int, tpipe string, stdout, stderr io.Writer) int {
+	cfg := jobs.FullConfig()
+	if quick {
+		cfg = jobs.QuickConfig()
+	}
+	var ok bool
+	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, jobs.MinRuns, stderr); !ok {
+		return 2
+	}
+	cfg.Tpipe, cfg.Progress = tpipe, stderr
+	return sideStatus("-jobs", jobs.Run(ctx, cfg, out, stdout), jobs.ErrNoParallel, stderr)
+}
+
+// sideStatus is the status of a benchmark beside other tools (name) that
+// ended with err: missing (the tool compared with is not installed) is a
+// skip, said, with status 0.
+func sideStatus(name string, err, missing error, stderr io.Writer) int {
+	if errors.Is(err, missing) {
+		fmt.Fprintf(stderr, "bench: %s skipped: %v\n", name, err)
 		return 0
 	}
 	if err != nil {

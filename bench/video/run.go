@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tpipe/tpipe/bench/internal/side"
 	"github.com/tpipe/tpipe/video/shake"
 )
 
@@ -293,13 +294,9 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	tpipe, which := cfg.Tpipe, "tpipe at "+cfg.Tpipe
-	if tpipe == "" {
-		which = "tpipe built from this checkout"
-		fmt.Fprintln(progress, "building tpipe")
-		if tpipe, err = buildTpipe(ctx, work); err != nil {
-			return err
-		}
+	tpipe, which, err := side.Tpipe(ctx, cfg.Tpipe, work, progress)
+	if err != nil {
+		return fmt.Errorf("video: %w", err)
 	}
 	meter := newRSSMeter(ctx, work)
 	clips, err := makeClips(cfg, work, progress)
@@ -361,18 +358,7 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 	rep := report{cfg: cfg, clips: clips, results: res, missing: missing, date: time.Now(), tpipe: which, rss: meter}
 	var buf bytes.Buffer
 	rep.write(&buf)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	name := filepath.Join(dir, "video.md")
-	if err := os.WriteFile(name, buf.Bytes(), 0o666); err != nil {
-		return err
-	}
-	if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(stdout, name)
-	return err
+	return side.WriteReport(dir, "video.md", buf.Bytes(), stdout)
 }
 
 // ffmpegTools returns the ffmpeg stabilizers this ffmpeg has, and a line
@@ -401,17 +387,6 @@ func ffmpegTools(ctx context.Context, ffmpeg string) (tools, missing []string, e
 		missing = append(missing, "vidstab: this ffmpeg is built without libvidstab")
 	}
 	return tools, missing, nil
-}
-
-// buildTpipe builds cmd/tpipe of the module in the current directory into
-// dir.
-func buildTpipe(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "tpipe")
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/tpipe/tpipe/cmd/tpipe").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("video: go build of cmd/tpipe (run from a checkout, or give -tpipe PATH): %v\n%s", err, out)
-	}
-	return bin, nil
 }
 
 // makeClips writes the clips of cfg into dir and measures their shake.

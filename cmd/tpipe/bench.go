@@ -12,8 +12,8 @@ import (
 // benchCommand is `tpipe bench [-quick] [-out DIR] [-runs N]`: the
 // benchmark suite, the same code as `go run ./bench` (see
 // bench/README.md). Ctrl-C stops it between runs. `tpipe bench -video`
-// runs this tpipe against ffmpeg, not one built from a checkout (a -tpipe
-// given after bench still wins).
+// and `tpipe bench -jobs` run this tpipe, not one built from a checkout
+// (a -tpipe given after bench still wins).
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()

@@ -31,6 +31,8 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
        tpipe gc [--all] DIR        (clean the spool DIR of --spool runs)
        tpipe pmjq ...              (folders as places, commands as transitions:
                                    tpipe pmjq --help; as pmjq, pmjq 1.0's command line)
+       tpipe serve [flags] DIR 'PIPELINE'
+                                   (a pipeline as a service on DIR/in and DIR/out)
        tpipe status [--watch] [--dot | --pnml] DIR
                                    (a spool folder's places, claims, rates, bottleneck)
        tpipe scripts [-o OUTDIR] DIR 'PIPELINE'
@@ -203,6 +205,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return benchCommand(ctx, args[1:], stdout, stderr)
 		case "pmjq":
 			return pmjqCommand(ctx, args[1:], stdout, stderr)
+		case "serve":
+			ctx, e := exitOn(ctx, exitSignals...)
+			defer e.stop()
+			return serveCommand(ctx, args[1:], stdout, stderr)
 		case "status":
 			return statusCommand(ctx, args[1:], stdout, stderr)
 		case "scripts":

@@ -47,6 +47,9 @@
 //     (at-least-once: a crash between the two redoes the work, and an
 //     output named after its input is overwritten, not duplicated), or
 //     input first (at-most-once: a crash loses the work instead).
+//   - Move: Claim.MoveTo renames a claimed token into another place, as a
+//     ready token there (a job that keeps failing goes to a place of
+//     failures, where a person looks at it).
 //   - Lock: for work whose inputs stay (a cache keeps its tokens) a worker
 //     takes a lock on a name instead: it writes a marker in its claim
 //     directory and hard-links it to PLACE/.lock/NAME; link fails when the
@@ -67,6 +70,10 @@
 //     directory is taken back the same way.
 //
 // Clocks of hosts that share a place must agree to well within a Lease.
+//
+// Inspect lists who holds what in a place, alive or not, and how many
+// tokens are being written into it: together they tell whether work is
+// still in flight (a worker that stops when a net is quiet, tpipe status).
 //
 // # Names and links
 //

@@ -1,0 +1,297 @@
+// Package jobs is the job-engine half of tpipe's benchmark suite: tpipe
+// pmjq doing a folder of jobs, against GNU parallel and a bash loop doing
+// the same folder with the same filter, one job per file. Each run is a
+// separate process tree measured from outside (wall and CPU time); jobs
+// are written before the clock starts. Run it with `go run ./bench -jobs`
+// or `tpipe bench -jobs`; bench/README.md says what the report holds.
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tpipe/tpipe/bench/internal/side"
+)
+
+// Config is one run of the jobs benchmark.
+type Config struct {
+	Small, Large         int   // how many small and large jobs a folder holds
+	SmallSize, LargeSize int64 // their sizes in bytes
+	Workers              []int // worker counts of tpipe and parallel
+	Runs                 int   // runs per cell
+	Tpipe                string
+	TmpDir               string // "" is os.TempDir
+	Progress             io.Writer
+}
+
+// FullConfig is `bench -jobs`: 2000 jobs of 4 KiB and 4 of 64 MiB, 1, 2 and
+// 4 workers, 3 runs per cell; half an hour on 2 busy cores, most of it
+// GNU parallel and the bash loop (two processes per job, and util-linux
+// rev does about 5 MB/s).
+func FullConfig() Config {
+	return Config{Small: 2000, Large: 4, SmallSize: 4 << 10, LargeSize: 64 << 20, Workers: []int{1, 2, 4}, Runs: 3}
+}
+
+// QuickConfig is `bench -jobs -quick`: 300 small jobs and 1 large one;
+// about five minutes on 2 busy cores.
+func QuickConfig() Config {
+	c := FullConfig()
+	c.Small, c.Large = 300, 1
+	return c
+}
+
+// MinRuns is the fewest runs per cell Run takes.
+const MinRuns = 3
+
+// The filters, as the report names them. Each runs as a tpipe script
+// under tpipe and as a bash pipeline of GNU tools under the others.
+const (
+	FilterBuiltins = "tr a-z A-Z | rev"
+	FilterExternal = "md5sum"
+)
+
+// The tools.
+const (
+	ToolTpipe       = "tpipe"
+	ToolTpipeNoSync = "tpipe --no-sync"
+	ToolParallel    = "parallel"
+	ToolBash        = "bash loop"
+)
+
+// ErrNoParallel is returned by Run when GNU parallel is not installed.
+var ErrNoParallel = errors.New("GNU parallel is not installed (apt-get install parallel)")
+
+// A cell is one tool with some workers on one folder of jobs.
+type cell struct {
+	tool    string
+	filter  string
+	workers int
+	large   bool
+}
+
+func (c cell) String() string {
+	size := "small"
+	if c.large {
+		size = "large"
+	}
+	return fmt.Sprintf("%s -j%d %q %s", c.tool, c.workers, c.filter, size)
+}
+
+// command is the cell's command line, run in the work folder, where in/
+// holds the jobs and out/ is empty.
+func (c cell) command(tpipe string) []string {
+	switch c.tool {
+	case ToolTpipe, ToolTpipeNoSync:
+		argv := []string{tpipe, "pmjq", "--once", "--workers", strconv.Itoa(c.workers)}
+		if c.tool == ToolTpipeNoSync {
+			argv = append(argv, "--no-sync")
+		}
+		return append(argv, "in", c.filter, "out")
+	case ToolParallel:
+		return []string{"bash", "-c", fmt.Sprintf(`ls in | parallel --will-cite -j %d '{ %s; } < in/{} > out/{} && rm in/{}'`, c.workers, c.filter)}
+	default:
+		return []string{"bash", "-c", fmt.Sprintf(`for f in in/*; do { %s; } < "$f" > "out/${f#in/}" && rm "$f"; done`, c.filter)}
+	}
+}
+
+// sample is one run of a cell.
+type sample struct {
+	wall, cpu time.Duration
+}
+
+type result struct {
+	cell
+	jobs    int
+	bytes   int64
+	samples []sample
+	err     string
+}
+
+// Run runs every cell cfg.Runs times, in rounds of a fresh random order
+// (so that drift of the machine hits all cells alike), and writes jobs.md
+// into dir, printing the report and then its path on stdout.
+func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
+	progress := cfg.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if cfg.Runs < MinRuns {
+		return fmt.Errorf("jobs: %d runs per cell: want at least %d", cfg.Runs, MinRuns)
+	}
+	if _, err := exec.LookPath("parallel"); err != nil {
+		return ErrNoParallel
+	}
+	for _, tool := range []string{"tr", "rev", "md5sum", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("jobs: %s is not installed", tool)
+		}
+	}
+	work, err := os.MkdirTemp(cfg.TmpDir, "tpipe-jbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	tpipe, which, err := side.Tpipe(ctx, cfg.Tpipe, work, progress)
+	if err != nil {
+		return fmt.Errorf("jobs: %w", err)
+	}
+	var res []result
+	add := func(c cell) {
+		r := result{cell: c, jobs: cfg.Small}
+		if c.large {
+			r.jobs = cfg.Large
+		}
+		res = append(res, r)
+	}
+	for _, large := range []bool{false, true} {
+		for _, w := range cfg.Workers {
+			for _, t := range []string{ToolTpipe, ToolTpipeNoSync, ToolParallel} {
+				add(cell{t, FilterBuiltins, w, large})
+			}
+		}
+		add(cell{ToolBash, FilterBuiltins, 1, large})
+	}
+	for _, t := range []string{ToolTpipe, ToolParallel} {
+		add(cell{t, FilterExternal, cfg.Workers[len(cfg.Workers)-1], false})
+	}
+	add(cell{ToolBash, FilterExternal, 1, false})
+	small, large := jobText(cfg.SmallSize), jobText(cfg.LargeSize)
+	load0 := loadAvg()
+	start := time.Now()
+	for round := range cfg.Runs {
+		fmt.Fprintf(progress, "round %d/%d: %d cells (%s)\n", round+1, cfg.Runs, len(res), time.Since(start).Round(time.Second))
+		for _, i := range rand.Perm(len(res)) {
+			r := &res[i]
+			if r.err != "" {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			job := small
+			if r.large {
+				job = large
+			}
+			s, err := runCell(ctx, work, tpipe, r, job)
+			if err != nil {
+				r.err = err.Error()
+				fmt.Fprintf(progress, "%s: %v\n", r.cell, err)
+				continue
+			}
+			r.bytes = int64(r.jobs) * int64(len(job))
+			r.samples = append(r.samples, s)
+		}
+	}
+	rep := report{cfg: cfg, results: res, date: time.Now(), tpipe: which, load: [2]string{load0, loadAvg()}, cpus: runtime.NumCPU()}
+	var buf bytes.Buffer
+	rep.write(&buf)
+	return side.WriteReport(dir, "jobs.md", buf.Bytes(), stdout)
+}
+
+// runCell lays out the folder of jobs, runs the cell's command on it and
+// checks that every job was done: an output per job, of the size the
+// filter gives, and no job left.
+func runCell(ctx context.Context, work, tpipe string, r *result, job []byte) (sample, error) {
+	var s sample
+	dir := filepath.Join(work, "run")
+	if err := os.RemoveAll(dir); err != nil {
+		return s, err
+	}
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	for _, d := range []string{in, out} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return s, err
+		}
+	}
+	for i := range r.jobs {
+		if err := os.WriteFile(filepath.Join(in, fmt.Sprintf("job%05d", i)), job, 0o600); err != nil {
+			return s, err
+		}
+	}
+	// Flush the jobs to disk so that no run pays for another's writes.
+	exec.CommandContext(ctx, "sync").Run()
+	argv := r.command(tpipe)
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Stderr = &stderr
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return s, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	s.wall = time.Since(t0)
+	s.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	want := int64(len(job))
+	if r.filter == FilterExternal {
+		want = int64(32 + len("  -\n"))
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return s, err
+	}
+	n := 0
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return s, err
+		}
+		if fi.Size() != want {
+			return s, fmt.Errorf("output %s has %d bytes, want %d", e.Name(), fi.Size(), want)
+		}
+		n++
+	}
+	left, _ := os.ReadDir(in)
+	jobsLeft := 0
+	for _, e := range left {
+		if !strings.HasPrefix(e.Name(), ".") {
+			jobsLeft++
+		}
+	}
+	if n != r.jobs || jobsLeft != 0 {
+		return s, fmt.Errorf("%d outputs of %d jobs, %d jobs left", n, r.jobs, jobsLeft)
+	}
+	return s, nil
+}
+
+// jobText is a job of n bytes: lines of 63 letters and a newline.
+func jobText(n int64) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		if i%64 == 63 {
+			b[i] = '\n'
+		} else {
+			b[i] = "the quick brown fox jumps over the lazy dog "[i%44]
+		}
+	}
+	if n > 0 {
+		b[n-1] = '\n'
+	}
+	return b
+}
+
+// loadAvg is the machine's 1, 5 and 15 minute load averages.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

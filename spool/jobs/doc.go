@@ -1,0 +1,64 @@
+// Package jobs is the job engine of tpipe pmjq and tpipe serve: the
+// transitions of a Petri net whose places are directories and whose tokens
+// are files, as in pmjq ("How to scale a one liner pipeline"). Every file
+// is a whole job. Any number of processes, on one host or on several that
+// share the directories, run the same stages on the same places and share
+// the work; package place gives them the one claim protocol that makes a
+// job run once at a time and survive a worker's crash.
+//
+// # A job's life
+//
+// A Stage has input places, output ports (each one place, or several that
+// get the same bytes: a branch) and a Func. A job is one token of each
+// input place with the same key (the token's name unless the stage says
+// otherwise): one input is pmjq's daemon, several are its and-merge. Two
+// stages writing one place are its xor-merge. A worker:
+//
+//  1. claims the job's tokens, all or none, in the order of the places
+//     (so two workers after one job meet at its first place);
+//  2. creates one pending token per output port, named after the key;
+//  3. runs the Func, which reads the claimed tokens and writes the pending
+//     ones, and returns an exit status;
+//  4. on status 0 delivers: commits the outputs (fsync, rename, fsync of
+//     the directory), then removes the inputs (place.AtLeastOnce: a crash
+//     in between redoes the job, and its outputs, named after the job, are
+//     overwritten, never doubled), or the other way round
+//     (place.AtMostOnce);
+//  5. otherwise aborts the outputs and runs the job again, up to the
+//     stage's Retries, then moves its tokens to the failed places (by
+//     default each input place's name with ".failed"), the first with
+//     NAME.stderr and NAME.status beside it (see Failure). A failed job
+//     never reaches an output and is never lost.
+//
+// While a job runs its owner renews its lease (place.Worker). The
+// dispatcher takes back, at every scan, the claims of owners that died:
+// at once for a process of this host that is gone, after the lease for one
+// of another host that stopped renewing.
+//
+// # Dispatching
+//
+// One goroutine per Run scans the input places, the last stage first (so
+// that a job already in the net moves on before new ones start, as Record
+// Oriented Scheduling does in "Thrifty Execution of Task Pipelines"), and
+// hands the jobs it finds, a batch at a time, to Options.Workers worker
+// goroutines. It scans again when a watch (inotify, or polling where the
+// file system sends no events) says an input place changed, when a job
+// ends, and every Options.Recheck in any case. Matching the tokens of
+// several places builds no cartesian product: one pass over each place's
+// listing (see match).
+//
+// # Stopping
+//
+// Run returns when its context is done: jobs running are cancelled and
+// their tokens go back to their places. With Options.Once it returns when
+// the net is quiet: no complete job ready, no token claimed or being
+// written by any owner, here or elsewhere. Failed jobs do not keep it
+// running; an and-merge token whose partners never come stays where it
+// is.
+//
+// # Concurrency
+//
+// Run may be called from several goroutines, on separate places; a Func
+// is called from several goroutines at once. An Observer's methods are
+// called from the workers and the dispatcher and must not block.
+package jobs

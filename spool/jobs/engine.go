@@ -1,0 +1,487 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/tpipe/tpipe/internal/visible"
+	"github.com/tpipe/tpipe/spool/place"
+)
+
+// Options configure Run. The zero Options are the defaults.
+type Options struct {
+	// Workers is how many jobs run at once in this process, over all the
+	// stages; 0 means the number of CPUs.
+	Workers int
+	// Delivery says whether a job's outputs are committed before its
+	// inputs are removed (place.AtLeastOnce, the default) or after.
+	Delivery place.Delivery
+	// Once stops Run when the net is quiet: no stage has a complete job
+	// ready, and no owner, in this process or another, holds or is writing
+	// a token in any of its places. Without it Run goes on until ctx is
+	// done.
+	Once bool
+	// Lease is how long a claim whose owner stopped renewing it stays its
+	// owner's, for workers on other hosts; 0 means place.DefaultLease. On
+	// this host a dead owner's claims go back at once.
+	Lease time.Duration
+	// Host names this host in owners; "" means os.Hostname. Tests play
+	// several hosts with it.
+	Host string
+	// NoSync skips fsync of outputs and directories (see place.Options).
+	NoSync bool
+	// Worker, if set, is the claim owner Run uses, made and closed by the
+	// caller (who shares it with a status file); Lease, Host and NoSync
+	// are then its own. nil: Run makes one from Lease, Host and NoSync,
+	// and closes it before it returns.
+	Worker *place.Worker
+	// RetryDelay is the pause before a failed job runs again.
+	RetryDelay time.Duration
+	// Recheck is how often the places are looked at again when nothing
+	// was heard of them, to take back claims of owners that died and find
+	// what a watch missed; 0 means a quarter of the lease, at most 1s.
+	Recheck time.Duration
+	// Watch configures the watching of input places.
+	Watch place.WatchOptions
+	// Observer, if set, is told what the workers do.
+	Observer Observer
+	// Stderr receives one line per failure or take-back, and each job's
+	// messages, grouped by job; nil discards them.
+	Stderr io.Writer
+}
+
+// Counts are what one Run did.
+type Counts struct {
+	Done    int // jobs delivered
+	Failed  int // jobs moved to failed places
+	Retried int // runs that failed and were tried again
+}
+
+// batch is how many jobs a scan hands out, at most, before the places are
+// listed again: small enough that jobs that enter downstream places are
+// seen soon, large enough that listing a big place costs little per job.
+const batch = 64
+
+// engine is one Run: the stages, their places opened by one place.Worker,
+// and the jobs in flight. The dispatcher goroutine (dispatch) scans the
+// places and hands jobs to the workers, which claim, run and deliver them.
+type engine struct {
+	o      Options
+	w      *place.Worker
+	stages []*stage
+	// quietOrder lists every place (not the failed ones), upstream first.
+	quietOrder []*place.Place
+	obs        Observer
+	stderr     io.Writer
+	wake       chan struct{} // one slot: something changed
+
+	mu       sync.Mutex
+	inflight map[jobID]bool // handed out and not finished
+	counts   Counts
+	fatal    error // the first error that stops the run
+	cancel   context.CancelFunc
+}
+
+// stage is a Stage with its places open. Its failed places are opened
+// when a job first fails, so that a run without failures makes none.
+type stage struct {
+	*Stage
+	in  []*place.Place
+	out [][]*place.Place
+}
+
+type jobID struct {
+	stage *stage
+	key   string
+}
+
+// cand is a job found ready by a scan.
+type cand struct {
+	st *stage
+	set
+}
+
+// Run runs the stages until ctx is done, or, with o.Once, until the net is
+// quiet; it returns what it did and the first error that stopped it (a
+// place that cannot be read or written). Stages must be given upstream
+// first: scans look at them last first, so that a job already in the net
+// moves on before a new one starts (as Record Oriented Scheduling runs the
+// runnable task with the greatest index, in "Thrifty Execution of Task
+// Pipelines"). When Run returns, its goroutines have ended and every claim
+// it still held is back in its place.
+func Run(ctx context.Context, stages []Stage, o Options) (Counts, error) {
+	e, err := newEngine(stages, o)
+	if err != nil {
+		return Counts{}, err
+	}
+	err = e.run(ctx)
+	if o.Worker == nil {
+		if cerr := e.w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return e.counts, err
+}
+
+func newEngine(stages []Stage, o Options) (*engine, error) {
+	if len(stages) == 0 {
+		return nil, errors.New("jobs: no stage to run")
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.Lease <= 0 {
+		o.Lease = place.DefaultLease
+	}
+	if o.Worker != nil {
+		o.Lease = o.Worker.Lease()
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = min(o.Lease/4, time.Second)
+	}
+	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), inflight: map[jobID]bool{}}
+	if e.obs == nil {
+		e.obs = Observers(nil)
+	}
+	if e.stderr == nil {
+		e.stderr = io.Discard
+	}
+	e.stderr = &lockedWriter{w: e.stderr}
+	w := o.Worker
+	if w == nil {
+		var err error
+		if w, err = place.NewWorker(place.Options{Host: o.Host, Lease: o.Lease, NoSync: o.NoSync}); err != nil {
+			return nil, err
+		}
+	}
+	e.w = w
+	// closeW closes a worker Run made, when newEngine fails.
+	closeW := func() {
+		if o.Worker == nil {
+			w.Close()
+		}
+	}
+	seen := map[*place.Place]bool{}
+	open := func(dir string) (*place.Place, error) {
+		p, err := w.Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[p] {
+			seen[p] = true
+			e.quietOrder = append(e.quietOrder, p)
+		}
+		return p, nil
+	}
+	names := map[string]bool{}
+	for i := range stages {
+		s := &stages[i]
+		if err := s.check(); err != nil {
+			closeW()
+			return nil, err
+		}
+		if names[s.Name] {
+			closeW()
+			return nil, fmt.Errorf("two stages are named %s", s.Name)
+		}
+		names[s.Name] = true
+		st := &stage{Stage: s}
+		for _, dir := range s.In {
+			p, err := open(dir)
+			if err != nil {
+				closeW()
+				return nil, err
+			}
+			st.in = append(st.in, p)
+		}
+		for _, dirs := range s.Out {
+			var ps []*place.Place
+			for _, dir := range dirs {
+				p, err := open(dir)
+				if err != nil {
+					closeW()
+					return nil, err
+				}
+				ps = append(ps, p)
+			}
+			st.out = append(st.out, ps)
+		}
+		e.stages = append(e.stages, st)
+	}
+	return e, nil
+}
+
+// run starts the watchers and workers, dispatches until the end, and
+// waits for them all.
+func (e *engine) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.cancel = cancel
+	var wg sync.WaitGroup
+	watched := map[*place.Place]bool{}
+	for _, st := range e.stages {
+		for _, p := range st.in {
+			if watched[p] {
+				continue
+			}
+			watched[p] = true
+			wt, err := place.Watch(ctx, p.Dir(), e.o.Watch)
+			if err != nil {
+				cancel()
+				wg.Wait()
+				return err
+			}
+			wg.Go(func() {
+				defer wt.Close()
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-wt.C:
+						e.poke()
+					}
+				}
+			})
+		}
+	}
+	work := make(chan cand)
+	for range e.o.Workers {
+		wg.Go(func() {
+			for c := range work {
+				e.do(ctx, c)
+			}
+		})
+	}
+	err := e.dispatch(ctx, work)
+	close(work)
+	// Quiet, nothing is in flight; otherwise the jobs running stop and
+	// their claims go back. Either way the watchers stop.
+	cancel()
+	wg.Wait()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err == nil {
+		err = e.fatal
+	}
+	return err
+}
+
+// poke tells the dispatcher to look again.
+func (e *engine) poke() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the run with err (the first one wins).
+func (e *engine) stop(err error) {
+	e.mu.Lock()
+	if e.fatal == nil {
+		e.fatal = err
+	}
+	e.mu.Unlock()
+	e.cancel()
+}
+
+// dispatch is the dispatcher's loop: take back dead owners' claims, scan,
+// hand the jobs found to the workers; when there are none, stop if the
+// net is quiet under Once, or wait for a change or the recheck.
+func (e *engine) dispatch(ctx context.Context, work chan<- cand) error {
+	tick := time.NewTicker(e.o.Recheck)
+	defer tick.Stop()
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		e.reap()
+		cands, err := e.scan()
+		if err != nil {
+			return err
+		}
+		for _, c := range cands {
+			select {
+			case work <- c:
+			case <-ctx.Done():
+				e.finish(c)
+				return nil
+			}
+		}
+		if len(cands) > 0 {
+			continue
+		}
+		if e.o.Once {
+			quiet, err := e.quiet()
+			if err != nil {
+				return err
+			}
+			if quiet {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-e.wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// reap takes back the claims of dead owners in every place, and removes
+// the files they were writing (an output place has those too).
+func (e *engine) reap() {
+	for _, p := range e.quietOrder {
+		n, err := p.Reap()
+		if n > 0 {
+			e.obs.TakenBack(p.Dir(), n)
+			e.sayf("took back %d %s of a dead or expired owner in %s", n, plural(n, "claim"), rel(p.Dir()))
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			e.sayf("take back claims in %s: %v", rel(p.Dir()), err)
+		}
+	}
+}
+
+// scan lists the stages' input places, last stage first, and returns up
+// to batch ready jobs that are not in flight here, marking them in
+// flight.
+func (e *engine) scan() ([]cand, error) {
+	var out []cand
+	for i := len(e.stages) - 1; i >= 0 && len(out) < batch; i-- {
+		st := e.stages[i]
+		sets, err := e.ready(st)
+		if err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		for _, s := range sets {
+			id := jobID{st, s.key}
+			if e.inflight[id] {
+				continue
+			}
+			e.inflight[id] = true
+			out = append(out, cand{st, s})
+			if len(out) == batch {
+				break
+			}
+		}
+		e.mu.Unlock()
+	}
+	return out, nil
+}
+
+// ready returns the complete sets of st's input places.
+func (e *engine) ready(st *stage) ([]set, error) {
+	lists := make([][]string, len(st.in))
+	for k, p := range st.in {
+		names, err := p.Tokens()
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", p.Dir(), err)
+		}
+		lists[k] = names
+	}
+	return match(lists, st.key), nil
+}
+
+// quiet reports whether the net is quiet (see Options.Once). It looks at
+// the places upstream first, each one's claims and writers before the
+// ready jobs downstream of it: a token that moves on commits its output
+// downstream before its claim upstream goes, so a look in that order sees
+// it in one place or the other.
+func (e *engine) quiet() (bool, error) {
+	e.mu.Lock()
+	busy := len(e.inflight) > 0
+	e.mu.Unlock()
+	if busy {
+		return false, nil
+	}
+	// held: someone (alive, or dead and not yet taken back) has a token
+	// of p claimed, or is writing one into it.
+	held := func(p *place.Place) (bool, error) {
+		m, err := place.Inspect(p.Dir())
+		if err != nil {
+			return false, err
+		}
+		for _, h := range m.Holders {
+			if len(h.Claims) > 0 {
+				return true, nil
+			}
+		}
+		return m.Pending > 0, nil
+	}
+	checked := map[*place.Place]bool{}
+	for _, st := range e.stages {
+		for _, p := range st.in {
+			if checked[p] {
+				continue
+			}
+			checked[p] = true
+			if h, err := held(p); h || err != nil {
+				return false, err
+			}
+		}
+		sets, err := e.ready(st)
+		if len(sets) > 0 || err != nil {
+			return false, err
+		}
+	}
+	for _, p := range e.quietOrder {
+		if checked[p] {
+			continue
+		}
+		if h, err := held(p); h || err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// finish marks c no longer in flight and wakes the dispatcher.
+func (e *engine) finish(c cand) {
+	e.mu.Lock()
+	delete(e.inflight, jobID{c.st, c.key})
+	e.mu.Unlock()
+	e.poke()
+}
+
+func (e *engine) sayf(format string, a ...any) {
+	fmt.Fprintf(e.stderr, "tpipe: %s\n", visible.Controls(fmt.Sprintf(format, a...)))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// rel is path for messages: relative to the current directory when that
+// is shorter.
+func rel(path string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, path); err == nil && len(r) < len(path) {
+			return r
+		}
+	}
+	return path
+}

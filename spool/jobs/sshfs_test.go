@@ -1,0 +1,249 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestSSHFS is the case of several hosts sharing a folder over a network
+// file system: one folder of this machine is mounted twice with sshfs
+// (SFTP over SSH to 127.0.0.1, a throwaway sshd with its own keys and
+// port), and a worker process with a host id of its own runs on each
+// mount. On such mounts flock does not exclude one mount from the other,
+// which is why the claim protocol renames instead: every job must be done
+// exactly once, by one of the two.
+func TestSSHFS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts sshd and two sshfs mounts")
+	}
+	for _, tool := range []string{"sshfs", "fusermount3", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (.ci/run installs sshfs and openssh-server)", tool)
+		}
+	}
+	sshd := "/usr/sbin/sshd"
+	if _, err := os.Stat(sshd); err != nil {
+		t.Skipf("%s is not installed (.ci/run installs openssh-server)", sshd)
+	}
+	if f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0); err != nil {
+		t.Skipf("FUSE is unavailable here (%v): no sshfs mount can be made", err)
+	} else {
+		f.Close()
+	}
+	ctx := testCtx(t)
+	root := t.TempDir()
+	shared, keys := filepath.Join(root, "shared"), filepath.Join(root, "keys")
+	for _, d := range []string{shared, keys} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	port := startSSHD(t, ctx, sshd, keys)
+	m1, m2 := mountSSHFS(t, ctx, keys, port, shared, filepath.Join(root, "m1")), mountSSHFS(t, ctx, keys, port, shared, filepath.Join(root, "m2"))
+	logFlockAcrossMounts(t, m1, m2)
+
+	in, out, logf := filepath.Join(shared, "in"), filepath.Join(shared, "out"), filepath.Join(root, "log")
+	jobs, want := jobSet(120)
+	drop(t, in, jobs)
+	if err := os.WriteFile(logf, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var ps []*proc
+	for i, m := range []string{m1, m2} {
+		p := startHelper(t, "work", "JOBS_IN="+filepath.Join(m, "in"), "JOBS_OUT="+filepath.Join(m, "out"),
+			"JOBS_LOG="+logf, "JOBS_PAUSE=1ms", "JOBS_LEASE=30s", fmt.Sprintf("JOBS_HOST=mount%d", i+1))
+		p.expect(t, ctx, "started")
+		ps = append(ps, p)
+	}
+	for _, p := range ps {
+		if err := p.wait(ctx); err != nil {
+			t.Fatalf("a worker: %v", err)
+		}
+	}
+	if got := files(t, out); !mapsEqual(got, want) {
+		t.Errorf("outputs: %d of %d, or wrong", len(got), len(want))
+	}
+	if left := files(t, in); len(left) != 0 {
+		t.Errorf("in not drained: %d left", len(left))
+	}
+	if s := stray(t, shared); len(s) != 0 {
+		t.Errorf("stray files: %v", s)
+	}
+	b, _ := os.ReadFile(logf)
+	times, by := map[string]int{}, map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		pid, name, _ := strings.Cut(l, " ")
+		times[name]++
+		by[pid]++
+	}
+	for name := range jobs {
+		if times[name] != 1 {
+			t.Errorf("job %s done %d times, want once", name, times[name])
+		}
+	}
+	t.Logf("jobs per worker: %v", by)
+	if len(by) != 2 {
+		t.Errorf("jobs were done by %d workers, want both: %v", len(by), by)
+	}
+}
+
+// startSSHD starts a throwaway sshd on a free port of 127.0.0.1 that
+// takes the key it makes in dir; it is stopped at the end of the test.
+func startSSHD(t *testing.T, ctx context.Context, sshd, dir string) int {
+	t.Helper()
+	for _, k := range []string{"host", "user"} {
+		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, k)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ssh-keygen: %v: %s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(filepath.Join(dir, "user.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), pub, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// sshd wants its privilege separation folder, as its Debian service
+	// makes it.
+	if os.Geteuid() == 0 {
+		os.MkdirAll("/run/sshd", 0o755)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cfg := fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.1
+HostKey %s
+PidFile %s
+AuthorizedKeysFile %s
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+Subsystem sftp internal-sftp
+LogLevel ERROR
+`, port, filepath.Join(dir, "host"), filepath.Join(dir, "sshd.pid"), filepath.Join(dir, "authorized_keys"))
+	cfgFile := filepath.Join(dir, "sshd_config")
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd := exec.Command(sshd, "-D", "-e", "-f", cfgFile)
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			c.Close()
+			return port
+		}
+		if cmd.ProcessState != nil || !sleep(ctx, 20*time.Millisecond) {
+			t.Fatalf("sshd did not start: %s", errb.String())
+		}
+	}
+}
+
+// mountSSHFS mounts dir of 127.0.0.1 at mnt over SFTP, with no cache of
+// folder listings; it is unmounted at the end of the test.
+func mountSSHFS(t *testing.T, ctx context.Context, keys string, port int, dir, mnt string) string {
+	t.Helper()
+	if err := os.MkdirAll(mnt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd := exec.Command("sshfs", "-f", "-o", fmt.Sprintf("port=%d,IdentityFile=%s,StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,BatchMode=yes,dir_cache=no",
+		port, filepath.Join(keys, "user")), u.Username+"@127.0.0.1:"+dir, mnt)
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		exec.Command("fusermount3", "-u", "-z", mnt).Run()
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	for !mounted(mnt) {
+		select {
+		case <-exited:
+			msg := errb.String()
+			if strings.Contains(msg, "fuse") || strings.Contains(msg, "permitted") {
+				t.Skipf("FUSE is unavailable here: sshfs: %s", strings.TrimSpace(msg))
+			}
+			t.Fatalf("sshfs ended: %s", msg)
+		case <-ctx.Done():
+			t.Fatalf("sshfs did not mount: %s", errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return mnt
+}
+
+// mounted reports whether a file system is mounted at dir.
+func mounted(dir string) bool {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) > 4 && f[4] == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// logFlockAcrossMounts says whether an exclusive flock taken through one
+// mount keeps one through the other from being taken: on sshfs it does
+// not, which is why the protocol never relies on flock.
+func logFlockAcrossMounts(t *testing.T, m1, m2 string) {
+	name := "flock-probe"
+	if err := os.WriteFile(filepath.Join(m1, name), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(filepath.Join(m1, name))
+	f1, err1 := os.Open(filepath.Join(m1, name))
+	f2, err2 := os.Open(filepath.Join(m2, name))
+	if err1 != nil || err2 != nil {
+		t.Fatalf("open the probe: %v, %v", err1, err2)
+	}
+	defer f1.Close()
+	defer f2.Close()
+	e1 := unix.Flock(int(f1.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	e2 := unix.Flock(int(f2.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	t.Logf("flock LOCK_EX through mount 1: %v; then through mount 2: %v (nil twice: flock does not exclude across mounts)", e1, e2)
+}
