@@ -106,6 +106,7 @@ func openAtomic(name string, appendTo bool) (*atomicOut, error) {
 			mode = fi.Mode().Perm()
 		}
 	}
+	dropStaleTemps(name)
 	a := &atomicOut{name: name, unnamed: true}
 	a.f, err = openUnnamed(filepath.Dir(name), mode)
 	if err != nil {
@@ -124,11 +125,28 @@ func openAtomic(name string, appendTo bool) (*atomicOut, error) {
 	return a, nil
 }
 
-// tempName is a new name beside name.
+// tempName is a new name beside name: .NAME.tpipe-PID-RANDOM.
 func tempName(name string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	return filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tpipe-"+hex.EncodeToString(b[:]))
+	return fmt.Sprintf("%s.%d-%s", tempPrefix(name), os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+func tempPrefix(name string) string {
+	return filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tpipe")
+}
+
+// dropStaleTemps removes the temporary names beside name that a tpipe
+// killed between naming its output and renaming it left: those whose pid
+// is no longer running.
+func dropStaleTemps(name string) {
+	olds, _ := filepath.Glob(tempPrefix(name) + ".*")
+	for _, old := range olds {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(old, tempPrefix(name)+"."), "-", 2)[0])
+		if err == nil && pid > 0 && pid != os.Getpid() && pidGone(pid) {
+			os.Remove(old)
+		}
+	}
 }
 
 // commit syncs the temporary file and renames it over the file.

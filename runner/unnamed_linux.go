@@ -17,3 +17,6 @@ func openUnnamed(dir string, mode os.FileMode) (*os.File, error) {
 func linkUnnamed(f *os.File, path string) error {
 	return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
 }
+
+// pidGone reports whether no process has the id pid.
+func pidGone(pid int) bool { return unix.Kill(pid, 0) == unix.ESRCH }

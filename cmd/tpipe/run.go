@@ -64,7 +64,7 @@ type settingFlag struct {
 	s   *runner.Setting
 	cfg *runner.Config
 	bad *error
-	raw map[string]string // the value each setting was given last
+	raw map[string]string // the value each setting was given last; nil: not kept
 }
 
 func (f settingFlag) String() string {
@@ -75,7 +75,9 @@ func (f settingFlag) String() string {
 }
 
 func (f settingFlag) Set(v string) error {
-	f.raw[f.s.Name] = v
+	if f.raw != nil {
+		f.raw[f.s.Name] = v
+	}
 	err := f.s.Set(f.cfg, v)
 	if err != nil && *f.bad == nil {
 		*f.bad = err

@@ -104,7 +104,7 @@ func TestSpoolSurvivesSigkill(t *testing.T) {
 				it, script, runs, len(got), got, len(want[n]), want[n])
 		}
 		checkSpoolClean(t, dir)
-		if left, _ := filepath.Glob(filepath.Join(work, ".out.txt.tpipe-*")); len(left) > 0 {
+		if left, _ := filepath.Glob(filepath.Join(work, ".out.txt.tpipe*")); len(left) > 0 {
 			t.Fatalf("iteration %d: temporary output files left: %v", it, left)
 		}
 		os.RemoveAll(dir)
