@@ -28,8 +28,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	corp := fs.Bool("corpus", false, "benchmark everyday pipelines instead: tpipe against bash + GNU coreutils on a generated access log and word lists")
 	tpipe := fs.String("tpipe", "", "with -video, -jobs or -corpus, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
 	base := fs.String("base", "", "with -corpus, a second tpipe binary (an older build) run in the same rounds, for a before-and-after table")
+	spooled := fs.Bool("spool", false, "benchmark the spool instead: --spool against in-memory runs by segment size, fsync on and off, on tmpfs and disk")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -50,6 +51,27 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *corp {
 		return corpusMain(ctx, fs, *quick, *out, *runs, *tpipe, *base, stdout, stderr)
+	}
+	if *spooled {
+		cfg := spoolFullConfig()
+		if *quick {
+			cfg = spoolQuickConfig()
+		}
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "runs" {
+				cfg.runs = *runs
+			}
+		})
+		if cfg.runs < 3 || fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "bench: -spool takes -quick, -out and -runs N (at least 3)\n")
+			return 2
+		}
+		cfg.progress = stderr
+		if err := spoolMain(ctx, cfg, *out, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	switch {
 	case *runs < 5:

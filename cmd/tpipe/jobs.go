@@ -94,7 +94,7 @@ func parseJobFlags(name, usage string, args []string, stdout, stderr io.Writer) 
 		if !s.IsBool() {
 			help += "; default " + s.DefaultHelp()
 		}
-		fs.Var(settingFlag{s, &f.cfg, &badSetting}, s.Name, help)
+		fs.Var(settingFlag{s: s, cfg: &f.cfg, bad: &badSetting}, s.Name, help)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
