@@ -488,7 +488,15 @@ func (r *grepRun) decide(f *grepFile, rec []byte, matched bool) error {
 		}
 	}
 	f.ring = f.ring[:0]
-	if err := r.output(f, f.n, off, line, ':'); err != nil {
+	var err error
+	if r.bulk && !r.only && !f.named && !r.number && !r.byteOffset {
+		// No prefix, no context: the line as it is.
+		r.used, f.lastOut = true, f.n
+		err = r.write(rec)
+	} else {
+		err = r.output(f, f.n, off, line, ':')
+	}
+	if err != nil {
 		return err
 	}
 	f.afterLeft = max(r.after, 0)

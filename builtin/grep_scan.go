@@ -118,10 +118,16 @@ func (g *grepInput) line(rec []byte) error {
 	}
 	f.n++
 	k := r.binarySelects(rec)
+	if r.maxCount >= 0 {
+		k = min(k, int(r.maxCount-f.count))
+	}
 	if k == 0 {
 		return nil
 	}
 	if err := r.selectLines(f, k); err != nil || r.count {
+		if err == nil && r.maxCount >= 0 && f.count >= r.maxCount {
+			return errGrepStop // grep -c -m NUM counts NUM at most
+		}
 		return err
 	}
 	g.binMatch = true
@@ -155,7 +161,7 @@ func (r *grepRun) scan(f *grepFile, data []byte) error {
 		start := len(data)
 		if at >= 0 {
 			at += pos
-			start = pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
+			start = lineStart(data, pos, at)
 		}
 		if start > pos {
 			if err := r.misses(f, data[pos:start]); err != nil {
@@ -176,6 +182,17 @@ func (r *grepRun) scan(f *grepFile, data []byte) error {
 		pos = end
 	}
 	return nil
+}
+
+// lineStart returns the start of the line of data that holds offset at,
+// a line start at or before it being from. Most often, where matches are
+// many, it is from itself: a forward search (vector instructions) says
+// so, where bytes.LastIndexByte would walk back byte by byte.
+func lineStart(data []byte, from, at int) int {
+	if bytes.IndexByte(data[from:at], '\n') < 0 {
+		return from
+	}
+	return from + bytes.LastIndexByte(data[from:at], '\n') + 1
 }
 
 // misses takes run, whole lines that do not match: nothing to do but
@@ -281,8 +298,9 @@ func eachBatch(ctx context.Context, env *Env, p *buffer.Ports, name string, buf 
 }
 
 // grepBlockSize is the size grep reads a file in: large enough that the
-// search, not the call, costs; small enough to stay in the cache.
-const grepBlockSize = 256 << 10
+// search, not the call, costs; small enough to stay in the cache. Tests
+// make it small, to cut lines at block ends.
+var grepBlockSize = 256 << 10
 
 // grepBlocks reads a file a block at a time and hands out the whole lines
 // of each block, back to back. A line longer than the block grows the

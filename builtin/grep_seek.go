@@ -406,8 +406,23 @@ func (s *grepSeq) match(line []byte) bool {
 
 // seek finds the first line of data that holds a match: the lines of
 // data are searched as one string, and a match found is checked against
-// the line it lies in.
+// the line it lies in. A match anchored at the start can only be at a
+// line's start: those are looked at, one per line, where the needle
+// may turn up many times a line.
 func (s *grepSeq) seek(data []byte) (int, bool) {
+	if s.begin {
+		for start := 0; start < len(data); {
+			end := len(data)
+			if k := bytes.IndexByte(data[start:], '\n'); k >= 0 {
+				end = start + k
+			}
+			if s.matchAt(data[:end], start) && s.placed(data[start:end], 0) {
+				return start, true
+			}
+			start = end + 1
+		}
+		return -1, false
+	}
 	for from := 0; from < len(data); {
 		j := s.needle.index(data[from:])
 		if j < 0 {

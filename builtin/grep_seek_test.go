@@ -1,0 +1,198 @@
+package builtin
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// grepAlphabet draws bytes that make needles meet often: a few letters in
+// both cases, a digit, punctuation, a space, a NUL and a byte that is not
+// ASCII.
+var grepAlphabet = []byte("abAB1- _\x00\xc3")
+
+// indexFoldModel is the obvious search for a lower case pat in s,
+// ignoring the case of ASCII letters.
+func indexFoldModel(s, pat []byte) int {
+	for i := 0; i+len(pat) <= len(s); i++ {
+		if bytes.Equal(lowerASCII(s[i:i+len(pat)]), pat) {
+			return i
+		}
+	}
+	return -1
+}
+
+func lowerASCII(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		out[i] = grepLower[c]
+	}
+	return out
+}
+
+// A needle finds what bytes.Index finds, and with fold what a byte by
+// byte search ignoring case finds, whichever byte it picks to look for.
+func TestGrepNeedleIndex(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		pat := rapid.SliceOfN(rapid.SampledFrom(grepAlphabet), 0, 6).Draw(rt, "pat")
+		s := rapid.SliceOfN(rapid.SampledFrom(grepAlphabet), 0, 200).Draw(rt, "s")
+		fold := rapid.Bool().Draw(rt, "fold")
+		if fold {
+			pat = lowerASCII(pat)
+		}
+		n := newGrepNeedle(pat, fold)
+		want := bytes.Index(s, pat)
+		if fold {
+			want = indexFoldModel(s, pat)
+		}
+		if got := n.index(s); got != want {
+			rt.Fatalf("needle %q (fold %v, rare byte at %d) in %q: %d, want %d", pat, fold, n.rare, s, got, want)
+		}
+	})
+}
+
+// The rarest byte of a needle is the one it looks for: in " 404 ", a
+// digit, not the space.
+func TestGrepNeedleRareByte(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		fold bool
+		want byte
+	}{
+		{" 404 ", false, '4'},
+		{"took ", false, 'k'},
+		{"user13 ERROR request 1234", false, 'q'},
+		{"q", false, 'q'},
+		{"error", true, 'r'},
+	} {
+		n := newGrepNeedle([]byte(tc.text), tc.fold)
+		if got := tc.text[n.rare]; got != tc.want {
+			t.Errorf("%q: looks for %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// grepSeqPieces are pieces of basic regular expressions that make
+// sequences of fixed length, and a few that do not.
+var grepSeqPieces = []string{"a", "b", "A", "1", " ", "-", "[0-9]", "[ab]", "[^a]", "[[:upper:]]", "[[:space:]]",
+	`\{2\}`, "x", ".", "*", `\w`, "_"}
+
+// A pattern that grepSeqOf takes matches the lines its regexp matches,
+// under every mode and with -i; seek finds the first line that matches
+// in lines joined back to back.
+func TestGrepSeqAgreesWithRegexp(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var pat strings.Builder
+		if rapid.Bool().Draw(rt, "begin") {
+			pat.WriteString("^")
+		}
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(grepSeqPieces), 1, 5).Draw(rt, "pieces") {
+			pat.WriteString(p)
+		}
+		if rapid.Bool().Draw(rt, "end") {
+			pat.WriteString("$")
+		}
+		mode := grepMode(rapid.IntRange(0, 2).Draw(rt, "mode"))
+		icase := rapid.Bool().Draw(rt, "icase")
+		m, err := grepNewMatcher([]string{pat.String()}, 'G', icase, mode)
+		if err != nil {
+			rt.Skip(err)
+		}
+		seq, ok := m.(*grepSeqRegex)
+		if !ok {
+			rt.Skip("not a sequence")
+		}
+		lines := rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom([]byte("abAB1- _x\xc3\xa9")), 0, 12), 1, 6).Draw(rt, "lines")
+		first := -1
+		var data []byte
+		for i, l := range lines {
+			got, want := seq.match(l), seq.grepRegex.match(l)
+			if got != want {
+				rt.Fatalf("%q (mode %d, -i %v) on %q: %v, regexp says %v", pat.String(), mode, icase, l, got, want)
+			}
+			if got && first < 0 {
+				first = i
+			}
+			data = append(append(data, l...), '\n')
+		}
+		at, sure := seq.seek(data)
+		gotLine := -1
+		if at >= 0 {
+			gotLine = bytes.Count(data[:at], []byte{'\n'})
+		}
+		if gotLine != first || at >= 0 && !sure {
+			rt.Fatalf("%q (mode %d, -i %v) on %q: seek finds line %d (sure %v), want %d", pat.String(), mode, icase, data, gotLine, sure, first)
+		}
+	})
+}
+
+// Which patterns are sequences: the shapes of fixed length over ASCII
+// classes, and not those whose match a byte at a time would differ from
+// Go's regexp's (a '.' or a negated class takes a whole UTF-8 character).
+func TestGrepSeqShapes(t *testing.T) {
+	for _, tc := range []struct {
+		pat string
+		seq bool
+	}{
+		{"took [0-9]ms", true},
+		{`" [23]0[0-9] `, true},
+		{"^2026-11-21 12:0", true},
+		{`a[0-9]\{3\}$`, true},
+		{`\(ab\)[[:digit:]]`, true},
+		{"took .ms", false},
+		{"[^a]b", false},
+		{"a*b", false},
+		{`a\|b`, false},
+		{"[0-9][0-9]", false}, // nothing to search for
+	} {
+		m, err := grepNewMatcher([]string{tc.pat}, 'G', false, grepAny)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.(*grepSeqRegex); ok != tc.seq {
+			t.Errorf("%q: a sequence %v, want %v", tc.pat, ok, tc.seq)
+		}
+	}
+}
+
+// Seeking and matching allocate nothing, for every matcher that runs no
+// regexp (Go's keeps its machines in a sync.Pool, which the race detector
+// empties at random).
+func TestGrepSeekAllocs(t *testing.T) {
+	data := []byte(strings.Repeat("2026-11-21 12:00:01 host1 user2 INFO request 7 took 12ms\n", 200) +
+		"2026-11-21 12:00:02 host1 user2 ERROR request 8 took 5ms\n")
+	for _, tc := range []struct {
+		pats  []string
+		icase bool
+		mode  grepMode
+	}{
+		{[]string{"ERROR"}, false, grepAny},
+		{[]string{"error"}, true, grepAny},
+		{[]string{"ERROR", "WARN"}, false, grepAny},
+		{[]string{"ERROR"}, false, grepWord},
+		{[]string{"took [0-9]ms"}, false, grepAny},
+		{[]string{"^2026.*ERROR"}, false, grepAny},
+		{[]string{"ERROR.*took 5"}, false, grepAny},
+	} {
+		m, err := grepNewMatcher(tc.pats, 'G', tc.icase, tc.mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(20, func() {
+			for pos := 0; pos < len(data); {
+				at, _ := m.seek(data[pos:])
+				if at < 0 {
+					break
+				}
+				end := pos + at + bytes.IndexByte(data[pos+at:], '\n') + 1
+				m.match(data[pos : end-1])
+				pos = end
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%q: %v allocations", tc.pats, allocs)
+		}
+	}
+}
