@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tpipe/tpipe/internal/backtrack"
@@ -78,6 +79,13 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool, mode grepMode) 
 				posixre.LowerASCII(b)
 			}
 			l.pats = append(l.pats, newGrepNeedle(b, icase))
+		}
+		if len(l.pats) >= grepACMin && !slices.ContainsFunc(l.pats, func(n grepNeedle) bool { return len(n.text) == 0 }) {
+			texts := make([][]byte, len(l.pats))
+			for i, n := range l.pats {
+				texts[i] = n.text
+			}
+			l.ac = newGrepAC(texts, icase)
 		}
 		return l, nil
 	}
@@ -175,7 +183,16 @@ type grepLiteral struct {
 	pats []grepNeedle
 	fold bool
 	mode grepMode
+	// ac finds the patterns all at once, when there are grepACMin or
+	// more (and none is empty): the table costs more than a needle's
+	// IndexByte for one or two, less than a pass over the buffer for
+	// each of many.
+	ac *grepAC
 }
+
+// grepACMin is the number of patterns from which they are searched with
+// an Aho-Corasick automaton.
+const grepACMin = 4
 
 func (l *grepLiteral) seeks() bool { return true }
 
@@ -187,6 +204,12 @@ func (l *grepLiteral) seeks() bool { return true }
 // that holds it must still be decided by match.
 func (l *grepLiteral) seek(data []byte) (int, bool) {
 	sure := l.mode == grepAny
+	if l.ac != nil {
+		if end := l.ac.end(data); end > 0 {
+			return end - 1, sure
+		}
+		return -1, false
+	}
 	if len(l.pats) == 1 {
 		return l.pats[0].index(data), sure
 	}
@@ -216,6 +239,15 @@ func (l *grepLiteral) seek(data []byte) (int, bool) {
 }
 
 func (l *grepLiteral) match(line []byte) bool {
+	if l.ac != nil {
+		switch l.mode {
+		case grepLine:
+			return l.ac.whole(line)
+		case grepWord:
+			return l.ac.word(line)
+		}
+		return l.ac.end(line) >= 0
+	}
 	for i := range l.pats {
 		p := &l.pats[i]
 		switch l.mode {

@@ -150,3 +150,25 @@ func TestGrepBlocksAllocs(t *testing.T) {
 		}
 	}
 }
+
+// Patterns from a file (-f), few and many (the automaton), as strings
+// and as words, lines, ignoring case; against GNU.
+func TestGrepManyPatternsSameAsGNU(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	in := batchText(r, 2000, false)
+	vocab := []string{"alpha", "beta", "Gamma", "delta", "ERROR", "error", "zz", "z", "x\ty", "a\x01b", "ta", "lph", "rr", "ERR", "amm"}
+	pick := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(vocab[r.IntN(len(vocab))] + "\n")
+		}
+		return b.String()
+	}
+	dir := textFiles(t, "in", in, "few", pick(2), "some", pick(5), "many", pick(40), "nomatch", "qqq\nwww\nyyy\nkkk\n")
+	defer builtin.SetGrepBlockSize(1000)()
+	for _, file := range []string{"few", "some", "many", "nomatch"} {
+		for _, args := range [][]string{{"-F"}, {"-Fv"}, {"-Fc"}, {"-Fw"}, {"-Fx"}, {"-Fi"}, {"-Fwi"}, {"-Fo"}, {"-Fn", "-v"}} {
+			sameAsGNUSized(t, dir, append(append([]string{"grep"}, args...), "-f", file, "in"))
+		}
+	}
+}

@@ -171,6 +171,8 @@ func TestGrepSeekAllocs(t *testing.T) {
 		{[]string{"ERROR"}, false, grepAny},
 		{[]string{"error"}, true, grepAny},
 		{[]string{"ERROR", "WARN"}, false, grepAny},
+		{[]string{"ERROR", "WARN", "DEBUG", "took 5ms"}, false, grepAny},
+		{[]string{"error", "warn", "debug", "took 5ms"}, true, grepWord},
 		{[]string{"ERROR"}, false, grepWord},
 		{[]string{"took [0-9]ms"}, false, grepAny},
 		{[]string{"^2026.*ERROR"}, false, grepAny},
@@ -195,4 +197,51 @@ func TestGrepSeekAllocs(t *testing.T) {
 			t.Errorf("%q: %v allocations", tc.pats, allocs)
 		}
 	}
+}
+
+// With many patterns, the automaton decides what the patterns one by one
+// decide, in every mode, and finds the same first line.
+func TestGrepACAgreesWithNeedles(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		words := rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom([]byte("abAB1 -")), 1, 4), grepACMin, 12).Draw(rt, "words")
+		pats := make([]string, len(words))
+		for i, w := range words {
+			pats[i] = string(w)
+		}
+		mode := grepMode(rapid.IntRange(0, 2).Draw(rt, "mode"))
+		icase := rapid.Bool().Draw(rt, "icase")
+		m, err := grepNewMatcher(pats, 'F', icase, mode)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		l := m.(*grepLiteral)
+		if l.ac == nil {
+			rt.Fatalf("%q: no automaton", pats)
+		}
+		model := *l
+		model.ac = nil
+		lines := rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom([]byte("abAB1 -_x")), 0, 16), 1, 6).Draw(rt, "lines")
+		first := -1
+		var data []byte
+		for i, line := range lines {
+			got, want := l.match(line), model.match(line)
+			if got != want {
+				rt.Fatalf("%q (mode %d, -i %v) on %q: %v, the needles say %v", pats, mode, icase, line, got, want)
+			}
+			if got && first < 0 {
+				first = i
+			}
+			data = append(append(data, line...), '\n')
+		}
+		at, _ := l.seek(data)
+		gotLine := -1
+		if at >= 0 {
+			gotLine = bytes.Count(data[:at], []byte{'\n'})
+		}
+		// Under -w and -x the line seek finds is a candidate: no line
+		// before it matches.
+		if mode == grepAny && gotLine != first || first >= 0 && (gotLine < 0 || gotLine > first) {
+			rt.Fatalf("%q (mode %d, -i %v) on %q: seek finds line %d, first match on %d", pats, mode, icase, data, gotLine, first)
+		}
+	})
 }
