@@ -72,22 +72,14 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool, mode grepMode) 
 		}
 	}
 	if literal {
-		l := &grepLiteral{fold: icase, mode: mode}
-		for _, p := range patterns {
-			b := []byte(p)
+		pats := make([][]byte, len(patterns))
+		for i, p := range patterns {
+			pats[i] = []byte(p)
 			if icase {
-				posixre.LowerASCII(b)
+				posixre.LowerASCII(pats[i])
 			}
-			l.pats = append(l.pats, newGrepNeedle(b, icase))
 		}
-		if len(l.pats) >= grepACMin && !slices.ContainsFunc(l.pats, func(n grepNeedle) bool { return len(n.text) == 0 }) {
-			texts := make([][]byte, len(l.pats))
-			for i, n := range l.pats {
-				texts[i] = n.text
-			}
-			l.ac = newGrepAC(texts, icase)
-		}
-		return l, nil
+		return newGrepLiteral(pats, icase, mode), nil
 	}
 	var fl posixre.Flags
 	if icase {
@@ -142,7 +134,39 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool, mode grepMode) 
 			return &grepSeqRegex{grepRegex: m, seq: seq}, nil
 		}
 	}
+	if l := grepLiteralsAll(srcs, mode); l != nil {
+		return l, nil
+	}
 	return m, nil
+}
+
+// grepLiteralsAll returns the fixed strings that the translated patterns
+// srcs stand for, when each is a few strings (grepLiteralsOf) and all
+// fold alike, or nil.
+func grepLiteralsAll(srcs []string, mode grepMode) *grepLiteral {
+	var strs [][]byte
+	fold := false
+	for i, src := range srcs {
+		s, f, ok := grepLiteralsOf(src)
+		if !ok || i > 0 && f != fold || len(strs)+len(s) > grepLiteralsMax {
+			return nil
+		}
+		strs, fold = append(strs, s...), f
+	}
+	return newGrepLiteral(strs, fold, mode)
+}
+
+// newGrepLiteral makes the matcher of the strings pats, in lower case
+// with fold.
+func newGrepLiteral(pats [][]byte, fold bool, mode grepMode) *grepLiteral {
+	l := &grepLiteral{fold: fold, mode: mode}
+	for _, p := range pats {
+		l.pats = append(l.pats, newGrepNeedle(p, fold))
+	}
+	if len(pats) >= grepACMin && !slices.ContainsFunc(pats, func(p []byte) bool { return len(p) == 0 }) {
+		l.ac = newGrepAC(pats, fold)
+	}
+	return l
 }
 
 func grepNewBacktrack(patterns []string, syn posixre.Syntax, fl posixre.Flags, mode grepMode) (grepMatcher, error) {

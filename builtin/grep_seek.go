@@ -449,3 +449,103 @@ func (s *grepSeq) seek(data []byte) (int, bool) {
 	}
 	return -1, false
 }
+
+// grepLiteralsMax bounds the strings grepLiteralsOf spells out.
+const grepLiteralsMax = 64
+
+// grepLiteralsOf returns the strings the RE2 source src matches when they
+// are few and of ASCII letters (-E 'ERROR|WARN', 'WARN\|ERR[OE]R'): then
+// the pattern is those strings, searched as grep -F searches. With fold,
+// every letter matches in either case and the strings are in lower case;
+// a pattern that folds some letters and not others is not taken.
+func grepLiteralsOf(src string) (strs [][]byte, fold bool, ok bool) {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil, false, false
+	}
+	re = re.Simplify()
+	folds, exact := false, false
+	var spell func(re *syntax.Regexp) ([][]byte, bool)
+	spell = func(re *syntax.Regexp) ([][]byte, bool) {
+		switch re.Op {
+		case syntax.OpEmptyMatch:
+			return [][]byte{nil}, true
+		case syntax.OpLiteral:
+			b := make([]byte, 0, len(re.Rune))
+			for _, r := range re.Rune {
+				if r >= utf8.RuneSelf {
+					return nil, false
+				}
+				c := byte(r)
+				if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' {
+					if re.Flags&syntax.FoldCase != 0 {
+						folds = true
+						c = grepLower[c]
+					} else {
+						exact = true
+					}
+				}
+				b = append(b, c)
+			}
+			return [][]byte{b}, true
+		case syntax.OpCharClass:
+			var set grepSet
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				if re.Rune[i+1] >= utf8.RuneSelf || re.Rune[i+1]-re.Rune[i] > grepLiteralsMax {
+					return nil, false
+				}
+				for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
+					set.add(byte(c))
+				}
+			}
+			if c, ok, f := set.letter(); ok && f {
+				folds = true
+				return [][]byte{{c}}, true
+			}
+			var out [][]byte
+			for c := range 128 {
+				if set.has(byte(c)) {
+					if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' {
+						exact = true
+					}
+					out = append(out, []byte{byte(c)})
+				}
+			}
+			return out, len(out) <= grepLiteralsMax
+		case syntax.OpCapture:
+			return spell(re.Sub[0])
+		case syntax.OpAlternate:
+			var out [][]byte
+			for _, sub := range re.Sub {
+				s, ok := spell(sub)
+				if !ok || len(out)+len(s) > grepLiteralsMax {
+					return nil, false
+				}
+				out = append(out, s...)
+			}
+			return out, true
+		case syntax.OpConcat:
+			out := [][]byte{nil}
+			for _, sub := range re.Sub {
+				s, ok := spell(sub)
+				if !ok || len(out)*len(s) > grepLiteralsMax {
+					return nil, false
+				}
+				var next [][]byte
+				for _, a := range out {
+					for _, b := range s {
+						next = append(next, append(append([]byte(nil), a...), b...))
+					}
+				}
+				out = next
+			}
+			return out, true
+		}
+		return nil, false
+	}
+	strs, ok = spell(re)
+	if !ok || folds && exact {
+		return nil, false, false
+	}
+	return strs, folds, true
+}

@@ -2,9 +2,11 @@ package builtin
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/tpipe/tpipe/internal/posixre"
 	"pgregory.net/rapid"
 )
 
@@ -242,6 +244,47 @@ func TestGrepACAgreesWithNeedles(t *testing.T) {
 		// before it matches.
 		if mode == grepAny && gotLine != first || first >= 0 && (gotLine < 0 || gotLine > first) {
 			rt.Fatalf("%q (mode %d, -i %v) on %q: seek finds line %d, first match on %d", pats, mode, icase, data, gotLine, first)
+		}
+	})
+}
+
+// A pattern that spells out a few strings (an alternation of literals)
+// becomes those strings, and decides every line as its regexp does, in
+// every mode, with and without -i.
+func TestGrepLiteralsAgreeWithRegexp(t *testing.T) {
+	pieces := []string{"a", "b", "B", "1", " ", "|", "(", ")", "[ab]", "[Bb]", "[0-2]", "ab", "x*", "."}
+	rapid.Check(t, func(rt *rapid.T) {
+		var pat strings.Builder
+		for _, p := range rapid.SliceOfN(rapid.SampledFrom(pieces), 1, 7).Draw(rt, "pieces") {
+			pat.WriteString(p)
+		}
+		mode := grepMode(rapid.IntRange(0, 2).Draw(rt, "mode"))
+		icase := rapid.Bool().Draw(rt, "icase")
+		var fl posixre.Flags
+		if icase {
+			fl = posixre.IgnoreCase
+		}
+		src, err := posixre.Translate(pat.String(), posixre.Extended, fl)
+		if err != nil {
+			rt.Skip(err)
+		}
+		l := grepLiteralsAll([]string{src}, mode)
+		if l == nil {
+			rt.Skip("not a few strings")
+		}
+		wrapped := map[grepMode]string{
+			grepAny:  src,
+			grepLine: "^(?:" + src + ")$",
+			grepWord: `(?:^|[^0-9A-Z_a-z])(?:` + src + `)(?:[^0-9A-Z_a-z]|$)`,
+		}[mode]
+		re, err := regexp.Compile(wrapped)
+		if err != nil {
+			rt.Skip(err)
+		}
+		for _, line := range rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom([]byte("abAB1 2_x")), 0, 10), 1, 8).Draw(rt, "lines") {
+			if got, want := l.match(line), re.Match(line); got != want {
+				rt.Fatalf("%q (mode %d, -i %v, %d strings) on %q: %v, regexp says %v", pat.String(), mode, icase, len(l.pats), line, got, want)
+			}
 		}
 	})
 }
