@@ -163,7 +163,8 @@ func newGrepLiteral(pats [][]byte, fold bool, mode grepMode) *grepLiteral {
 	for _, p := range pats {
 		l.pats = append(l.pats, newGrepNeedle(p, fold))
 	}
-	if len(pats) >= grepACMin && !slices.ContainsFunc(pats, func(p []byte) bool { return len(p) == 0 }) {
+	l.empty = slices.ContainsFunc(pats, func(p []byte) bool { return len(p) == 0 })
+	if len(pats) >= grepACMin && !l.empty {
 		l.ac = newGrepAC(pats, fold)
 	}
 	return l
@@ -212,6 +213,8 @@ type grepLiteral struct {
 	// IndexByte for one or two, less than a pass over the buffer for
 	// each of many.
 	ac *grepAC
+	// empty is set when a pattern is empty: it matches every line.
+	empty bool
 }
 
 // grepACMin is the number of patterns from which they are searched with
@@ -224,10 +227,14 @@ func (l *grepLiteral) seeks() bool { return true }
 // '\n', so a match lies inside one line. With several patterns, data is
 // searched a window at a time, so that a rare pattern is not searched to
 // the end for each match of a frequent one. An empty pattern matches at
-// 0. Under -w or -x a match found is only where a match may be: the line
+// 0, in every line. Under -w or -x a match found is only where a match may be: the line
 // that holds it must still be decided by match.
 func (l *grepLiteral) seek(data []byte) (int, bool) {
 	sure := l.mode == grepAny
+	if l.empty {
+		// Every line holds the empty string.
+		return min(0, len(data)-1), sure && len(data) > 0
+	}
 	if l.ac != nil {
 		if end := l.ac.end(data); end > 0 {
 			return end - 1, sure

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tpipe/tpipe/internal/posixre"
 	"pgregory.net/rapid"
@@ -285,6 +286,86 @@ func TestGrepLiteralsAgreeWithRegexp(t *testing.T) {
 			if got, want := l.match(line), re.Match(line); got != want {
 				rt.Fatalf("%q (mode %d, -i %v, %d strings) on %q: %v, regexp says %v", pat.String(), mode, icase, len(l.pats), line, got, want)
 			}
+		}
+	})
+}
+
+// FuzzGrepMatchers checks, for any pattern list in either dialect and
+// mode, that the matcher grep picks (strings, an automaton, a sequence, a
+// regexp with a needle) decides each line as one regexp of all the
+// patterns does, and that seek stops at no line after the first that
+// matches, and at that very line when it says sure.
+func FuzzGrepMatchers(f *testing.F) {
+	for _, s := range []string{"ERROR", "took [0-9]ms", `" [23]0[0-9] `, "^2026-11-21 12:0", "ERROR|WARN",
+		"a\nb\nc\nd", "x$", "(al|be)(pha|ta)", "ERROR.*took 1", "[Kk]elvin", "", "a\n", "é|e"} {
+		f.Add(s, true, false, uint8(0), "2026-11-21 12:00 ERROR took 5ms\nWARN x\n\" 404 \nalpha beta\nKELVIN")
+		f.Add(s, false, true, uint8(1), "error\nk\n\xc3\xa9 e\nbeta")
+	}
+	f.Fuzz(func(t *testing.T, pat string, ere, icase bool, mode uint8, text string) {
+		if len(pat) > 64 || len(text) > 1024 || strings.ContainsFunc(pat, func(r rune) bool { return r >= utf8.RuneSelf }) {
+			// A pattern that is not ASCII is matched as bytes where it
+			// is a string, and as UTF-8 by the regexp, which differ
+			// (posixre's package doc).
+			return
+		}
+		syn, matcher := posixre.Basic, byte('G')
+		if ere {
+			syn, matcher = posixre.Extended, 'E'
+		}
+		var fl posixre.Flags
+		if icase {
+			fl = posixre.IgnoreCase
+		}
+		md := grepMode(mode % 3)
+		patterns := strings.Split(pat, "\n")
+		m, err := grepNewMatcher(patterns, matcher, icase, md)
+		if err != nil {
+			return
+		}
+		srcs := make([]string, len(patterns))
+		for i, p := range patterns {
+			if srcs[i], err = posixre.Translate(p, syn, fl); err != nil {
+				return // a back-reference: the backtracker's
+			}
+		}
+		all := "(?:" + strings.Join(srcs, ")|(?:") + ")"
+		wrapped := map[grepMode]string{
+			grepAny:  all,
+			grepLine: "^(?:" + all + ")$",
+			grepWord: `(?:^|[^0-9A-Z_a-z])(?:` + all + `)(?:[^0-9A-Z_a-z]|$)`,
+		}[md]
+		re, err := regexp.Compile(wrapped)
+		if err != nil {
+			return
+		}
+		lines := strings.Split(text, "\n")
+		first := -1
+		for i, line := range lines {
+			got, want := m.match([]byte(line)), re.MatchString(line)
+			if md == grepWord && got != want {
+				// -w tries each start's matches longest first, as
+				// GNU does, which one regexp cannot say: the
+				// backtracker is the model there.
+				return
+			}
+			if got != want {
+				t.Fatalf("%q (-E %v, -i %v, mode %d) on %q: %v, the regexp says %v", pat, ere, icase, md, line, got, want)
+			}
+			if got && first < 0 {
+				first = i
+			}
+		}
+		data := []byte(text)
+		at, sure := m.seek(data)
+		if at < 0 {
+			if first >= 0 && len(data) > 0 {
+				t.Fatalf("%q (-E %v, -i %v, mode %d) on %q: seek finds nothing, line %d matches", pat, ere, icase, md, text, first)
+			}
+			return
+		}
+		line := bytes.Count(data[:at], []byte{'\n'})
+		if first >= 0 && line > first || sure && line != first {
+			t.Fatalf("%q (-E %v, -i %v, mode %d) on %q: seek finds line %d (sure %v), the first match is on %d", pat, ere, icase, md, text, line, sure, first)
 		}
 	})
 }
