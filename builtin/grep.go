@@ -158,7 +158,7 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 		}
 		return int(min(n, 1<<30)), nil
 	}
-	operands, err := getopt{cmd: "grep", shorts: "vicnEFGPoqae:f:wxrRhHlLm:A:B:C:sbZzTUd:D:yu0123456789", longs: grepLongs,
+	operands, err := getopt{cmd: "grep", shorts: "vicnEFGPoqae:f:wxrRhHlLm:A:B:C:sbZzTUId:D:yu0123456789", longs: grepLongs,
 		optArgs: string(grepColor)}.parse(args, func(c byte, arg string) error {
 		if c >= '0' && c <= '9' {
 			// -NUM is -C NUM; the digits of one word make one number.
@@ -189,6 +189,8 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 			g.quiet = true
 		case 'a':
 			g.text = true
+		case 'I':
+			g.skipBinary = true
 		case 'w':
 			mode = max(mode, grepWord)
 		case 'x':

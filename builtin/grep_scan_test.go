@@ -26,7 +26,7 @@ func TestGrepBlocksSameAsGNU(t *testing.T) {
 		{"E[RO]R"}, {"-v", "^alpha"}, {"-c", "[ab]e"}, {"-x", "z[a-z]"}, {"-w", "z[a-z]"}, {"-vn", "[xy]$"},
 		{"-n", "ERROR.*z"}, {"-vn", "ERROR.*error"}, {"-c", "^$"}, {"-c", ""}, {"-A1", "ERROR"},
 		{"-B2", "-n", "beta"}, {"-E", "ERROR|zz"}, {"-vcE", "a|b"}, {"-E", "(al|be)(pha|ta)"}, {"-wiE", "error|gamma"},
-		{"-xE", "zz|z"}, {"-oE", "al|alpha"}, {`ERROR\|delta`}, {"-E", "ERR[OE]R|a.b"}, {"-a", "a.b"}, {"--binary-files=without-match", "a"}, {"-m2", "-c", "zz"}, {"-c", `\(zz\).*\1`},
+		{"-xE", "zz|z"}, {"-oE", "al|alpha"}, {`ERROR\|delta`}, {"-E", "ERR[OE]R|a.b"}, {"-a", "a.b"}, {"-I", "a"}, {"-cI", "a"}, {"--binary-files=without-match", "a"}, {"-m2", "-c", "zz"}, {"-c", `\(zz\).*\1`},
 	}
 	for _, n := range []int{0, 1, 7, 300, 2500} {
 		for _, final := range []bool{true, false} {

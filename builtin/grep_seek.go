@@ -172,27 +172,27 @@ var grepByteRank = [256]uint8{
 // grepSet is a set of ASCII bytes, a bit each.
 type grepSet [2]uint64
 
-func (s *grepSet) add(c byte)          { s[c>>6] |= 1 << (c & 63) }
-func (s *grepSet) has(c byte) bool     { return c < 0x80 && s[c>>6&1]&(1<<(c&63)) != 0 }
-func (s *grepSet) single() (byte, int) { return s.first(), s.count() }
+func (s *grepSet) add(c byte)      { s[c>>6] |= 1 << (c & 63) }
+func (s *grepSet) has(c byte) bool { return c < 0x80 && s[c>>6&1]&(1<<(c&63)) != 0 }
 
-func (s *grepSet) count() int {
-	n := 0
-	for c := range 128 {
-		if s.has(byte(c)) {
-			n++
+// letter reports whether a needle can stand for s: one byte, or one
+// letter in both cases (fold set, c in lower case).
+func (s *grepSet) letter() (c byte, ok, fold bool) {
+	var members []byte
+	for b := range byte(0x80) {
+		if s.has(b) {
+			if members = append(members, b); len(members) > 2 {
+				return 0, false, false
+			}
 		}
 	}
-	return n
-}
-
-func (s *grepSet) first() byte {
-	for c := range 128 {
-		if s.has(byte(c)) {
-			return byte(c)
-		}
+	switch {
+	case len(members) == 1:
+		return members[0], true, false
+	case len(members) == 2 && 'A' <= members[0] && members[0] <= 'Z' && members[1] == members[0]+'a'-'A':
+		return members[1], true, true
 	}
-	return 0
+	return 0, false, false
 }
 
 // grepSeq matches a pattern of fixed length whose every character is a
@@ -270,19 +270,6 @@ func grepSeqOf(src string, mode grepMode) (*grepSeq, bool) {
 	return s, bestLen > 0
 }
 
-// letter reports whether a needle can stand for s: one byte, or one
-// letter in both cases (fold set, c in lower case).
-func (s *grepSet) letter() (c byte, ok, fold bool) {
-	c, n := s.single()
-	switch {
-	case n == 1:
-		return c, true, false
-	case n == 2 && 'A' <= c && c <= 'Z' && s.has(c+'a'-'A'):
-		return c + 'a' - 'A', true, true
-	}
-	return 0, false, false
-}
-
 // add appends the sets re matches, and reports whether re is a fixed
 // run of ASCII sets.
 func (s *grepSeq) add(re *syntax.Regexp) bool {
@@ -326,7 +313,7 @@ func (s *grepSeq) add(re *syntax.Regexp) bool {
 			}
 		}
 	case syntax.OpRepeat:
-		if re.Min != re.Max || re.Min*8 > grepSeqMaxLen {
+		if re.Min != re.Max || re.Min > grepSeqMaxLen {
 			return false
 		}
 		for range re.Min {
