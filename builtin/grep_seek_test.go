@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -108,27 +109,40 @@ func TestGrepSeqAgreesWithRegexp(t *testing.T) {
 			rt.Skip("not a sequence")
 		}
 		lines := rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom([]byte("abAB1- _x\xc3\xa9")), 0, 12), 1, 6).Draw(rt, "lines")
-		first := -1
-		var data []byte
-		for i, l := range lines {
-			got, want := seq.match(l), seq.grepRegex.match(l)
-			if got != want {
-				rt.Fatalf("%q (mode %d, -i %v) on %q: %v, regexp says %v", pat.String(), mode, icase, l, got, want)
-			}
-			if got && first < 0 {
-				first = i
-			}
-			data = append(append(data, l...), '\n')
-		}
+		what := fmt.Sprintf("%q (mode %d, -i %v)", pat.String(), mode, icase)
+		data, first := decideLines(rt, what, lines, seq.match, seq.grepRegex.match)
 		at, sure := seq.seek(data)
-		gotLine := -1
-		if at >= 0 {
-			gotLine = bytes.Count(data[:at], []byte{'\n'})
-		}
-		if gotLine != first || at >= 0 && !sure {
+		if gotLine := lineOf(data, at); gotLine != first || at >= 0 && !sure {
 			rt.Fatalf("%q (mode %d, -i %v) on %q: seek finds line %d (sure %v), want %d", pat.String(), mode, icase, data, gotLine, sure, first)
 		}
 	})
+}
+
+// decideLines checks that match decides each of lines as model does, and
+// returns them joined, each with its '\n', and the index of the first
+// that matches, or -1.
+func decideLines(t interface{ Fatalf(string, ...any) }, what string, lines [][]byte, match, model func([]byte) bool) (data []byte, first int) {
+	first = -1
+	for i, line := range lines {
+		got, want := match(line), model(line)
+		if got != want {
+			t.Fatalf("%s on %q: %v, the model says %v", what, line, got, want)
+		}
+		if got && first < 0 {
+			first = i
+		}
+		data = append(append(data, line...), '\n')
+	}
+	return data, first
+}
+
+// lineOf returns the index of the line of data that holds offset at, or
+// -1 for an offset of -1.
+func lineOf(data []byte, at int) int {
+	if at < 0 {
+		return -1
+	}
+	return bytes.Count(data[:at], []byte{'\n'})
 }
 
 // Which patterns are sequences: the shapes of fixed length over ASCII
@@ -224,23 +238,10 @@ func TestGrepACAgreesWithNeedles(t *testing.T) {
 		model := *l
 		model.ac = nil
 		lines := rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom([]byte("abAB1 -_x")), 0, 16), 1, 6).Draw(rt, "lines")
-		first := -1
-		var data []byte
-		for i, line := range lines {
-			got, want := l.match(line), model.match(line)
-			if got != want {
-				rt.Fatalf("%q (mode %d, -i %v) on %q: %v, the needles say %v", pats, mode, icase, line, got, want)
-			}
-			if got && first < 0 {
-				first = i
-			}
-			data = append(append(data, line...), '\n')
-		}
+		what := fmt.Sprintf("%q (mode %d, -i %v)", pats, mode, icase)
+		data, first := decideLines(rt, what, lines, l.match, model.match)
 		at, _ := l.seek(data)
-		gotLine := -1
-		if at >= 0 {
-			gotLine = bytes.Count(data[:at], []byte{'\n'})
-		}
+		gotLine := lineOf(data, at)
 		// Under -w and -x the line seek finds is a candidate: no line
 		// before it matches.
 		if mode == grepAny && gotLine != first || first >= 0 && (gotLine < 0 || gotLine > first) {
