@@ -28,38 +28,40 @@ func TestGrepBlocksSameAsGNU(t *testing.T) {
 		{"-B2", "-n", "beta"}, {"-E", "ERROR|zz"}, {"-vcE", "a|b"}, {"-E", "(al|be)(pha|ta)"}, {"-wiE", "error|gamma"},
 		{"-xE", "zz|z"}, {"-oE", "al|alpha"}, {`ERROR\|delta`}, {"-E", "ERR[OE]R|a.b"}, {"-a", "a.b"}, {"-I", "a"}, {"-cI", "a"}, {"--binary-files=without-match", "a"}, {"-m2", "-c", "zz"}, {"-c", `\(zz\).*\1`},
 	}
-	for _, n := range []int{0, 1, 7, 300, 2500} {
-		for _, final := range []bool{true, false} {
-			in := batchText(r, n, final)
-			early, mid := in, in
-			if len(in) > 0 {
-				at := r.IntN(min(len(in), 100))
-				early = in[:at] + "\x00" + in[at:]
-				at = min(len(in), 16000+r.IntN(8000))
-				mid = in[:at] + "\x00" + in[at:]
-			}
-			dir := textFiles(t, "in", in, "early", early, "mid", mid)
-			for _, args := range argvs {
-				for _, file := range []string{"in", "early", "mid"} {
-					argv := append(append([]string{"grep"}, args...), file)
-					want := runGNU(t, dir, argv, "")
-					for _, block := range []int{64, 4096} {
-						restore := builtin.SetGrepBlockSize(block)
-						got := runSized(t, dir, argv, strings.NewReader(""), 1<<12)
-						restore()
-						if got.out != want.out || got.code != want.code {
-							t.Errorf("%q on %d lines (final newline %v), blocks of %d:\n tpipe: status %d, %d bytes %.200q\n   GNU: status %d, %d bytes %.200q",
-								argv, n, final, block, got.code, len(got.out), got.out, want.code, len(want.out), want.out)
-						}
+	for _, size := range []struct {
+		n     int
+		final bool
+	}{{0, false}, {1, true}, {7, false}, {300, false}, {1200, true}} {
+		n, final := size.n, size.final
+		in := batchText(r, n, final)
+		early, mid := in, in
+		if len(in) > 0 {
+			at := r.IntN(min(len(in), 100))
+			early = in[:at] + "\x00" + in[at:]
+			at = min(len(in), 16000+r.IntN(8000))
+			mid = in[:at] + "\x00" + in[at:]
+		}
+		dir := textFiles(t, "in", in, "early", early, "mid", mid)
+		for _, args := range argvs {
+			for _, file := range []string{"in", "early", "mid"} {
+				argv := append(append([]string{"grep"}, args...), file)
+				want := runGNU(t, dir, argv, "")
+				for _, block := range []int{64, 4096} {
+					restore := builtin.SetGrepBlockSize(block)
+					got := runSized(t, dir, argv, strings.NewReader(""), 1<<12)
+					restore()
+					if got.out != want.out || got.code != want.code {
+						t.Errorf("%q on %d lines (final newline %v), blocks of %d:\n tpipe: status %d, %d bytes %.200q\n   GNU: status %d, %d bytes %.200q",
+							argv, n, final, block, got.code, len(got.out), got.out, want.code, len(want.out), want.out)
 					}
 				}
-				// The same from the input port, in buffers of 4 KiB.
-				argv := append([]string{"grep"}, args...)
-				want := runGNU(t, dir, argv, mid)
-				if got := runSized(t, dir, argv, strings.NewReader(mid), 1<<12); got.out != want.out || got.code != want.code {
-					t.Errorf("%q on %d lines of stdin: tpipe status %d, %d bytes; GNU status %d, %d bytes",
-						argv, n, got.code, len(got.out), want.code, len(want.out))
-				}
+			}
+			// The same from the input port, in buffers of 4 KiB.
+			argv := append([]string{"grep"}, args...)
+			want := runGNU(t, dir, argv, mid)
+			if got := runSized(t, dir, argv, strings.NewReader(mid), 1<<12); got.out != want.out || got.code != want.code {
+				t.Errorf("%q on %d lines of stdin: tpipe status %d, %d bytes; GNU status %d, %d bytes",
+					argv, n, got.code, len(got.out), want.code, len(want.out))
 			}
 		}
 	}
