@@ -28,6 +28,7 @@ import (
 // garbage collector neither scans the array nor sees the swaps.
 type sortRef struct {
 	slab, off, n uint32
+	more         uint32 // copies of the line beyond the first (see sortfold.go)
 }
 
 // sortEntry is a line being sorted: where it is, and its abbreviated key
@@ -54,8 +55,36 @@ type sortBuffer struct {
 	refs   [][]sortRef // the lines in input order, in chunks of sortRefChunk
 	n      int         // lines held
 	lines  []sortEntry // the lines in order, once sorted (see sorter)
-	used   int         // bytes of lines plus sortLineCost per line
+	used   int         // bytes of lines plus sortLineCost per line, and the fold's table
 	budget int
+	// fold, if set, folds copies of a line held into its count
+	// (sortRef.more); see sortfold.go. Set it before the first add.
+	fold *sortFold
+}
+
+// newSortBuffer returns an empty buffer of budget bytes, folding copies
+// of a line if fold is set.
+func newSortBuffer(budget int, fold bool) *sortBuffer {
+	b := &sortBuffer{budget: budget}
+	if fold {
+		b.fold = newSortFold()
+		b.used = b.fold.bytes()
+	}
+	return b
+}
+
+// ref returns the i-th line held, in input order.
+func (b *sortBuffer) ref(i int) *sortRef {
+	return &b.refs[i/sortRefChunk][i%sortRefChunk]
+}
+
+// times is how many lines an entry stands for in the output: its copies,
+// or one when a sort keeps one line of each group (-u).
+func (b *sortBuffer) times(r sortRef, unique bool) int {
+	if unique {
+		return 1
+	}
+	return int(r.more) + 1
 }
 
 // at returns the line r locates; it is valid until reset.
@@ -67,11 +96,35 @@ func (b *sortBuffer) at(r sortRef) []byte {
 // the line would take the buffer past its budget; the buffer then needs
 // to be spilled. A buffer with no line takes any line.
 func (b *sortBuffer) add(line []byte) bool {
+	var slot int
+	var tag uint64
+	if f := b.fold; f != nil {
+		var found bool
+		if slot, tag, found = f.find(b, line); found {
+			if !f.worth() {
+				b.dropFold()
+			}
+			return true
+		}
+	}
 	cost := len(line) + sortLineCost
 	if b.n > 0 && b.used+cost > b.budget {
 		return false
 	}
 	b.used += cost
+	if f := b.fold; f != nil {
+		switch {
+		case !f.worth():
+			b.dropFold()
+		case f.put(slot, tag, b.n):
+			if b.used+f.bytes() > b.budget {
+				b.dropFold()
+			} else {
+				b.used += f.bytes()
+				f.grow()
+			}
+		}
+	}
 	for {
 		if b.cur == len(b.slabs) {
 			// Slabs of at most 1 MiB: large enough that lines share them, small
@@ -97,6 +150,13 @@ func (b *sortBuffer) add(line []byte) bool {
 		}
 		b.cur++
 	}
+}
+
+// dropFold stops folding: the lines held keep their counts, lines added
+// from now on are held one by one.
+func (b *sortBuffer) dropFold() {
+	b.used -= b.fold.bytes()
+	b.fold = nil
 }
 
 // inOrder returns the lines held as entries in input order, in dst if it
@@ -125,6 +185,10 @@ func (b *sortBuffer) reset() {
 		b.refs[i] = b.refs[i][:0]
 	}
 	b.lines, b.cur, b.used, b.n = b.lines[:0], 0, 0, 0
+	if b.fold != nil {
+		b.fold.reset()
+		b.used = b.fold.bytes()
+	}
 }
 
 // sortLevel is what a group of entries is sorted by: key (len(keys) for
