@@ -454,13 +454,16 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		if err != nil {
 			return err
 		}
-		for _, e := range buf.lines {
-			line := buf.at(e.ref)
-			for range buf.times(e.ref, c.unique) {
+		err = s.each(buf, func(line []byte, n int) error {
+			for range n {
 				if err := w.add(line); err != nil {
 					return err
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		run, err := w.close()
 		if err != nil {
@@ -503,10 +506,8 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		return err
 	}
 	if len(runs) == 0 {
-		for _, e := range buf.lines {
-			if err := emit(buf.at(e.ref), buf.times(e.ref, c.unique)); err != nil {
-				return err
-			}
+		if err := s.each(buf, emit); err != nil {
+			return err
 		}
 		return done()
 	}
