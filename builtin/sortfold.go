@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"math/bits"
+	"unsafe"
 )
 
 const (
@@ -31,44 +32,56 @@ const (
 	sortFoldSlots = 1 << 12 // the table's first size
 )
 
-// sortFold is the hash table of a sortBuffer's distinct lines. A slot is
-// 0 (empty) or the top 32 bits of a line's hash above the line's index
-// plus one; a line's first slot is the top bits of its hash, so the table
-// grows without hashing any line again. It is owned by its sortBuffer.
+// sortFold is the hash table of a sortBuffer's distinct lines. A slot
+// holds where its line is and counts its copies itself, so that finding a
+// copy reads the slot and the line's bytes and nothing else (the table of
+// a text's half a million distinct words is larger than the caches, and
+// each further place read is another wait on memory); the counts go to
+// the lines' refs when the buffer is sorted (settle). A line's first slot
+// is the top bits of its hash, kept in the slot, so the table grows
+// without hashing any line again. It is owned by its sortBuffer.
 type sortFold struct {
 	seed    maphash.Seed
-	slots   []uint64
+	slots   []sortSlot
 	bits    int // len(slots) is 1<<bits
 	offered int // lines offered since the table was made
 	folded  int // of which, copies of a line held
 	check   int // offered at the next check
 }
 
+// sortSlot is a line in the table: the top 32 bits of its hash, its index
+// plus one (0: an empty slot), its place in the slabs (as its sortRef),
+// and its copies beyond the first not yet settled.
+type sortSlot struct {
+	tag, idx     uint32
+	slab, off, n uint32
+	more         uint32
+}
+
 func newSortFold() *sortFold {
-	return &sortFold{seed: maphash.MakeSeed(), slots: make([]uint64, sortFoldSlots),
+	return &sortFold{seed: maphash.MakeSeed(), slots: make([]sortSlot, sortFoldSlots),
 		bits: bits.TrailingZeros(sortFoldSlots), check: sortFoldCheck}
 }
 
 // bytes is the table's memory.
-func (f *sortFold) bytes() int { return 8 * len(f.slots) }
+func (f *sortFold) bytes() int { return int(unsafe.Sizeof(sortSlot{})) * len(f.slots) }
 
 // find looks line up among b's lines: it counts a copy and reports true
 // if it is there, else returns the slot where it goes and its tag.
-func (f *sortFold) find(b *sortBuffer, line []byte) (slot int, tag uint64, found bool) {
+func (f *sortFold) find(b *sortBuffer, line []byte) (slot int, tag uint32, found bool) {
 	f.offered++
-	tag = maphash.Bytes(f.seed, line) >> 32
+	tag = uint32(maphash.Bytes(f.seed, line) >> 32)
 	mask := len(f.slots) - 1
 	for i := int(tag >> (32 - f.bits)); ; i = (i + 1) & mask {
-		s := f.slots[i]
-		if s == 0 {
+		s := &f.slots[i]
+		if s.idx == 0 {
 			return i, tag, false
 		}
-		if s>>32 != tag {
+		if s.tag != tag || s.n != uint32(len(line)) || s.more == ^uint32(0) {
 			continue
 		}
-		r := b.ref(int(uint32(s)) - 1)
-		if r.more < ^uint32(0) && bytes.Equal(b.at(*r), line) {
-			r.more++
+		if bytes.Equal(b.slabs[s.slab][s.off:s.off+s.n], line) {
+			s.more++
 			f.folded++
 			return 0, 0, true
 		}
@@ -85,10 +98,10 @@ func (f *sortFold) worth() bool {
 	return f.folded*sortFoldMin >= f.offered
 }
 
-// put fills slot with line index i, and reports whether the table needs
-// to grow (it is half full).
-func (f *sortFold) put(slot int, tag uint64, i int) (grow bool) {
-	f.slots[slot] = tag<<32 | uint64(i+1)
+// put fills slot with line i, held at r, and reports whether the table
+// needs to grow (it is half full).
+func (f *sortFold) put(slot int, tag uint32, i int, r sortRef) (grow bool) {
+	f.slots[slot] = sortSlot{tag: tag, idx: uint32(i + 1), slab: r.slab, off: r.off, n: r.n}
 	return i+1 >= len(f.slots)/2
 }
 
@@ -96,17 +109,28 @@ func (f *sortFold) put(slot int, tag uint64, i int) (grow bool) {
 func (f *sortFold) grow() {
 	old := f.slots
 	f.bits++
-	f.slots = make([]uint64, 2*len(old))
+	f.slots = make([]sortSlot, 2*len(old))
 	mask := len(f.slots) - 1
 	for _, s := range old {
-		if s == 0 {
+		if s.idx == 0 {
 			continue
 		}
-		i := int(s >> 32 >> (32 - f.bits))
-		for f.slots[i] != 0 {
+		i := int(s.tag >> (32 - f.bits))
+		for f.slots[i].idx != 0 {
 			i = (i + 1) & mask
 		}
 		f.slots[i] = s
+	}
+}
+
+// settle adds the copies counted in the table to the lines' refs.
+func (f *sortFold) settle(b *sortBuffer) {
+	for i := range f.slots {
+		if s := &f.slots[i]; s.more > 0 {
+			r := b.ref(int(s.idx) - 1)
+			r.more += s.more
+			s.more = 0
+		}
 	}
 }
 

@@ -29,6 +29,7 @@ func TestSortFoldModel(t *testing.T) {
 			}
 			added = append(added, line)
 		}
+		b.settle()
 		if b.used > budget && b.n > 1 {
 			rt.Fatalf("used %d bytes of a budget of %d", b.used, budget)
 		}

@@ -96,9 +96,10 @@ func (b *sortBuffer) at(r sortRef) []byte {
 // the line would take the buffer past its budget; the buffer then needs
 // to be spilled. A buffer with no line takes any line.
 func (b *sortBuffer) add(line []byte) bool {
+	f := b.fold
 	var slot int
-	var tag uint64
-	if f := b.fold; f != nil {
+	var tag uint32
+	if f != nil {
 		var found bool
 		if slot, tag, found = f.find(b, line); found {
 			if !f.worth() {
@@ -112,11 +113,12 @@ func (b *sortBuffer) add(line []byte) bool {
 		return false
 	}
 	b.used += cost
-	if f := b.fold; f != nil {
+	r := b.hold(line)
+	if f != nil {
 		switch {
 		case !f.worth():
 			b.dropFold()
-		case f.put(slot, tag, b.n):
+		case f.put(slot, tag, b.n-1, r):
 			if b.used+f.bytes() > b.budget {
 				b.dropFold()
 			} else {
@@ -125,6 +127,11 @@ func (b *sortBuffer) add(line []byte) bool {
 			}
 		}
 	}
+	return true
+}
+
+// hold copies line into the slabs and returns its ref.
+func (b *sortBuffer) hold(line []byte) sortRef {
 	for {
 		if b.cur == len(b.slabs) {
 			// Slabs of at most 1 MiB: large enough that lines share them, small
@@ -138,10 +145,11 @@ func (b *sortBuffer) add(line []byte) bool {
 			if c == len(b.refs) {
 				b.refs = append(b.refs, make([]sortRef, 0, sortRefChunk))
 			}
-			b.refs[c] = append(b.refs[c], sortRef{slab: uint32(b.cur), off: uint32(len(s)), n: uint32(len(line))})
+			r := sortRef{slab: uint32(b.cur), off: uint32(len(s)), n: uint32(len(line))}
+			b.refs[c] = append(b.refs[c], r)
 			b.n++
 			b.slabs[b.cur] = append(s, line...)
-			return true
+			return r
 		}
 		if len(s) == 0 {
 			// A line longer than the slab: give it a slab of its own size.
@@ -152,9 +160,18 @@ func (b *sortBuffer) add(line []byte) bool {
 	}
 }
 
+// settle puts the copies the fold has counted into the lines' refs; the
+// buffer's lines are then ready to sort.
+func (b *sortBuffer) settle() {
+	if b.fold != nil {
+		b.fold.settle(b)
+	}
+}
+
 // dropFold stops folding: the lines held keep their counts, lines added
 // from now on are held one by one.
 func (b *sortBuffer) dropFold() {
+	b.settle()
 	b.used -= b.fold.bytes()
 	b.fold = nil
 }
@@ -264,6 +281,7 @@ func (s *sorter) text(line []byte, l sortLevel) []byte {
 // sortBuffer sorts b.lines and, with -u, keeps the first of each group of
 // equal lines.
 func (s *sorter) sortBuffer(b *sortBuffer) {
+	b.settle()
 	s.buf = b
 	if cap(s.entries) < b.n {
 		s.entries = make([]sortEntry, b.n)
