@@ -76,6 +76,7 @@ func (ps *Ports) Ready() (int, error) {
 	t.yieldPoint(OpRead)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+look:
 	for {
 		if p.err != nil {
 			return -1, p.err
@@ -90,6 +91,9 @@ func (ps *Ports) Ready() (int, error) {
 			open++
 			q := in.q
 			if (in.cur != nil && in.i < len(in.cur.ends)) || q.n > 0 || q.backlog() > 0 || q.eof {
+				if t.giveWayLocked() {
+					continue look
+				}
 				t.rr = (i + 1) % n
 				return i, nil
 			}
@@ -320,6 +324,9 @@ func (in *Input) fillFor(copyOut bool) error {
 	for {
 		if p.err != nil {
 			return p.err
+		}
+		if (q.backlog() > 0 || q.n > 0 || q.eof) && t.giveWayLocked() {
+			continue
 		}
 		if q.backlog() > 0 {
 			if err := in.readBackLocked(); err != nil {
@@ -564,6 +571,9 @@ func (o *Output) reserveLocked() error {
 			return ErrReaderGone
 		}
 		if q.occupancy() < q.cap {
+			if t.giveWayLocked() {
+				continue
+			}
 			q.reserved++
 			return nil
 		}

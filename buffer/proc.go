@@ -27,6 +27,7 @@ type proc struct {
 	wake    chan struct{}
 	park    Parker // nil: park on wake
 	preempt Preempter
+	yielder Yielder
 	// parked mirrors wait.kind != waitNone for schedulers that poll
 	// without the lock (set and cleared under it).
 	parked atomic.Bool
@@ -96,19 +97,44 @@ type Parker interface {
 	Unpark(t *Proc)
 }
 
-// Preempter is a Parker that may make a task give way at the start of an
-// operation that may block. Record Oriented Scheduling needs it: the
-// runnable task with the greatest index must always be the one running, so
-// a task that has woken a greater one (by giving a buffer back) yields
-// before it can take that buffer again.
+// Preempter is a Parker that makes a task give way at the start of every
+// operation that may block, whether or not it would wait: a test that
+// replays a model's schedules step by step decides there which task goes
+// on (package proofs).
 type Preempter interface {
 	Preempt(t *Proc)
 }
 
+// Yielder is a Parker that makes a task give way where it could go on
+// without waiting, when its scheduler says another task must run first.
+// Record Oriented Scheduling needs it: the runnable task with the greatest
+// index must always be the one running, so a task that has woken a
+// greater one (by handing it a buffer, or giving one back) yields before
+// it can go on, and so before it can take that buffer again. An operation
+// that must wait parks instead (Park), which gives way too; yielding first
+// would only cost the scheduler a resumption that finds the wait.
+type Yielder interface {
+	// MustYield reports whether t must give way now. It is called by t's
+	// own task with the pool's lock held, so it must be cheap and must
+	// not block or call the pool.
+	MustYield(t *Proc) bool
+	// Yield gives way; it returns once t may run again. It is called
+	// without the pool's lock, after MustYield said so. A non-nil error
+	// (the scheduler stopped the task) aborts the pool.
+	Yield(t *Proc) error
+}
+
 // SetParker makes the task park with pk; call it before the task starts.
+// A pk that is a Yielder gives way as a Yielder does, even if it is a
+// Preempter too.
 func (c *Proc) SetParker(pk Parker) {
 	c.park = pk
-	c.preempt, _ = pk.(Preempter)
+	c.preempt, c.yielder = nil, nil
+	if y, ok := pk.(Yielder); ok {
+		c.yielder = y
+	} else {
+		c.preempt, _ = pk.(Preempter)
+	}
 }
 
 // CopyReads makes Read and ReadBatch on this task's inputs copy each batch
@@ -205,8 +231,8 @@ func (c *Proc) Finish(failed bool) {
 	p.checkStallLocked()
 }
 
-// yieldPoint is where a task may be preempted: the start of an operation
-// that may block, outside the lock.
+// yieldPoint is the start of an operation that may block, outside the
+// lock: the Hook sees it, and a Preempter makes the task give way there.
 func (t *proc) yieldPoint(op Op) {
 	if h := t.pool.o.Hook; h != nil {
 		h.Before(t.index, op)
@@ -214,6 +240,26 @@ func (t *proc) yieldPoint(op Op) {
 	if t.preempt != nil {
 		t.preempt.Preempt((*Proc)(t))
 	}
+}
+
+// giveWayLocked is where a task under a Yielder gives way: at an
+// operation it is about to do without waiting (a read with a buffer or eof
+// there, a write with room). It reports whether the task gave way; the
+// pool's lock was let go meanwhile, so the caller must look again at what
+// it found.
+func (t *proc) giveWayLocked() bool {
+	y := t.yielder
+	if y == nil || !y.MustYield((*Proc)(t)) {
+		return false
+	}
+	p := t.pool
+	p.mu.Unlock()
+	err := y.Yield((*Proc)(t))
+	p.mu.Lock()
+	if err != nil {
+		p.abortLocked(err)
+	}
+	return true
 }
 
 func (t *proc) flushLocked() {
