@@ -87,6 +87,16 @@ func (q *Queue) pushLocked(b *Buf) {
 	q.bytes += int64(b.bytes())
 	if r := q.rwait; r != nil {
 		q.rwait = nil
+		if in := r.wait.in; in != nil && r.wait.kind == waitRead && r.wait.q == q && q.n == 1 && q.backlog() == 0 {
+			// The reader waits for this very buffer: hand it over, as a
+			// channel hands a value to a waiting receiver, so that the
+			// reader need not take the lock again to take it.
+			in.takeLocked(q.popLocked())
+			r.handed = true
+			q.pool.wakeLocked(r)
+			q.readWait += r.waits.last
+			return
+		}
 		q.pool.wakeLocked(r)
 	}
 }
