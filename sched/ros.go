@@ -40,7 +40,14 @@ func newROSCore(n int) *rosCore {
 
 // next returns the index of the task to run, or -1 when none can.
 func (c *rosCore) next(waiting func(idx int) bool) int {
-	for i := len(c.done) - 1; i >= 0; i-- {
+	return c.nextFrom(len(c.done)-1, waiting)
+}
+
+// nextFrom is next for a caller that knows no task above from can run:
+// none was runnable above the last task chosen, and a task woken since
+// is at most the greatest index woken.
+func (c *rosCore) nextFrom(from int, waiting func(idx int) bool) int {
+	for i := min(from, len(c.done)-1); i >= 0; i-- {
 		if !c.done[i] && !c.external[i] && !waiting(i) {
 			return i
 		}
@@ -228,8 +235,17 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			}
 		}
 	}()
-	for step := 1; !core.finished(); {
-		idx := core.next(waiting)
+	left := 0 // tasks the core schedules that are not done
+	for idx := range order {
+		if !core.external[idx] {
+			left++
+		}
+	}
+	last := len(order) - 1 // the task chosen last
+	for step := 1; left > 0; {
+		// Taking the greatest index woken also starts the record of wakes
+		// for the task about to run (rosParker.MustYield).
+		idx := core.nextFrom(max(int(woken.Swap(-1)), last), waiting)
 		if idx < 0 {
 			if coNotify == nil {
 				// Nothing could wake a task: the pool should have seen
@@ -242,10 +258,11 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			<-notify
 			continue
 		}
+		last = idx
 		t := g.Tasks[order[idx]]
-		woken.Store(-1)
 		if _, more := cos[idx].next(); !more {
 			core.done[idx] = true
+			left--
 		}
 		if o.Trace != nil {
 			traceStep(o.Trace, step, t, r.procs[order[idx]], core.done[idx])
