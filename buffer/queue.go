@@ -176,14 +176,18 @@ type QueueStats struct {
 	// reservations and the buffers the reader holds. At Cap the writer
 	// waits.
 	Len       int
-	Records   int64         // records that went through the queue
-	Bytes     int64         // their bytes
-	HighWater int           // most buffers queued at once
-	ReadWait  time.Duration // time its reader spent waiting for a buffer
-	WriteWait time.Duration // time its writer spent waiting for room or for FREE
-	Growths   int           // times a resolver raised its capacity
-	Spills    int           // times its queued buffers went to disk
-	Spilled   int64         // record bytes that went to disk
+	Records   int64 // records that went through the queue
+	Bytes     int64 // their bytes
+	HighWater int   // most buffers queued at once
+	// ReadWait is the time its reader spent waiting for a buffer, and
+	// WriteWait its writer's for room or for FREE; both are sums of the
+	// waits' timings (Proc.Blocked): exact for rare waits, sampled
+	// estimates for frequent short ones.
+	ReadWait  time.Duration
+	WriteWait time.Duration
+	Growths   int   // times a resolver raised its capacity
+	Spills    int   // times its queued buffers went to disk
+	Spilled   int64 // record bytes that went to disk
 }
 
 // Stats returns the queue's counters so far.

@@ -29,6 +29,7 @@ func BenchmarkChain(b *testing.B) {
 					b.SetBytes(int64(size))
 					b.ReportAllocs()
 					b.ResetTimer()
+					cpu0 := cpuTime()
 					var n int64
 					if policy == "channels" {
 						n = runChannels(b.N, rec, make([]int, stages))
@@ -36,10 +37,12 @@ func BenchmarkChain(b *testing.B) {
 						n = runTpipe(b, policy, b.N, stages, rec)
 					}
 					b.StopTimer()
+					cpu := cpuTime() - cpu0
 					if n != int64(b.N)*int64(size) {
 						b.Fatalf("sink saw %d bytes, want %d", n, int64(b.N)*int64(size))
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/rec")
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/rec")
 				})
 			}
 		}
