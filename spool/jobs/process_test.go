@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/tpipe/tpipe/runner"
 )
 
 // These tests run the engine in real processes (the test binary started
@@ -39,7 +37,7 @@ func helper(mode string) int {
 	pause, _ := time.ParseDuration(os.Getenv("JOBS_PAUSE"))
 	o := Options{Once: true, NoSync: true, Workers: 2, Lease: lease, Host: os.Getenv("JOBS_HOST"), Recheck: 20 * time.Millisecond,
 		Stderr: os.Stderr}
-	filter := Script(helperFilter, runner.Config{})
+	filter := script(helperFilter)
 	run := func(ctx context.Context, j *Job) (int, error) {
 		if !sleep(ctx, pause) {
 			return -1, ctx.Err()

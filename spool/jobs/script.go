@@ -17,9 +17,14 @@ import (
 // cfg gives the runner's settings (policy, buffers, record size, ...);
 // its Stdin, Stdout and Stderr are the job's.
 //
-// Check src first (CheckScript): a script that does not compile fails
-// every job.
-func Script(src string, cfg runner.Config) Func {
+// A script that does not compile is an error, for runner.Runner.Report.
+func Script(src string, cfg runner.Config) (Func, error) {
+	r := runner.New(runner.Config{Getenv: cfg.Getenv, NoFallback: cfg.NoFallback})
+	_, _, err := r.Commands(src)
+	r.Close()
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context, j *Job) (int, error) {
 		in, err := os.Open(j.In[0])
 		if err != nil {
@@ -34,18 +39,5 @@ func Script(src string, cfg runner.Config) Func {
 		r := runner.New(c)
 		defer r.Close()
 		return r.RunScript(ctx, src), nil
-	}
-}
-
-// CheckScript compiles src as Script will, and reports a syntax error, a
-// broken edge rule or a bad option on stderr as tpipe does, with the
-// status it means; 0 when src is fine.
-func CheckScript(src string, cfg runner.Config, stderr io.Writer) int {
-	cfg.Stderr = stderr
-	r := runner.New(cfg)
-	defer r.Close()
-	if _, _, err := r.Commands(src); err != nil {
-		return r.Report(src, err)
-	}
-	return 0
+	}, nil
 }
