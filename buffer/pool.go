@@ -176,6 +176,7 @@ type Pool struct {
 	watchGen uint64    // which timer is current
 	watchers sync.WaitGroup
 	closed   bool // Close has begun: arm no timer
+	recycled bool // Close gave the buffers' memory away (recycle.go)
 }
 
 // Op names a point where a task may block; a Hook sees it before the task
@@ -364,7 +365,7 @@ func (p *Pool) takeFreeLocked() *Buf {
 		b = p.free[n-1]
 		p.free = p.free[:n-1]
 	} else if len(p.bufs) < p.nbuf {
-		b = &Buf{data: make([]byte, 0, p.size), ends: make([]int32, 0, p.nrec), id: len(p.bufs)}
+		b = p.newBuf(len(p.bufs))
 		p.bufs = append(p.bufs, b)
 	} else {
 		return nil

@@ -150,8 +150,9 @@ func (q *Queue) discardLocked() {
 	q.disk = nil
 }
 
-// Close releases the spill files of the pool. Call it after every task has
-// finished.
+// Close releases the spill files of the pool, and its buffers' memory for
+// the next pool of its record size (see recycle.go). Call it once, after
+// every task has finished.
 func (p *Pool) Close() error {
 	p.stopWatch()
 	p.mu.Lock()
@@ -159,5 +160,6 @@ func (p *Pool) Close() error {
 	for _, q := range p.queues {
 		q.discardLocked()
 	}
+	p.recycleLocked()
 	return nil
 }
