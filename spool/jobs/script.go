@@ -17,11 +17,10 @@ import (
 // cfg gives the runner's settings (policy, buffers, record size, ...);
 // its Stdin, Stdout and Stderr are the job's.
 //
-// A script that does not compile is an error, for runner.Runner.Report.
+// src is parsed and checked once, here (runner.Prepare); a script that
+// does not compile is an error, for runner.Runner.Report.
 func Script(src string, cfg runner.Config) (Func, error) {
-	r := runner.New(runner.Config{Getenv: cfg.Getenv, NoFallback: cfg.NoFallback})
-	_, _, err := r.Commands(src)
-	r.Close()
+	p, err := runner.Prepare(src, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -31,13 +30,10 @@ func Script(src string, cfg runner.Config) (Func, error) {
 			return -1, err
 		}
 		defer in.Close()
-		c := cfg
-		c.Stdin, c.Stdout, c.Stderr = in, io.Discard, j.Stderr
+		var out io.Writer = io.Discard
 		if len(j.Out) > 0 {
-			c.Stdout = j.Out[0]
+			out = j.Out[0]
 		}
-		r := runner.New(c)
-		defer r.Close()
-		return r.RunScript(ctx, src), nil
+		return p.Run(ctx, in, out, j.Stderr), nil
 	}, nil
 }
