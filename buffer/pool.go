@@ -485,6 +485,47 @@ func (p *Pool) Counts() (free, queued, held int) {
 	return free, queued, p.nbuf - free - queued
 }
 
+// ResolveStats count what the resolver did in a run.
+type ResolveStats struct {
+	Growths      int   // queue capacities raised by one
+	Spills       int   // times a queue's buffers went to disk
+	SpilledBytes int64 // record bytes written to spill files
+	DiskBytes    int64 // compressed bytes written
+}
+
+// Resolved returns what the resolver did so far.
+func (p *Pool) Resolved() ResolveStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var s ResolveStats
+	for _, q := range p.queues {
+		s.Growths += q.growths
+		s.Spills += q.spills
+	}
+	if sp := p.spill; sp != nil {
+		s.SpilledBytes, s.DiskBytes = sp.written, sp.disk
+	}
+	return s
+}
+
+func (s ResolveStats) String() string {
+	return fmt.Sprintf("%d growths, %d spills, %d bytes spilled (%d on disk)", s.Growths, s.Spills, s.SpilledBytes, s.DiskBytes)
+}
+
+// Close releases the spill files of the pool, and its buffers' memory for
+// the next pool of its record size (see recycle.go). Call it once, after
+// every task has finished.
+func (p *Pool) Close() error {
+	p.stopWatch()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, q := range p.queues {
+		q.discardLocked()
+	}
+	p.recycleLocked()
+	return nil
+}
+
 // now is a variable so that tests of the statistics could pin time; the
 // runtime reads the clock only when a task blocks or ends.
 var now = time.Now

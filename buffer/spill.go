@@ -149,17 +149,3 @@ func (q *Queue) discardLocked() {
 	q.disk.Close()
 	q.disk = nil
 }
-
-// Close releases the spill files of the pool, and its buffers' memory for
-// the next pool of its record size (see recycle.go). Call it once, after
-// every task has finished.
-func (p *Pool) Close() error {
-	p.stopWatch()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, q := range p.queues {
-		q.discardLocked()
-	}
-	p.recycleLocked()
-	return nil
-}

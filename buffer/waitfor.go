@@ -1,7 +1,6 @@
 package buffer
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -238,31 +237,4 @@ func (t *proc) anyNames() string {
 		}
 	}
 	return strings.Join(names, ", ")
-}
-
-// ResolveStats count what the resolver did in a run.
-type ResolveStats struct {
-	Growths      int   // queue capacities raised by one
-	Spills       int   // times a queue's buffers went to disk
-	SpilledBytes int64 // record bytes written to spill files
-	DiskBytes    int64 // compressed bytes written
-}
-
-// Resolved returns what the resolver did so far.
-func (p *Pool) Resolved() ResolveStats {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var s ResolveStats
-	for _, q := range p.queues {
-		s.Growths += q.growths
-		s.Spills += q.spills
-	}
-	if sp := p.spill; sp != nil {
-		s.SpilledBytes, s.DiskBytes = sp.written, sp.disk
-	}
-	return s
-}
-
-func (s ResolveStats) String() string {
-	return fmt.Sprintf("%d growths, %d spills, %d bytes spilled (%d on disk)", s.Growths, s.Spills, s.SpilledBytes, s.DiskBytes)
 }

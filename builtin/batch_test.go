@@ -208,6 +208,14 @@ func TestCatJoinsOperands(t *testing.T) {
 func runCatRecords(t *testing.T, dir string, argv []string, r io.Reader, size int) (string, int) {
 	t.Helper()
 	env := &builtin.Env{Open: func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }}
+	return runLinesChecked(t, env, argv, r, sched.Options{RecordSize: size})
+}
+
+// runLinesChecked runs the builtin argv with env, reading stdin from r,
+// into a sink that checks that every record is one line: no '\n' but at
+// its end, and only the last without one.
+func runLinesChecked(t *testing.T, env *builtin.Env, argv []string, r io.Reader, o sched.Options) (string, int) {
+	t.Helper()
 	c, err := builtin.New(env, argv)
 	if err != nil {
 		t.Fatal(err)
@@ -223,22 +231,29 @@ func runCatRecords(t *testing.T, dir string, argv []string, r io.Reader, size in
 	var cut error
 	sink := g.Add("check", 1, 0, func(ctx context.Context, p *buffer.Ports) error {
 		in := p.In(0)
+		start := true // the next piece starts a record
 		for {
-			rec, err := in.Read()
+			piece, more, err := in.ReadChunk()
 			if err == io.EOF {
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			if cut == nil && out.Len() > 0 && out.Bytes()[out.Len()-1] != '\n' {
-				cut = fmt.Errorf("a record ends in %q, before %q", out.Bytes()[max(0, out.Len()-10):], rec[:min(10, len(rec))])
+			i := bytes.IndexByte(piece, '\n')
+			switch {
+			case cut != nil:
+			case start && out.Len() > 0 && out.Bytes()[out.Len()-1] != '\n':
+				cut = fmt.Errorf("a record ends in %q, before %q", out.Bytes()[max(0, out.Len()-10):], piece[:min(10, len(piece))])
+			case i >= 0 && (i != len(piece)-1 || more):
+				cut = fmt.Errorf("a record holds several lines: %.20q", piece)
 			}
-			out.Write(rec)
+			start = !more
+			out.Write(piece)
 		}
 	})
 	g.Connect(me, 0, sink, 0, 2)
-	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: size})
+	_, err = sched.Run(context.Background(), g, o)
 	if cut != nil {
 		t.Errorf("%q: %v", argv, cut)
 	}

@@ -69,6 +69,7 @@ type source struct {
 	pipe  bool         // reads may wait on another process: flush between frames
 	close func() error // nil for a port
 	proc  *ext.Process // ffmpeg, when it decodes
+	log   *ffmpegLog   // what ffmpeg says
 	eof   *eofReader   // ffmpeg's output, to tell whether it ended
 }
 
@@ -89,11 +90,12 @@ func (d *decoder) run(ctx context.Context, p *buffer.Ports) error {
 		var ee *task.ExitError
 		switch {
 		case errors.As(werr, &ee):
-			fmt.Fprintf(d.env.stderr(), "decode: %s: %s exited with status %d\n", visible.Controls(d.name), ffmpegName, ee.Code)
+			fmt.Fprintf(d.env.stderr(), "decode: %s: %s\n", visible.Controls(d.name), visible.Controls(src.log.failure(ee.Code)))
 			return task.Exit(1)
 		case werr != nil && err == nil:
 			return werr
 		}
+		src.log.flush(d.env.stderr())
 	}
 	if err != nil {
 		return d.fail(ctx, p, err)
@@ -178,13 +180,13 @@ func (d *decoder) open(ctx context.Context, p *buffer.Ports) (*source, error) {
 			return nil, fmt.Errorf("%w; other containers need %s on PATH", err, ffmpegName)
 		}
 	}
-	proc, err := startFFmpeg(ctx, d.env, d.ffmpegArgs(), nil)
+	proc, log, err := startFFmpeg(ctx, d.env, d.ffmpegArgs(), nil)
 	if err != nil {
 		return nil, err
 	}
 	proc.Stdin.Close()
 	eof := &eofReader{r: proc.Stdout}
-	return &source{r: eof, pipe: true, proc: proc, eof: eof}, nil
+	return &source{r: eof, pipe: true, proc: proc, log: log, eof: eof}, nil
 }
 
 // ffmpegArgs are ffmpeg's arguments to decode FILE to y4m on its stdout:
@@ -256,7 +258,7 @@ func (d *decoder) needSize(ctx context.Context, r io.Reader, from string) (int, 
 	}
 	// ffmpeg says what it would decode to: start it, read its header,
 	// and stop it.
-	proc, err := startFFmpeg(ctx, d.env.quiet(), d.ffmpegArgs(), nil)
+	proc, _, err := startFFmpeg(ctx, d.env.quiet(), d.ffmpegArgs(), nil)
 	if err != nil {
 		return 0, ""
 	}

@@ -214,12 +214,12 @@ func (e *encoder) open(ctx context.Context, p *buffer.Ports) (sink, error) {
 	if e.format != "" {
 		args = append(args, "-f", e.format)
 	}
-	proc, err := startFFmpeg(ctx, e.env, append(args, ffmpegFile(target)), null)
+	proc, log, err := startFFmpeg(ctx, e.env, append(args, ffmpegFile(target)), null)
 	if err != nil {
 		s.drop()
 		return nil, err
 	}
-	s.proc = proc
+	s.proc, s.log = proc, log
 	return s, nil
 }
 
@@ -263,6 +263,7 @@ func (s *fileSink) finish(bool) error {
 type ffmpegSink struct {
 	e    *encoder
 	proc *ext.Process
+	log  *ffmpegLog // what ffmpeg says
 	out  *buffer.Output
 	size int      // the record size, for the chunks of the temp file
 	tmp  *os.File // nil when ffmpeg writes FILE
@@ -285,7 +286,7 @@ func (s *ffmpegSink) frame(rec []byte) error {
 func (s *ffmpegSink) exited(err error) error {
 	var ee *task.ExitError
 	if errors.As(err, &ee) && ee.Err == nil {
-		return fmt.Errorf("%s exited with status %d", ffmpegName, ee.Code)
+		return errors.New(s.log.failure(ee.Code))
 	}
 	return err
 }
@@ -306,6 +307,7 @@ func (s *ffmpegSink) finish(failed bool) error {
 			s.drop()
 			return s.exited(err)
 		}
+		s.log.flush(s.e.env.stderr())
 	}
 	if s.tmp == nil {
 		return nil

@@ -223,6 +223,12 @@ type operand struct {
 	rc   io.ReadCloser
 	sc   *record.Scanner // made by the first Read
 	max  int             // the longest line, the pool's MaxRecord
+
+	// Chunk's state for a file: what the last read gave, and where the
+	// next piece starts in it.
+	chunk    []byte
+	chunkOff int
+	chunkErr error
 }
 
 // openOperand opens operand name. Its error is the one Env.Open returned,
@@ -282,6 +288,60 @@ func (s *operand) Read() ([]byte, error) {
 		return nil, &fileError{name: s.name, err: err}
 	}
 	return nil, io.EOF
+}
+
+// operandChunk is the size of Chunk's reads from a file.
+const operandChunk = 64 << 10
+
+// Chunk returns the next piece of s's bytes: a part of one line, ending
+// at its '\n' or where the line goes on in the next piece. It never holds
+// a line whole, so no line is too long: it is how a tool that counts bytes
+// (head -c -N, tail -c) reads. A piece of a port is at most S bytes (see
+// buffer.Input.ReadChunk), one of a file at most 64 KiB. The piece is valid
+// until the next call; Chunk returns io.EOF at the end, a *fileError when a
+// file cannot be read, and the port's error otherwise. A caller uses Chunk
+// or Read on an operand, not both.
+func (s *operand) Chunk() ([]byte, error) {
+	if s.in != nil {
+		piece, _, err := s.in.ReadChunk()
+		return piece, err
+	}
+	for s.chunkOff == len(s.chunk) {
+		if s.chunkErr != nil {
+			if s.chunkErr == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, &fileError{name: s.name, err: s.chunkErr}
+		}
+		if s.chunk == nil {
+			s.chunk = make([]byte, operandChunk)
+		}
+		n, err := s.rc.Read(s.chunk[:cap(s.chunk)])
+		s.chunk, s.chunkOff, s.chunkErr = s.chunk[:n], 0, err
+	}
+	piece := s.chunk[s.chunkOff:]
+	if i := bytes.IndexByte(piece, '\n'); i >= 0 {
+		piece = piece[:i+1]
+	}
+	s.chunkOff += len(piece)
+	return piece, nil
+}
+
+// eachChunk calls fn on every piece of s (see Chunk), to its end; an
+// error of fn stops it and is returned.
+func (s *operand) eachChunk(fn func(piece []byte) error) error {
+	for {
+		piece, err := s.Chunk()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(piece); err != nil {
+			return err
+		}
+	}
 }
 
 // Port returns the input port when s reads "-" or an edge, so that a caller may
@@ -410,6 +470,23 @@ func (j *joiner) write(rec []byte) error {
 		return nil
 	}
 	return j.out.WriteChunk(rec, rec[len(rec)-1] != '\n')
+}
+
+// writeBytes writes b, bytes that may hold several lines or part of one,
+// as the lines they are: each record the output gets is one line, or a
+// piece of one that the next write goes on with.
+func (j *joiner) writeBytes(b []byte) error {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line = b[:i+1]
+		}
+		if err := j.write(line); err != nil {
+			return err
+		}
+		b = b[len(line):]
+	}
+	return nil
 }
 
 // forward writes rec, the record (or piece) last read from in, without

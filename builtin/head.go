@@ -365,43 +365,14 @@ func headWriteOldest(q *recfile.FIFO, out *joiner) error {
 	return q.Pop()
 }
 
-// headElideBytes writes all but the last n bytes, holding whole lines until
-// more than n bytes follow them.
+// headElideBytes writes all but the last n bytes. They are held in a
+// byteWindow, as tail -c holds them: bytes, not lines, so that no line is
+// held whole and memory stays within Env.SortMemory.
 func headElideBytes(env *Env, src *operand, out *joiner, n uint64) error {
-	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
-	defer q.Close()
-	for {
-		rec, err := src.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := q.Push(rec); err != nil {
-			return err
-		}
-		for q.Len() > 0 {
-			oldest, err := q.Front()
-			if err != nil {
-				return err
-			}
-			if uint64(q.Bytes()-int64(len(oldest))) < n {
-				break
-			}
-			if err := headWriteOldest(q, out); err != nil {
-				return err
-			}
-		}
+	w := newByteWindow(env, n)
+	defer w.close()
+	if err := w.read(src, out.writeBytes); err != nil {
+		return err
 	}
-	// What is held is at most n bytes more than the oldest line, so what is
-	// left to write is a part of that line.
-	if q.Len() > 0 && uint64(q.Bytes()) > n {
-		oldest, err := q.Front()
-		if err != nil {
-			return err
-		}
-		return out.write(oldest[:uint64(q.Bytes())-n])
-	}
-	return nil
+	return w.finish(out.writeBytes, nil)
 }

@@ -14,10 +14,10 @@ func init() {
 	register(&Spec{
 		Name:  "tail",
 		Usage: "tail [-q | -v] [-n [+]N | -c [+]N | -N | +N] [FILE]...",
-		Help: "Write the last N lines (default 10) of each FILE, or with -n +N the lines from " +
-			"line N on; -c counts bytes instead. Several FILEs get ==> FILE <== headers " +
-			"(-q: never, -v: always). tail holds the last N lines in memory. -f and other " +
-			"options run the system's tail.",
+		Help: "Write the last N lines (default 10) or bytes (-c) of each FILE, or with -n +N " +
+			"or -c +N those from line or byte N on. Several FILEs get ==> FILE <== headers " +
+			"(-q: never, -v: always). Past --sort-memory, what tail holds waits on disk. -f and " +
+			"other options run the system's tail.",
 		New: tailNew,
 	})
 }
@@ -26,16 +26,16 @@ func init() {
 type tailCmd struct {
 	env       *Env
 	n         uint64
-	fromStart bool // -n +N: from line N on
-	bytes     bool // -c: count bytes
+	bytes     bool // -c: count bytes, not lines
+	fromStart bool // -n +N, -c +N: from line or byte N on
 	headers   int  // -1 never (-q), 1 always (-v), 0 when several FILEs
 	names     []string
 }
 
 func tailNew(env *Env, args []string) (*Cmd, error) {
 	t := &tailCmd{env: env, n: 10}
-	if n, fromStart, ok := tailObsolete(args); ok {
-		t.n, t.fromStart = n, fromStart
+	if n, fromStart, bytes, ok := tailObsolete(args); ok {
+		t.n, t.fromStart, t.bytes = n, fromStart, bytes
 		args = args[1:]
 	}
 	names, err := getopt{cmd: "tail", shorts: "qvn:c:", longs: headTailLongs}.parse(args, func(c byte, arg string) error {
@@ -49,12 +49,12 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 		}
 		// "+N" is parsed whole (a count may start with one '+'); of "-N"
 		// the '-' is dropped.
-		t.fromStart = strings.HasPrefix(arg, "+")
 		t.bytes = c == 'c'
 		what := "lines"
 		if t.bytes {
 			what = "bytes"
 		}
+		t.fromStart = strings.HasPrefix(arg, "+")
 		n, err := headCount("tail", what, strings.TrimPrefix(arg, "-"))
 		t.n = n
 		return err
@@ -71,38 +71,47 @@ func tailNew(env *Env, args []string) (*Cmd, error) {
 }
 
 // tailObsolete recognizes the old forms "tail -N [FILE]" and "tail +N
-// [FILE]" (an optional 'l' may follow N), which GNU accepts only with at
-// most one FILE and no other option.
-func tailObsolete(args []string) (n uint64, fromStart, ok bool) {
+// [FILE]" (an optional 'l' may follow N, or 'c' for bytes), which GNU
+// accepts only with at most one FILE and no other option.
+func tailObsolete(args []string) (n uint64, fromStart, bytes, ok bool) {
 	if len(args) == 0 || len(args) > 2 || len(args) == 2 && len(args[1]) > 1 && args[1][0] == '-' {
-		return 0, false, false
+		return 0, false, false, false
 	}
 	a := args[0]
 	if len(a) < 2 || a[0] != '-' && a[0] != '+' || !headIsDigit(a[1]) {
-		return 0, false, false
+		return 0, false, false, false
 	}
-	digits := strings.TrimSuffix(a[1:], "l")
+	digits := a[1:]
+	switch digits[len(digits)-1] {
+	case 'c':
+		bytes = true
+		fallthrough
+	case 'l':
+		digits = digits[:len(digits)-1]
+	}
 	for i := 0; i < len(digits); i++ {
 		if !headIsDigit(digits[i]) {
-			return 0, false, false
+			return 0, false, false, false
 		}
 	}
 	n, valid, _ := headParseCount(digits)
 	if !valid {
-		return 0, false, false
+		return 0, false, false, false
 	}
-	return n, a[0] == '+', true
+	return n, a[0] == '+', bytes, true
 }
 
 func (t *tailCmd) run(ctx context.Context, p *buffer.Ports) error {
 	return headTailRun(t.env, p, "tail", t.names, t.headers, func(src *operand, out *joiner) error {
 		switch {
 		case t.bytes && t.fromStart:
-			return tailBytesFrom(src, out, t.n)
+			return tailFromByte(src, out, t.n)
+		case t.bytes:
+			return tailLastBytes(t.env, src, out, t.n)
 		case t.fromStart:
 			return tailFrom(src, out, t.n)
 		}
-		return tailLast(t.env, src, out, t.n, t.bytes)
+		return tailLast(t.env, src, out, t.n)
 	})
 }
 
@@ -131,20 +140,17 @@ func tailFrom(src *operand, out *joiner, n uint64) error {
 	}
 }
 
-// tailLast writes the last n lines (or, with bytes, bytes) of src. The
-// lines are held in a FIFO of bounded memory (Env.SortMemory, as sort's
-// runs): past it, older lines go to disk and lines too old to print are
-// dropped unread, so tail reads back at most the lines it prints. For
-// bytes, the FIFO keeps the lines that hold the last n bytes, their sizes
-// beside them, and the first is cut.
-func tailLast(env *Env, src *operand, out *joiner, n uint64, bytes bool) error {
+// tailLast writes the last n lines of src. They are held in a FIFO of
+// bounded memory (Env.SortMemory, as sort's runs): past it, older lines go
+// to disk and lines too old to print are dropped unread, so tail reads
+// back at most the n lines it prints. (tail -c N holds bytes, not lines:
+// see tailLastBytes.)
+func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
 	if n == 0 {
 		return nil
 	}
 	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
 	defer q.Close()
-	var sizes []int // with bytes: of the lines in q, oldest first
-	var held uint64 // with bytes: their sum
 	for {
 		rec, err := src.Read()
 		if err == io.EOF {
@@ -156,30 +162,16 @@ func tailLast(env *Env, src *operand, out *joiner, n uint64, bytes bool) error {
 		if err := q.Push(rec); err != nil {
 			return err
 		}
-		drop := q.Len() - int64(min(n, math.MaxInt64))
-		if bytes {
-			sizes = append(sizes, len(rec))
-			held += uint64(len(rec))
-			drop = 0
-			for int(drop) < len(sizes)-1 && held-uint64(sizes[drop]) >= n {
-				held -= uint64(sizes[drop])
-				drop++
-			}
-			sizes = sizes[drop:]
-		}
-		if drop > 0 {
-			if err := q.Drop(drop); err != nil {
+		if extra := q.Len() - int64(min(n, math.MaxInt64)); extra > 0 {
+			if err := q.Drop(extra); err != nil {
 				return err
 			}
 		}
 	}
-	for first := true; q.Len() > 0; first = false {
+	for q.Len() > 0 {
 		rec, err := q.Front()
 		if err != nil {
 			return err
-		}
-		if first && bytes && held > n {
-			rec = rec[held-n:]
 		}
 		if err := out.write(rec); err != nil {
 			return err
@@ -191,25 +183,135 @@ func tailLast(env *Env, src *operand, out *joiner, n uint64, bytes bool) error {
 	return nil
 }
 
-// tailBytesFrom copies the bytes of src from byte n on (byte 0 counts as
-// 1).
-func tailBytesFrom(src *operand, out *joiner, n uint64) error {
+// tailFromByte copies the bytes of src from byte n on (byte 0 counts as
+// 1), piece by piece: no line is held whole.
+func tailFromByte(src *operand, out *joiner, n uint64) error {
 	skip := max(n, 1) - 1
-	for {
-		rec, err := src.Read()
-		if err == io.EOF {
-			return nil
+	return src.eachChunk(func(piece []byte) error {
+		k := min(skip, uint64(len(piece)))
+		skip -= k
+		return out.write(piece[k:])
+	})
+}
+
+// tailLastBytes writes the last n bytes of src. They are held in a
+// byteWindow, which never holds a line whole and spills past Env.SortMemory.
+func tailLastBytes(env *Env, src *operand, out *joiner, n uint64) error {
+	if n == 0 {
+		return nil
+	}
+	w := newByteWindow(env, n)
+	defer w.close()
+	if err := w.read(src, nil); err != nil {
+		return err
+	}
+	return w.finish(nil, out.writeBytes)
+}
+
+// byteWindow holds the last n bytes of a stream, for tail -c N and head
+// -c -N: the bytes are kept in blocks of equal size, whatever the lines
+// are, in a recfile.FIFO bounded by Env.SortMemory (older blocks wait on
+// disk). Since every block but the newest has the same size, a block that
+// is no longer needed leaves the window without being read back when it
+// is dropped (tail), and in order when it is written (head). It is not
+// safe for concurrent use.
+type byteWindow struct {
+	q     *recfile.FIFO
+	block []byte // the newest bytes, not in q yet; full at cap(block)
+	n     uint64
+}
+
+func newByteWindow(env *Env, n uint64) *byteWindow {
+	budget := sortBudget(env)
+	size := min(64<<10, max(budget/8, 1<<10))
+	return &byteWindow{q: recfile.NewFIFO(sortTempDir(env), budget), block: make([]byte, 0, size), n: n}
+}
+
+// held returns the bytes the window holds.
+func (w *byteWindow) held() uint64 { return uint64(w.q.Bytes()) + uint64(len(w.block)) }
+
+// push appends b. The oldest blocks that the rest can spare (they still
+// hold n bytes without them) leave the window, through gone if it is not
+// nil, and unread otherwise.
+func (w *byteWindow) push(b []byte, gone func([]byte) error) error {
+	size := cap(w.block)
+	for len(b) > 0 {
+		k := min(len(b), size-len(w.block))
+		w.block = append(w.block, b[:k]...)
+		b = b[k:]
+		if len(w.block) < size {
+			continue
 		}
+		if err := w.q.Push(w.block); err != nil {
+			return err
+		}
+		w.block = w.block[:0]
+		// Every block in q is size bytes long.
+		for w.q.Len() > 0 && w.held()-uint64(size) >= w.n {
+			if err := w.pop(gone); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// read pushes every piece of src, to its end (see push).
+func (w *byteWindow) read(src *operand, gone func([]byte) error) error {
+	return src.eachChunk(func(piece []byte) error { return w.push(piece, gone) })
+}
+
+// pop takes the oldest block out of q, through gone if it is not nil.
+func (w *byteWindow) pop(gone func([]byte) error) error {
+	if gone == nil {
+		return w.q.Drop(1)
+	}
+	rec, err := w.q.Front()
+	if err != nil {
+		return err
+	}
+	if err := gone(rec); err != nil {
+		return err
+	}
+	return w.q.Pop()
+}
+
+// finish ends the stream: of what the window holds, the bytes before the
+// last n go to before and the last n to after (either may be nil, for
+// bytes not wanted).
+func (w *byteWindow) finish(before, after func([]byte) error) error {
+	if len(w.block) > 0 {
+		if err := w.q.Push(w.block); err != nil {
+			return err
+		}
+		w.block = w.block[:0]
+	}
+	var first uint64 // bytes before the last n
+	if h := uint64(w.q.Bytes()); h > w.n {
+		first = h - w.n
+	}
+	for w.q.Len() > 0 {
+		rec, err := w.q.Front()
 		if err != nil {
 			return err
 		}
-		if skip >= uint64(len(rec)) {
-			skip -= uint64(len(rec))
-			continue
+		k := min(first, uint64(len(rec)))
+		first -= k
+		if before != nil && k > 0 {
+			if err := before(rec[:k]); err != nil {
+				return err
+			}
 		}
-		if err := out.write(rec[skip:]); err != nil {
+		if after != nil && k < uint64(len(rec)) {
+			if err := after(rec[k:]); err != nil {
+				return err
+			}
+		}
+		if err := w.q.Pop(); err != nil {
 			return err
 		}
-		skip = 0
 	}
+	return nil
 }
+
+func (w *byteWindow) close() { w.q.Close() }

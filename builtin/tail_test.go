@@ -3,11 +3,13 @@ package builtin_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/sched"
 )
 
 func TestTailSameAsGNU(t *testing.T) {
@@ -44,6 +46,23 @@ func TestTailSameAsGNU(t *testing.T) {
 		filesC("tail d f2", ""),
 		filesC("tail -2 f2", ""),
 		filesC("tail +2 f2", ""),
+		filesC("tail -c 5", seq),
+		filesC("tail -c 0", seq),
+		filesC("tail -c 1000", seq),
+		filesC("tail -c 1K", seq),
+		filesC("tail -c +5", seq),
+		filesC("tail -c +0", seq),
+		filesC("tail -c +1000", seq),
+		filesC("tail -c 3", "a\nb"),
+		filesC("tail -c 4 nonl f2", ""),
+		filesC("tail -c +2 nonl - f2", "s1\ns2\n"),
+		filesC("tail -c 20 -n 2 long", ""),
+		filesC("tail -n 2 -c 20 long", ""),
+		filesC("tail -v -c 7 long words", ""),
+		filesC("tail -5c", seq),
+		filesC("tail +5c", seq),
+		filesC("tail -3c nonl", ""),
+		filesC("tail -3l nonl", ""),
 	})
 }
 
@@ -103,6 +122,8 @@ func TestTailErrors(t *testing.T) {
 		filesC("tail -n 1.5", ""),
 		filesC("tail -n", ""),
 		filesC("tail -x", ""),
+		filesC("tail -c x", ""),
+		filesC("tail -c", ""),
 	})
 }
 
@@ -117,6 +138,7 @@ func TestTailHeadSpill(t *testing.T) {
 	for _, argv := range [][]string{
 		{"tail", "-n", "15000"}, {"tail", "-n", "3"}, {"tail", "-n", "+4000"},
 		{"head", "-n", "-15000"}, {"head", "-n", "-3"}, {"head", "-c", "-100000"},
+		{"tail", "-c", "150000"}, {"tail", "-c", "+1000"}, {"head", "-c", "-1"},
 	} {
 		tmp := t.TempDir()
 		var stdout, stderr bytes.Buffer
@@ -128,6 +150,36 @@ func TestTailHeadSpill(t *testing.T) {
 		}
 		if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 			t.Errorf("%q: %d files left in TMPDIR", argv, len(ents))
+		}
+	}
+}
+
+// Issue 13, part D: the tools that count bytes (head -c, tail -c) move
+// pieces and never hold a line whole, so a line far longer than both S and
+// the longest line a task may reassemble (MaxRecord) goes through them,
+// from a file or a port, and what they write is still cut into lines.
+func TestByteCountsNeverHoldALine(t *testing.T) {
+	long := strings.Repeat("0123456789", 20000) // 200,000 bytes, no '\n'
+	for _, in := range []string{long, "a\n" + long + "\nb\n", long + "\n" + long} {
+		dir := textFiles(t, "in", in)
+		for _, argv := range [][]string{
+			{"head", "-c", "-5"}, {"head", "-c", "-150000"}, {"head", "-c", "7"},
+			{"tail", "-c", "7"}, {"tail", "-c", "150000"}, {"tail", "-c", "+3"},
+		} {
+			want := runGNU(t, dir, append(argv[:len(argv):len(argv)], "in"), "")
+			for _, file := range []bool{false, true} {
+				args := argv
+				if file {
+					args = append(argv[:len(argv):len(argv)], "in")
+				}
+				env := &builtin.Env{Stderr: io.Discard, TempDir: t.TempDir(), SortMemory: 16 << 10,
+					Open: func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }}
+				// S = 4 KiB, and no task may hold a line over 8 KiB whole.
+				got, code := runLinesChecked(t, env, args, strings.NewReader(in), sched.Options{RecordSize: 4096, MaxRecord: 8192})
+				if got != want.out || code != 0 {
+					t.Errorf("%q (from a file: %v): status %d, %d bytes; GNU %d bytes", args, file, code, len(got), len(want.out))
+				}
+			}
 		}
 	}
 }

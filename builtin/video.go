@@ -64,8 +64,12 @@ func videoLayout(rec []byte) (stab.Layout, string) {
 		l.Chroma = stab.C422
 	case yl.Planes == 3 && yl.Chroma == "4:4:4":
 		l.Chroma = stab.C444
+	case yl.Planes == 3 && yl.Chroma == "4:1:1":
+		l.Chroma = stab.C411
+	case yl.Planes == 4 && yl.Chroma == "4:4:4":
+		l.Chroma = stab.C444Alpha
 	default:
-		return l, fmt.Sprintf("%s: only 4:2:0, 4:2:2, 4:4:4 and mono are supported", yl)
+		return l, fmt.Sprintf("%s: only 4:2:0, 4:1:1, 4:2:2, 4:4:4 (with or without alpha) and mono are supported", yl)
 	}
 	return l, ""
 }

@@ -160,7 +160,7 @@ func TestVideoErrorsAreOneLine(t *testing.T) {
 		{[]string{"stabilize"}, [][]byte{hdr, []byte("FRAME\nabc")}, 1, "stabilize: frame 1: 3 bytes of picture, want 768 for 32x16 420"},
 		{[]string{"stabilize"}, [][]byte{hdr, append([]byte("FRAMES\n"), frame...)}, 1, "stabilize: frame 1: no FRAME line"},
 		{[]string{"stabilize"}, [][]byte{[]byte("YUV4MPEG2 W32 H16 C420p10\n")}, 1, "stabilize: 32x16 4:2:0 10-bit: only 8-bit video is supported"},
-		{[]string{"stabilize"}, [][]byte{[]byte("YUV4MPEG2 W32 H16 C411\n")}, 1, "stabilize: 32x16 4:1:1: only 4:2:0, 4:2:2, 4:4:4 and mono are supported"},
+		{[]string{"stabilize"}, [][]byte{[]byte("YUV4MPEG2 W32 H16 C444p12\n")}, 1, "stabilize: 32x16 4:4:4 12-bit: only 8-bit video is supported"},
 		{[]string{"stabilize", "-w", "0"}, nil, 2, "stabilize: invalid window '0': want 1 to 300 frames"},
 		{[]string{"stabilize", "-w", "x"}, nil, 2, "stabilize: invalid window 'x': want 1 to 300 frames"},
 		{[]string{"stabilize", "-w", "10", "-s", "20"}, nil, 2, "stabilize: strength 20 is more than the window (10 frames)"},
@@ -312,6 +312,15 @@ func TestWatermarkBlendsAtKnownPixels(t *testing.T) {
 		// only white and red are: half alpha, Cb the mean of 128 and 90.
 		{stab.Layout{W: 8, H: 4, Chroma: stab.C420}, []string{"watermark", "logo.png", "-x", "2", "-y", "1"}, []px{
 			{0, 3, 1, 81}, {1, 1, 0, 118}, {1, 0, 0, 128}, {1, 3, 0, 128},
+		}},
+		// 4:1:1: chroma sample (0, 1) covers luma (0..3, 1), where white
+		// and red are: half alpha, Cb the mean of 128 and 90, as above.
+		{stab.Layout{W: 8, H: 4, Chroma: stab.C411}, []string{"watermark", "logo.png", "-x", "2", "-y", "1"}, []px{
+			{0, 3, 1, 81}, {1, 0, 1, 118}, {1, 1, 1, 128},
+		}},
+		// An alpha plane gets the image over it: opaque where it is.
+		{stab.Layout{W: 8, H: 4, Chroma: stab.C444Alpha}, []string{"watermark", "logo.png", "-x", "2", "-y", "1"}, []px{
+			{0, 2, 1, 235}, {3, 2, 1, 255}, {3, 4, 1, 128}, {3, 5, 1, 192}, {3, 0, 0, 128},
 		}},
 	} {
 		res := runVideo(t, env(), c.argv, gray(c.l))

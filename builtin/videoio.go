@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/ext"
@@ -72,17 +73,76 @@ func haveFFmpeg() bool {
 }
 
 // startFFmpeg starts ffmpeg with args (after its name) in env.Dir, its
-// messages on env's stderr. Its stdin is a pipe (Process.Stdin), and so is
-// its stdout unless stdout is set.
-func startFFmpeg(ctx context.Context, env *Env, args []string, stdout *os.File) (*ext.Process, error) {
+// messages kept in the log it returns (see ffmpegLog). Its stdin is a pipe
+// (Process.Stdin), and so is its stdout unless stdout is set.
+func startFFmpeg(ctx context.Context, env *Env, args []string, stdout *os.File) (*ext.Process, *ffmpegLog, error) {
 	path, err := ext.LookPath(ffmpegName)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return ext.Start(ctx, ext.Options{
+	log := &ffmpegLog{}
+	proc, err := ext.Start(ctx, ext.Options{
 		Args: append([]string{ffmpegName}, args...), Path: path, Dir: env.Dir,
-		Stderr: env.stderr(), Stdout: stdout,
+		Stderr: log, Stdout: stdout,
 	})
+	return proc, log, err
+}
+
+// ffmpegLog keeps what ffmpeg writes on its standard error (at -v error,
+// why it failed), its last few kilobytes, so that a failure is one line of
+// ours with ffmpeg's reason in it rather than ffmpeg's lines and then
+// ours; what ffmpeg says in a run that succeeds is passed on as it is
+// (flush). The process's stderr copier writes it; Process.Wait waits for
+// that copy, so a log is read after Wait.
+type ffmpegLog struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+// ffmpegLogMax is how much of ffmpeg's messages a log keeps: their end.
+const ffmpegLogMax = 4 << 10
+
+func (l *ffmpegLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	if over := len(l.buf) - ffmpegLogMax; over > 0 {
+		l.buf = append(l.buf[:0], l.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// failure says why ffmpeg exited with status code, in one line: its first
+// message (the cause; what follows are its consequences), without the file
+// name or "[muxer @ 0x...]" it puts first.
+func (l *ffmpegLog) failure(code int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	msg := fmt.Sprintf("%s exited with status %d", ffmpegName, code)
+	last, _, _ := strings.Cut(strings.TrimSpace(string(l.buf)), "\n")
+	last = strings.TrimSpace(last)
+	if strings.HasPrefix(last, "[") {
+		if i := strings.Index(last, "] "); i > 0 {
+			last = last[i+2:]
+		}
+	}
+	if strings.HasPrefix(last, "file:") {
+		if i := strings.LastIndex(last, ": "); i > 0 {
+			last = last[i+2:]
+		}
+	}
+	if last == "" {
+		return msg
+	}
+	return msg + ": " + last
+}
+
+// flush passes on what ffmpeg said to w and forgets it.
+func (l *ffmpegLog) flush(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w.Write(l.buf)
+	l.buf = nil
 }
 
 // ffmpegFile names a file for ffmpeg so that it is always a file: without

@@ -305,9 +305,10 @@ func TestDecodeFFmpeg(t *testing.T) {
 	if need, why := c.NeedSize(context.Background(), nil, ""); need != 256+64*48*3/2 || why != "one 64x48 4:2:0 frame (from ffmpeg's decoding of in.bin)" {
 		t.Errorf("NeedSize through ffmpeg: %d, %q", need, why)
 	}
-	// Garbage is ffmpeg's to refuse.
+	// Garbage is ffmpeg's to refuse; its reason comes in one line of
+	// decode's (fixed bug: ffmpeg's own line came first, then decode's).
 	os.WriteFile(filepath.Join(dir, "junk.mp4"), []byte("junk"), 0o666)
-	if _, res := videoRun(t, dir, nil, 64<<10, []string{"decode", "junk.mp4"}); res.code != 1 || !strings.HasSuffix(res.err, "Invalid data found when processing input\ndecode: junk.mp4: ffmpeg exited with status 1\n") {
+	if _, res := videoRun(t, dir, nil, 64<<10, []string{"decode", "junk.mp4"}); res.code != 1 || !strings.HasPrefix(res.err, "decode: junk.mp4: ffmpeg exited with status 1: ") || strings.Count(res.err, "\n") != 1 {
 		t.Errorf("decode junk.mp4: status %d, %q", res.code, res.err)
 	}
 }
@@ -335,7 +336,7 @@ func TestEncodeFFmpeg(t *testing.T) {
 	}
 	// ffmpeg refuses: its status is reported.
 	_, res = videoRun(t, dir, src, 64<<10, []string{"decode"}, []string{"encode", "-f", "nosuchformat", "x"})
-	if res.code != 1 || !strings.Contains(res.err, "encode: x: ffmpeg exited with status") {
+	if res.code != 1 || res.err != "encode: x: ffmpeg exited with status 1: Requested output format 'nosuchformat' is not a suitable output format\n" {
 		t.Errorf("encode -f nosuchformat: status %d, %q", res.code, res.err)
 	}
 }

@@ -177,7 +177,7 @@ func newOverlay(l stab.Layout, img image.Image, x, y int, opacity float64) *over
 	for p := range l.NumPlanes() {
 		pw, ph := l.PlaneSize(p)
 		sx, sy := 1, 1
-		if p > 0 {
+		if l.IsChroma(p) {
 			sx, sy = l.Chroma.Subsampling()
 		}
 		// The plane's samples that cover any of the image.
@@ -197,7 +197,9 @@ func newOverlay(l stab.Layout, img image.Image, x, y int, opacity float64) *over
 						if !ok {
 							continue
 						}
-						s := [3]float64{yy, cb, cr}[p]
+						// A video's alpha plane gets the image over it:
+						// opaque where the image is.
+						s := [4]float64{yy, cb, cr, 255}[p]
 						sum += a * s
 						sa += a
 					}

@@ -33,12 +33,19 @@ import (
 // its records to w, the write end of a pipe the program named program
 // reads (its standard input, or a /dev/fd/N it was given). If the program
 // stops reading (EPIPE), the task stops reading too and returns nil, as
-// the tasks before head do. The task closes w when it returns.
+// the tasks before head do. The task closes w when it returns, and at once
+// when ctx is cancelled, which ends a write waiting on the program: it
+// then returns ctx's cause.
 func Feed(w *os.File, program string) task.Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
 		defer w.Close()
+		stop := afterFunc(ctx, func() { w.Close() })
+		defer stop()
 		err := feed(p, w, program)
-		if errors.Is(err, syscall.EPIPE) {
+		switch {
+		case errors.Is(err, os.ErrClosed) && ctx.Err() != nil:
+			return context.Cause(ctx)
+		case errors.Is(err, syscall.EPIPE):
 			return nil
 		}
 		return err
@@ -48,11 +55,20 @@ func Feed(w *os.File, program string) task.Func {
 // Drain returns a bridge task with no input port and one output port that
 // cuts what the program named program writes to r, the read end of a pipe,
 // into lines, until the program closes its end. A final line without '\n'
-// stays so. The task closes r when it returns.
+// stays so. The task closes r when it returns, and at once when ctx is
+// cancelled, which ends a read waiting on the program: it then returns
+// ctx's cause. (Without that, a run cancelled before the program started
+// would wait for ever on a pipe nobody writes.)
 func Drain(r *os.File, program string) task.Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
 		defer r.Close()
-		return drain(p, r, program)
+		stop := afterFunc(ctx, func() { r.Close() })
+		defer stop()
+		err := drain(p, r, program)
+		if errors.Is(err, os.ErrClosed) && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return err
 	}
 }
 

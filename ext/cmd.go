@@ -93,10 +93,27 @@ func (c *Cmd) start(ctx context.Context) error {
 }
 
 func (c *Cmd) startOnce(ctx context.Context) (err error) {
+	o := c.o
+	// The child's ends of the pipes are closed in any case once the child
+	// has them, or once it is clear that it never will (a cancelled run, a
+	// program not found): a bridge on the other end of one of its /dev/fd
+	// pipes then sees eof or EPIPE instead of waiting for ever. Ours are
+	// closed only if the process did not start.
+	child := append([]*os.File(nil), o.ExtraFiles...)
+	var ours []*os.File
+	defer func() {
+		for _, f := range child {
+			f.Close()
+		}
+		if err != nil {
+			for _, f := range ours {
+				f.Close()
+			}
+		}
+	}()
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	o := c.o
 	if len(o.Args) == 0 {
 		return errors.New("ext: no command")
 	}
@@ -115,21 +132,6 @@ func (c *Cmd) startOnce(ctx context.Context) (err error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 		ExtraFiles:  o.ExtraFiles,
 	}
-
-	// The child's ends of the pipes are closed in any case once the child
-	// has them (or has failed to start); ours only if it failed.
-	child := append([]*os.File(nil), o.ExtraFiles...)
-	var ours []*os.File
-	defer func() {
-		for _, f := range child {
-			f.Close()
-		}
-		if err != nil {
-			for _, f := range ours {
-				f.Close()
-			}
-		}
-	}()
 	pipe := func(what string) (r, w *os.File, err error) {
 		r, w, err = os.Pipe()
 		if err != nil {
@@ -247,7 +249,14 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 	// The process may live on after closing its output: hand over its
 	// last records before waiting.
 	p.Flush()
+	// Waiting for the process is a wait on the program, and the pool must
+	// see it as one: a task blocked in wait(2) looks busy to deadlock
+	// detection, and as a bridge of the program it would make the program
+	// look able to act for ever. A command whose output goes straight to
+	// a file waits here from the start (`tee @a @b > /dev/null`).
+	p.WaitOutside(buffer.OpRead)
 	werr := c.reap(done, &guard)
+	p.Moved()
 
 	switch {
 	case failed:

@@ -483,3 +483,63 @@ func TestLastLineBeforeExit(t *testing.T) {
 	}
 	reaped(t, c.Pid())
 }
+
+// Fixed bug: a program that never started (not found, or its run
+// cancelled first) kept the child's ends of its /dev/fd pipes open in
+// tpipe, so a bridge on the other end (Drain, Feed) waited for ever on a
+// pipe nobody would write or read.
+func TestFdBridgesEndWhenProgramNeverStarts(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cancel bool
+		code   int
+	}{
+		{name: "not found", code: 127},
+		{name: "run cancelled before it starts", cancel: true, code: -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			defer w.Close()
+			g := &graph.Graph{}
+			// The program would write the edge on its fd 3.
+			c := ext.New(ext.Options{Args: []string{"tpipe-no-such-program"}, Stdin: devNull(t), ExtraFiles: []*os.File{w}})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				o := command(t, "cat")
+				o.Stdin, o.ExtraFiles = devNull(t), []*os.File{w}
+				c = ext.New(o)
+				cancel()
+			}
+			drain := g.Add("drain", 0, 1, ext.Drain(r, "prog"))
+			out := g.Add("prog", 0, 1, c.Output())
+			var got, edge [][]byte
+			sink := g.Add("sink", 1, 0, task.Collect(&got))
+			esink := g.Add("edge", 1, 0, task.Collect(&edge))
+			g.Connect(out, 0, sink, 0, 0)
+			g.Connect(drain, 0, esink, 0, 0)
+			done := make(chan error, 1)
+			go func() {
+				_, err := sched.Run(ctx, g, sched.Options{})
+				done <- err
+			}()
+			deadline := time.NewTimer(20 * time.Second)
+			defer deadline.Stop()
+			select {
+			case err := <-done:
+				if tc.code >= 0 && exitCode(err) != tc.code {
+					t.Errorf("err = %v, want status %d", err, tc.code)
+				}
+				if tc.cancel && !errors.Is(err, context.Canceled) {
+					t.Errorf("err = %v, want the cancellation", err)
+				}
+			case <-deadline.C:
+				t.Fatal("the run did not end: the bridge waits on a pipe of a program that never started")
+			}
+		})
+	}
+}

@@ -36,6 +36,7 @@ type builder struct {
 	dry   bool                 // --explain: build the graph without touching '>' files
 	edges map[string]*edgeEnds // named edges, connected at the end
 	size  sizeNeed             // the record size the graph's video needs
+	first bool                 // building the graph's first pipeline
 }
 
 // edgeEnds are the task ports a named edge links.
@@ -68,7 +69,15 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	mem, why := r.taskMemory()
 	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(mem), TaskMemoryWhy: why}, names: map[string]int{}, cap: c, dry: dry,
 		edges: map[string]*edgeEnds{}}
-	for _, pl := range pls {
+	if show, _, _ := r.viewMode(); show && !dry {
+		b.job.stderr = &outSwitch{w: r.cfg.Stderr}
+		if isTerminalWriter(r.cfg.Stdout) {
+			b.job.stdout = &outSwitch{w: r.cfg.Stdout}
+		}
+		b.job.input = &inputMeter{}
+	}
+	for n, pl := range pls {
+		b.first = n == 0
 		if err := b.pipeline(pl); err != nil {
 			b.job.Close()
 			return nil, err
@@ -92,6 +101,10 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	}
 	b.job.Plan = plan
 	b.job.Warning = plan.Warning
+	if err := checkTaskMemory(b.job, r.cfg.SortMemory); err != nil {
+		b.job.Close()
+		return nil, err
+	}
 	return b.job, nil
 }
 
@@ -231,19 +244,25 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 		}
 		last := i == len(pl.Cmds)-1
 		stderr := b.r.cfg.Stderr
+		if b.job.stderr != nil {
+			stderr = b.job.stderr
+		}
 		if rd.err != nil {
 			stderr = rd.err
+		}
+		first := b.first && i == 0
+		if first {
+			b.followInput(in)
 		}
 		var (
 			out int
 			err error
 		)
-		name := c.Args[0].Value
 		switch {
 		case rd.failed != "":
-			out = b.failing(name, in, "tpipe: "+rd.failed, 1, stderr)
+			out = b.failing(c, in, "tpipe: "+rd.failed, 1, stderr)
 		default:
-			out, err = b.command(c, in, rd, stderr, last)
+			out, err = b.command(c, in, rd, stderr, last, first)
 			if err != nil {
 				return err
 			}
@@ -258,6 +277,8 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 		case rd.out != nil:
 			b.sink(out, ">"+rd.outName, rd.out)
 			prev = -1
+		case last && b.job.stdout != nil:
+			b.sink(out, ">stdout", b.job.stdout)
 		case last:
 			b.sink(out, ">stdout", b.r.cfg.Stdout)
 		default:
@@ -317,21 +338,32 @@ func (b *builder) stdinSource() task.Func {
 }
 
 // failing adds a task that prints msg and exits with code, reading nothing
-// and writing nothing: how a shell runs a command it cannot start.
-func (b *builder) failing(name string, in input, msg string, code int, stderr io.Writer) int {
+// and writing nothing: how a shell runs a command it cannot start. It
+// still holds the command's named edges, so that the graph stays whole:
+// the writers of the edges it would have read see their reader gone (as
+// before head), and the edges it would have written end empty.
+func (b *builder) failing(c *shell.Cmd, in input, msg string, code int, stderr io.Writer) int {
 	b.drop(in)
-	return b.g.Add(b.unique(name), 0, 1, func(context.Context, *buffer.Ports) error {
+	reads, writes := b.namedEdges(c)
+	t := b.g.Add(b.unique(c.Args[0].Value), len(reads), 1+len(writes), func(context.Context, *buffer.Ports) error {
 		for line := range strings.SplitSeq(msg, "\n") {
 			fmt.Fprintln(stderr, visible.Controls(line))
 		}
 		return task.Exit(code)
 	})
+	for k, e := range reads {
+		b.readEdge(e, t, k)
+	}
+	for k, e := range writes {
+		b.writeEdge(e, t, 1+k)
+	}
+	return t
 }
 
 // command adds the tasks of one command and returns the task whose output
 // port 0 carries its output, or -1 when it writes straight to a file or
 // stdout.
-func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
+func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last, first bool) (int, error) {
 	argv := words(c)
 	name := argv[0]
 	cc := b.prog.cmds[c]
@@ -345,12 +377,15 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			// As in bash: the tool says what is wrong, on its own
 			// standard error, and exits with its status; the rest
 			// of the pipeline runs.
-			return b.failing(name, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
+			return b.failing(c, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
 		case cc.err != nil:
 			return 0, cc.err
 		}
 		cmd := cc.builtin
 		cc.env.Stderr = stderr
+		if first && b.job.input != nil {
+			b.followOpens(cc.env)
+		}
 		readsInput, blocking := cmd.ReadsInput, cmd.Blocking
 		switch {
 		case cmd.ReadsBytes && cmd.ReadsInput && b.readBytes(cmd, cc.env, in):
@@ -367,6 +402,9 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			nin, base = nin+1, 1
 		}
 		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
+		if first && name == "decode" && b.job.input != nil {
+			b.job.input.video = b.g.Tasks[t].Name
+		}
 		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
 		b.g.Tasks[t].Blocking = blocking
 		if cut := cc.env.Cut; cut.N > 0 {
@@ -411,7 +449,10 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 		}
-		return b.failing(name, in, msg, code, stderr), nil
+		return b.failing(c, in, msg, code, stderr), nil
+	}
+	if sw, ok := stderr.(*outSwitch); ok {
+		stderr = sw.w // a program's stderr stays the file it was
 	}
 	o := ext.Options{Args: argv, Path: path, Dir: b.r.cfg.Dir, Env: b.r.cfg.Environ, Stderr: stderr}
 	switch {
@@ -464,6 +505,34 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// followInput makes the live view follow in, the input of the graph's
+// first command, when it is a '<' file or a stdin that is a file.
+func (b *builder) followInput(in input) {
+	m := b.job.input
+	switch {
+	case m == nil:
+	case in.file != nil:
+		m.add(in.file)
+	case in.stdin:
+		if f, ok := b.r.cfg.Stdin.(*os.File); ok {
+			m.add(f)
+		}
+	}
+}
+
+// followOpens makes the live view follow the files env's command opens
+// (its FILE operands) while the run goes.
+func (b *builder) followOpens(env *builtin.Env) {
+	m, open := b.job.input, env.Open
+	env.Open = func(name string) (io.ReadCloser, error) {
+		rc, err := open(name)
+		if f, ok := rc.(*os.File); ok && err == nil {
+			m.opened(f)
+		}
+		return rc, err
+	}
+}
 
 // suggest returns the builtin closest to name, if one is close.
 func suggest(name string) string {

@@ -347,6 +347,25 @@ func isBuiltin(c *shell.Cmd) bool {
 	return ok && (!spec.EdgesOnly || slices.ContainsFunc(c.Args[1:], isEdgeWord))
 }
 
+// namedEdges returns the named edges command c reads and those it
+// writes: a builtin's as it said when it was compiled, an external
+// command's as the script's edge rules decide (see extWrites).
+func (b *builder) namedEdges(c *shell.Cmd) (reads, writes []string) {
+	if cc := b.prog.cmds[c]; cc != nil && cc.builtin != nil {
+		return unquoted(c, cc.builtin.Reads), unquoted(c, cc.builtin.Writes)
+	}
+	for _, w := range c.Args[1:] {
+		switch {
+		case !isEdgeWord(w):
+		case b.prog.edges.extWrites(w.Value, w.Pos):
+			writes = append(writes, w.Value)
+		default:
+			reads = append(reads, w.Value)
+		}
+	}
+	return reads, writes
+}
+
 // unquoted returns the names in edges that c spells as unquoted words.
 func unquoted(c *shell.Cmd, edges []string) []string {
 	var out []string

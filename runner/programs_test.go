@@ -92,7 +92,7 @@ func needPrograms(t testing.TB, names ...string) {
 // Issue 13, fixed bugs: deadlocks that ran through an external program
 // hung under every policy. Each must now finish with the right output.
 func TestNoHangThroughPrograms(t *testing.T) {
-	needPrograms(t, "/usr/bin/cat", "/usr/bin/awk")
+	needPrograms(t, "/usr/bin/cat", "/usr/bin/tee", "/usr/bin/awk")
 	for _, tc := range []struct {
 		name, script string
 		buffers      int
@@ -104,6 +104,11 @@ func TestNoHangThroughPrograms(t *testing.T) {
 		// With 2 buffers, awk's feeder held one through a full pipe
 		// while awk's reader waited for FREE.
 		{name: "awk at two buffers", script: "seq 100000 | /usr/bin/awk '{print}' | wc -l", buffers: 2, out: "100000\n"},
+		// The same with an external tee whose output goes to a file: the
+		// task waiting for tee to exit looked busy, so tee looked able to
+		// act and the stall was never seen.
+		{name: "external tee into edges read in turn", script: "seq 1 100000 | /usr/bin/tee @a @b > /dev/null\n/usr/bin/cat @a @b | wc -l", out: "200000\n"},
+		{name: "external tee into a builtin cat", script: "seq 1 100000 | /usr/bin/tee @a @b > /dev/null\ncat @a @b | wc -l", out: "200000\n"},
 	} {
 		for _, p := range sched.Policies() {
 			t.Run(tc.name+"/"+p.String(), func(t *testing.T) {
@@ -116,13 +121,32 @@ func TestNoHangThroughPrograms(t *testing.T) {
 	}
 }
 
+// Fixed bug, found by the soak test: below the bound, a deadlock reported
+// before GNU tee had started cancelled the run, tee never started, and the
+// bridges of its /dev/fd edges waited for ever on pipes whose other ends
+// tpipe itself still held. The run must end, with the output or a one-line
+// report, every time (the hang came one run in three).
+func TestNoHangWhenAProgramNeverStarts(t *testing.T) {
+	needPrograms(t, "/usr/bin/tee")
+	script := "seq 20000 | rev | /usr/bin/tee @a @b > /dev/null\ncat @a @b | wc -l"
+	for range 10 {
+		got := runScript(t, runner.Config{Policy: sched.Concurrent, Buffers: 1, Cap: 1}, script)
+		if got.out == "40000\n" && got.status == 0 {
+			continue
+		}
+		if got.status == 0 || !strings.Contains(got.errText, "tpipe: deadlock") {
+			t.Fatalf("status %d, out %q, stderr %q; want 40000 lines or a deadlock report", got.status, got.out, got.errText)
+		}
+	}
+}
+
 // The soak test of issue 13: random graphs of builtins and external
 // programs, random B, capacities and record sizes, under every policy.
 // Each must end with the output the serial policy gives at its defaults
 // (Theorem 2.2) and leave no process behind; a hang is caught by the
 // harness's deadline. TPIPE_SOAK=N runs N graphs; -short runs few.
 func TestSoakProgramsNeverHang(t *testing.T) {
-	needPrograms(t, "/usr/bin/cat", "/usr/bin/tr", "/usr/bin/sort", "/usr/bin/paste", "/usr/bin/awk")
+	needPrograms(t, "/usr/bin/cat", "/usr/bin/tee", "/usr/bin/tr", "/usr/bin/sort", "/usr/bin/paste", "/usr/bin/awk")
 	n := 200
 	if testing.Short() {
 		n = 20
@@ -180,8 +204,8 @@ var soakStages = []string{
 	"/usr/bin/cat", "/usr/bin/tr 5-9 f-j", "/usr/bin/sort", "/usr/bin/awk '{print $1}'", "awk '{print $1}'", "/usr/bin/paste - -",
 }
 
-// randomScript is a chain, or a tee whose two edges meet again in a
-// builtin or an external reader, then a chain.
+// randomScript is a chain, or a tee (tpipe's or GNU's) whose two edges
+// meet again in a builtin or an external reader, then a chain.
 func randomScript(rng *rand.Rand) string {
 	lines := []int{10, 1000, 20000}[rng.IntN(3)]
 	chain := func() string {
@@ -195,5 +219,6 @@ func randomScript(rng *rand.Rand) string {
 		return fmt.Sprintf("seq %d%s | wc -l", lines, chain())
 	}
 	join := []string{"cat @a @b", "/usr/bin/cat @a @b", "/usr/bin/paste @a @b", "/usr/bin/sort -m @a @b"}[rng.IntN(4)]
-	return fmt.Sprintf("seq %d%s | tee @a @b > /dev/null\n%s%s | wc -l", lines, chain(), join, chain())
+	split := []string{"tee", "/usr/bin/tee"}[rng.IntN(2)]
+	return fmt.Sprintf("seq %d%s | %s @a @b > /dev/null\n%s%s | wc -l", lines, chain(), split, join, chain())
 }

@@ -52,7 +52,7 @@ func Explain(w io.Writer, j *Job) {
 	if j.RecordSizeWhy != "" {
 		fmt.Fprintf(w, "%s\n", j.RecordSizeWhy)
 	}
-	fmt.Fprintf(w, "long lines: lines longer than S travel as chains of S-sized pieces inside B; a task that needs a whole line (grep, sed, sort) reassembles it outside the pool, up to %s; cat, head -c, wc, tee and redirects move the pieces\n",
+	fmt.Fprintf(w, "long lines: lines longer than S travel as chains of S-sized pieces inside B; a task that needs a whole line (grep, sed, sort) reassembles it outside the pool, up to %s; cat, head -c, tail -c, wc, tee and redirects move the pieces\n",
 		size(buffer.DefaultMaxRecord))
 	if len(j.Spilling) > 0 {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory%s) for %s: %s in all, allocated as lines arrive; past it they spill to unlinked temp files\n",

@@ -40,6 +40,10 @@ type Config struct {
 	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
 	// when it ends.
 	Stats bool
+	// Progress says when a run shows the live view on Stderr. The zero
+	// value is auto, as for the tpipe command: a program whose Stderr is
+	// a terminal and Stdout is not shows it; ProgressOff never does.
+	Progress Progress
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -271,7 +275,11 @@ func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
 	if r.BeforeRun != nil {
 		r.BeforeRun(job)
 	}
+	view := r.startView(job)
 	st, err := job.Plan.Run(ctx)
+	if view != nil {
+		view.Stop()
+	}
 	if st != nil {
 		if r.cfg.Stats {
 			WriteStats(r.cfg.Stderr, st)
@@ -301,11 +309,15 @@ func (r *Runner) report(err error) int {
 		te *sched.TaskError
 		d  *buffer.DeadlockError
 		me *sched.MemoryError
+		tm *TaskMemoryError
 		rs *RecordSizeError
 	)
 	switch {
 	case errors.As(err, &me):
 		r.sayf("%s%s", me.Error(), r.advice(err))
+		return StatusUsage
+	case errors.As(err, &tm):
+		r.sayf("%s%s", tm.Error(), r.advice(err))
 		return StatusUsage
 	case errors.As(err, &rs):
 		r.sayf("%s%s", rs.Error(), r.advice(err))
@@ -338,10 +350,16 @@ func (r *Runner) advice(err error) string {
 		tl *record.TooLargeError
 		d  *buffer.DeadlockError
 		me *sched.MemoryError
+		tm *TaskMemoryError
 		rs *RecordSizeError
 	)
 	setting, value := "", ""
 	switch {
+	case errors.As(err, &tm):
+		setting, value = "sort-memory", budgetAdvice(tm)
+		if value == "" {
+			return ""
+		}
 	case errors.As(err, &rs):
 		setting, value = "record-size", record.FormatSize(int64(rs.Need))
 	case errors.As(err, &me):
@@ -451,6 +469,11 @@ type Job struct {
 	title     string // "graph 2 (lines 3, 4)" when a script has several
 	closers   []io.Closer
 	closed    bool
+	// With the live view on: the stderr of the job's in-process tasks,
+	// their stdout if it is a terminal, and what follows the input of the
+	// first command.
+	stderr, stdout *outSwitch
+	input          *inputMeter
 }
 
 // Close closes the files the job opened; it returns the first error (a

@@ -78,6 +78,17 @@ func TestScripts(t *testing.T) {
 			err: "tpipe: 1:7: standard error cannot go to a named edge (@a); records travel on standard output\nseq 1 2> @a; cat @a\n      ^\n"},
 		{name: "usage error with edges fails first", script: "seq 1; seq 2 > @a; head -n x @a", status: 2, err: "tpipe: head: invalid number of lines: 'x'\n"},
 		{name: "external reads an edge", script: "seq 3 > @a; seq 4 6 > @b; paste @a @b", out: "1\t4\n2\t5\n3\t6\n", needs: true},
+
+		// Fixed bugs: a command that cannot start while it names edges
+		// left them unconnected, and the run failed with an internal
+		// "graph: invalid" error and status 1, not the shell's message.
+		{name: "unknown command reads an edge", script: "seq 100000 > @a\nnosuchprog @a | wc -l", out: "0\n",
+			err: "tpipe: nosuchprog: command not found\n", status: 127},
+		{name: "unknown command writes edges", script: "seq 100000 | nosuchprog @a @b > /dev/null\ncat @a @b | wc -l", out: "0\n",
+			err: "tpipe: nosuchprog: command not found\n", status: 127},
+		{name: "unknown command between edges", script: "seq 3 > @a\nnosuchprog @a > @b\ncat @b", err: "tpipe: nosuchprog: command not found\n", status: 127},
+		{name: "missing input file with an edge", script: "seq 100000 | tee @a > /dev/null\ncat @a < nope | wc -l", out: "0\n",
+			err: "tpipe: nope: No such file or directory\n", status: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.needs && !hasPaste {
@@ -156,16 +167,18 @@ func TestSettingsTable(t *testing.T) {
 		"replicas":    {"1", "4", "auto"},
 		"fallback":    {"off", "on"},
 		"stats":       {"on", "off"},
+		"progress":    {"on", "off", "auto"},
 	}
 	bad := map[string]string{
 		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial)`,
 		"buffers":     "buffers 0: want a number of at least 1, or bound",
 		"cap":         "cap 0: want a capacity of at least 1, auto, or default",
-		"record-size": "record-size 0: want a positive size such as 65536, 64K or 4M",
+		"record-size": "record-size 0: want a size from 1 to 2147483647 bytes (2G less one), such as 65536, 64K or 4M",
 		"sort-memory": "sort-memory 0: want a positive size such as 65536, 64K or 4M, or auto",
 		"replicas":    "replicas 0: want a number of at least 1 (1: never), or auto",
 		"fallback":    "fallback 0: want on or off",
 		"stats":       "stats 0: want on or off",
+		"progress":    "progress 0: want on, off or auto",
 	}
 	for _, s := range runner.Settings {
 		vs, ok := values[s.Name]
@@ -190,6 +203,13 @@ func TestSettingsTable(t *testing.T) {
 		if s.Name == "policy" {
 			bv = "x"
 		}
+		if s.Name == "record-size" {
+			// Fixed bug: a record size past what a buffer indexes (2G)
+			// was taken, and failed inside the run.
+			if err := s.Set(&c, "2G"); err == nil {
+				t.Errorf("record-size 2G taken")
+			}
+		}
 		err := s.Set(&c, bv)
 		var se *runner.SettingError
 		if !errors.As(err, &se) || err.Error() != bad[s.Name] {
@@ -209,7 +229,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Error("LookupSetting found a setting that does not exist")
 	}
 	c := runner.Config{Policy: sched.ROS, Buffers: 3, Stats: true}
-	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on"; got != want {
+	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on, progress auto"; got != want {
 		t.Errorf("SettingsLine = %q, want %q", got, want)
 	}
 }

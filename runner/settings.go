@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -152,11 +153,12 @@ var Settings = []*Setting{
 			return nil
 		},
 	},
-	sizeSetting("record-size", "bytes per buffer; a longer line travels as a chain of buffers", sched.DefaultRecordSize,
+	// A buffer's record ends are 32-bit offsets (package buffer).
+	sizeSetting("record-size", "bytes per buffer; a longer line travels as a chain of buffers", sched.DefaultRecordSize, math.MaxInt32,
 		func(c *Config) *int { return &c.RecordSize }),
 	{
 		Name: "sort-memory", Arg: "S",
-		Help: "bytes each sort, join, tail -n N and head -n -N keeps in memory before it spills to disk (64K, 4M, ...); " +
+		Help: "bytes each sort, join, tail -n N or -c N and head -n -N or -c -N keeps in memory before it spills to disk (64K, 4M, ...); " +
 			"auto: an eighth of the memory available, within [16M, 1G]; sort -S wins for its sort",
 		Values:    "a positive size such as 65536, 64K or 4M, or auto",
 		DefaultIs: "auto (" + autoSortMemory() + ")",
@@ -230,6 +232,31 @@ var Settings = []*Setting{
 			return err
 		},
 	},
+	{
+		// A bare --progress is on; --progress=auto and =off say the rest.
+		Name: "progress",
+		Help: "a live view of each run on stderr (per task records/s, bytes/s, queue fill, busy share, the bottleneck; an ETA), " +
+			"plain lines without a terminal; auto, the default: when stderr is a terminal, stdout is not, and the run lasts over a second",
+		Values:    "on, off or auto",
+		DefaultIs: "auto",
+		get:       func(c *Config) string { return c.Progress.String() },
+		set: func(c *Config, v string) error {
+			if v == "auto" {
+				c.Progress = ProgressAuto
+				return nil
+			}
+			on, err := parseOnOff(v)
+			switch {
+			case err != nil:
+				return err
+			case on:
+				c.Progress = ProgressOn
+			default:
+				c.Progress = ProgressOff
+			}
+			return nil
+		},
+	},
 }
 
 // autoSortMemory says what --sort-memory auto is on this machine.
@@ -240,11 +267,15 @@ func autoSortMemory() string {
 
 // sizeSetting is a setting that takes a size such as 64K; 0 in the Config
 // means def.
-func sizeSetting(name, help string, def int, field func(*Config) *int) *Setting {
+func sizeSetting(name, help string, def, most int, field func(*Config) *int) *Setting {
+	values := "a positive size such as 65536, 64K or 4M"
+	if most < math.MaxInt {
+		values = fmt.Sprintf("a size from 1 to %d bytes (2G less one), such as 65536, 64K or 4M", most)
+	}
 	return &Setting{
 		Name: name, Arg: "S",
 		Help:   help + " (64K, 4M, ...)",
-		Values: "a positive size such as 65536, 64K or 4M",
+		Values: values,
 		get: func(c *Config) string {
 			n := *field(c)
 			if n == 0 {
@@ -256,6 +287,9 @@ func sizeSetting(name, help string, def int, field func(*Config) *int) *Setting 
 			n, err := record.ParseSize(v)
 			if err != nil {
 				return err
+			}
+			if n > most {
+				return errBadValue
 			}
 			*field(c) = n
 			return nil

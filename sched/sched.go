@@ -69,6 +69,8 @@ type Options struct {
 	// as many as GOMAXPROCS, taken once the task measures itself busy; 1
 	// never; N >= 2 that many from the start.
 	Replicas int
+	// Live, if set, shows the run while it goes (see Live).
+	Live *Live
 }
 
 // Replica says that a task runs as several copies (Options.Replicas).
@@ -343,9 +345,13 @@ type runState struct {
 	start  time.Time
 
 	auto   *capAuto // the capacity sampler of CapAuto, if on
+	detach func()   // ends Options.Live's view of the run
 	mu     sync.Mutex
 	first  *TaskError // the first hard failure
 	status *TaskError // the rightmost non-zero exit status
+	// ended[i] is set once task i has returned and st.Tasks[i] holds its
+	// statistics; a sampler reads both under mu.
+	ended []bool
 }
 
 // newRun sets up the pool, a queue per edge and a proc per task; compete
@@ -404,10 +410,12 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 	r.stop = context.AfterFunc(r.ctx, func() { pool.Abort(context.Cause(r.ctx)) })
 	r.st = &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks))}
+	r.ended = make([]bool, len(g.Tasks))
 	r.start = time.Now()
 	if pl.capAuto {
 		r.auto = startCapAuto(r)
 	}
+	r.detach = o.Live.Attach(r.sampleRun)
 	return r, nil
 }
 
@@ -459,7 +467,9 @@ func (r *runState) runTask(i int) {
 	if failed {
 		ts.Err = err.Error()
 	}
-	r.st.Tasks[i] = ts
+	r.mu.Lock()
+	r.st.Tasks[i], r.ended[i] = ts, true
+	r.mu.Unlock()
 }
 
 // finish collects the statistics, checks that every buffer came back to
@@ -467,6 +477,7 @@ func (r *runState) runTask(i int) {
 func (r *runState) finish() (*Stats, error) {
 	r.stop()
 	r.cancel(nil)
+	r.detach()
 	st := r.st
 	if r.auto != nil {
 		st.CapAuto = r.auto.finish()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -65,7 +66,7 @@ func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats,
 // no name, so a killed run leaves nothing behind; an edge's file stays
 // open from its writer's step until its reader's.
 func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, DiskStats, error) {
-	s := &serialRun{g: g, pl: pl, o: o, spills: make([]spill, len(g.Edges)), start: time.Now()}
+	s := &serialRun{g: g, pl: pl, o: o, spills: make([]spill, len(g.Edges)), start: time.Now(), ran: make([]bool, len(g.Tasks))}
 	s.st = &Stats{Policy: Serial, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks)), Edges: make([]EdgeStats, len(g.Edges))}
 	for i, t := range g.Tasks {
@@ -74,7 +75,9 @@ func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*St
 	for k, e := range g.Edges {
 		s.st.Edges[k] = EdgeStats{Name: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name, Cap: e.Cap}
 	}
+	detach := o.Live.Attach(s.sampleRun)
 	err := s.run(ctx)
+	detach()
 	for k := range s.spills {
 		s.spills[k].remove()
 		s.disk.Written += s.spills[k].written
@@ -89,9 +92,25 @@ type serialRun struct {
 	pl     Plan
 	o      Options
 	spills []spill // one per edge
-	st     *Stats
 	disk   DiskStats
 	start  time.Time
+
+	// A sampler (Options.Live) reads these under mu while steps run.
+	mu  sync.Mutex
+	st  *Stats
+	ran []bool      // by task: its step has run
+	cur *serialStep // the step running, if any
+}
+
+// serialStep is the small graph of the step running, as a sampler sees
+// it: task pos[n] of it is task step[n] of g, its edge j is g's edge
+// edges[j], which the step writes if out[j] (else it reads it).
+type serialStep struct {
+	live  *Live
+	step  []int
+	pos   []int
+	edges []int
+	out   []bool
 }
 
 // spill is the file of one edge. Its writer is a sink task of one small
@@ -200,7 +219,8 @@ func serialSteps(g *graph.Graph) [][]int {
 func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) error {
 	g := s.g
 	sg := &graph.Graph{}
-	pos := make([]int, len(step)) // where each task of the step is in sg
+	cur := &serialStep{live: &Live{}, step: step, pos: make([]int, len(step))}
+	pos := cur.pos // where each task of the step is in sg
 	for n, i := range step {
 		t := g.Tasks[i]
 		first := len(sg.Tasks)
@@ -212,6 +232,7 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 		sg.Tasks = append(sg.Tasks, &c)
 		for p, k := range ins[i] {
 			sg.Connect(first+p, 0, pos[n], p, g.Edges[k].Cap).Name = g.Edges[k].Name
+			cur.edges, cur.out = append(cur.edges, k), append(cur.out, false)
 		}
 		for p, k := range outs[i] {
 			f, err := recfile.CreateTemp(s.o.TempDir)
@@ -221,6 +242,7 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 			s.spills[k].f = f
 			sink := sg.Add(t.Name, 1, 0, s.sink(k, f))
 			sg.Connect(pos[n], p, sink, 0, g.Edges[k].Cap).Name = g.Edges[k].Name
+			cur.edges, cur.out = append(cur.edges, k), append(cur.out, true)
 		}
 	}
 	if err := sg.Validate(); err != nil {
@@ -232,11 +254,21 @@ func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) 
 	if spl.Buffers == 0 {
 		spl.Buffers = spl.Bound
 	}
-	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, MaxRecord: s.o.MaxRecord, Stderr: s.o.Stderr, Resolver: s.o.Resolver, TempDir: s.o.TempDir})
+	s.mu.Lock()
+	s.cur = cur
+	s.mu.Unlock()
+	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, MaxRecord: s.o.MaxRecord, Stderr: s.o.Stderr, Resolver: s.o.Resolver, TempDir: s.o.TempDir,
+		Live: cur.live})
+	s.mu.Lock()
 	if st != nil {
 		s.mergeStep(step, pos, ins, outs, sg, st)
 		s.st.Buffers = max(s.st.Buffers, spl.Buffers)
 	}
+	for _, i := range step {
+		s.ran[i] = true
+	}
+	s.cur = nil
+	s.mu.Unlock()
 	if te, ok := err.(*TaskError); ok {
 		for _, i := range step {
 			if g.Tasks[i].Name == te.Task {
@@ -350,6 +382,52 @@ func (s *serialRun) sink(k int, f *os.File) task.Func {
 		}
 		sp.size = w.Written()
 		return nil
+	}
+}
+
+// sampleRun fills snap for Options.Live: the statistics of the steps that
+// have run, and the counters of the one running over them. An edge counts
+// what its writer wrote; a task, what it has read (nothing before its
+// step).
+func (s *serialRun) sampleRun(snap *Snapshot) {
+	g := s.g
+	s.mu.Lock()
+	snap.Running, snap.Policy, snap.Elapsed = true, Serial, time.Since(s.start)
+	snap.Tasks = snap.Tasks[:0]
+	for i, ts := range s.st.Tasks {
+		snap.Tasks = append(snap.Tasks, TaskSample{Name: ts.Name, Index: g.Tasks[i].Index, Busy: ts.Busy, Blocked: ts.Blocked, Done: s.ran[i]})
+	}
+	snap.Edges = snap.Edges[:0]
+	for k, es := range s.st.Edges {
+		e := g.Edges[k]
+		snap.Edges = append(snap.Edges, EdgeSample{Name: es.Name, From: e.From.Task, To: e.To.Task, Cap: es.Cap, Records: es.Records, Bytes: es.Bytes})
+	}
+	cur := s.cur
+	s.mu.Unlock()
+	var sub Snapshot
+	if cur != nil {
+		sub = cur.live.Snapshot()
+	}
+	if sub.Running {
+		for j, es := range sub.Edges {
+			e := &snap.Edges[cur.edges[j]]
+			e.Len, e.Cap = es.Len, es.Cap
+			if cur.out[j] {
+				e.Records, e.Bytes = es.Records, es.Bytes
+			}
+		}
+	}
+	snap.addTotals()
+	for i := range snap.Tasks {
+		if t := &snap.Tasks[i]; !t.Done {
+			t.Records, t.Bytes = 0, 0
+		}
+	}
+	if sub.Running {
+		for n, i := range cur.step {
+			ts, t := sub.Tasks[cur.pos[n]], &snap.Tasks[i]
+			t.Busy, t.Blocked, t.Records, t.Bytes = ts.Busy, ts.Blocked, ts.Records, ts.Bytes
+		}
 	}
 }
 

@@ -127,7 +127,26 @@ func dagWorkload(n int) workload { return workload{"1KiB", 1 << 10, int64(n) << 
 // kindDAG marks the graph cells' workload; its stages are the shape's.
 const kindDAG = "dag"
 
-var allPolicies = []string{pConcurrent, policyCapAuto, pROS, pFused, pSerial, pAuto, policyChannels, policyBash}
+// allPolicies are the full matrix's policies: every row of tpipe's policy
+// table, so that a new policy is benchmarked without a change here (those
+// that choose another at run time last, cap auto after concurrent), then
+// the two outside baselines.
+var allPolicies = tablePolicies()
+
+func tablePolicies() []string {
+	var ps, choosers []string
+	for _, p := range sched.Policies() {
+		if p.Chooses() {
+			choosers = append(choosers, p.String())
+			continue
+		}
+		ps = append(ps, p.String())
+		if p == sched.Concurrent {
+			ps = append(ps, policyCapAuto)
+		}
+	}
+	return append(append(ps, choosers...), policyChannels, policyBash)
+}
 
 func fullConfig() config {
 	return config{

@@ -8,9 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tpipe/tpipe/sched"
 )
 
 func TestSummarize(t *testing.T) {
@@ -184,6 +187,20 @@ func TestMainUsage(t *testing.T) {
 		code := Main(context.Background(), tt.args, &out, &errb)
 		if code != tt.code || !strings.Contains(errb.String(), tt.err) || !strings.Contains(out.String(), tt.out) {
 			t.Errorf("Main(%q) = %d, stdout %q, stderr %q; want %d, %q, %q", tt.args, code, out.String(), errb.String(), tt.code, tt.out, tt.err)
+		}
+	}
+}
+
+// Issue 12: the matrix iterates the policy table, so every policy of it
+// is a column, in the order the report has always had.
+func TestMatrixHasEveryPolicy(t *testing.T) {
+	want := []string{"concurrent", "cap-auto", "ros", "fused", "serial", "auto", "channels", "bash"}
+	if !slices.Equal(allPolicies, want) {
+		t.Errorf("policies %q, want %q", allPolicies, want)
+	}
+	for _, p := range sched.Policies() {
+		if !slices.Contains(allPolicies, p.String()) {
+			t.Errorf("policy %s of the table is not in the matrix", p)
 		}
 	}
 }

@@ -102,7 +102,7 @@ func Frame(l stab.Layout, t, u, v *Texture, s stab.Similarity) []byte {
 
 // Header returns a YUV4MPEG2 stream header for l at 25 frames/s.
 func Header(l stab.Layout) []byte {
-	c := map[stab.Chroma]string{stab.C420: "420jpeg", stab.C422: "422", stab.C444: "444", stab.Mono: "mono"}[l.Chroma]
+	c := map[stab.Chroma]string{stab.C420: "420jpeg", stab.C422: "422", stab.C444: "444", stab.Mono: "mono", stab.C411: "411", stab.C444Alpha: "444alpha"}[l.Chroma]
 	return fmt.Appendf(nil, "YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C%s\n", l.W, l.H, c)
 }
 

@@ -13,10 +13,14 @@ import (
 //
 // Records live in segments, oldest first. The newest segments are in
 // memory; when they hold more than the budget, the oldest of them is
-// written out as a file of its own. A segment dropped whole (Drop, as
-// tail does with lines it will never print) is closed unread, so tail
-// reads back from disk only what it prints. The zero FIFO is not usable;
-// call NewFIFO. A FIFO is not safe for concurrent use.
+// appended to a temp file, which takes segments up to fifoFileSize and is
+// closed (and so gone) once every segment in it is dropped or read: the
+// files a FIFO keeps open grow with what it holds by one per 64 MiB, not
+// one per segment, so a tail of gigabytes does not run out of file
+// descriptors. A segment dropped whole (Drop, as tail does with lines it
+// will never print) is forgotten unread, so tail reads back from disk only
+// what it prints. The zero FIFO is not usable; call NewFIFO. A FIFO is not
+// safe for concurrent use.
 type FIFO struct {
 	dir     string
 	seg     int // target bytes of one memory segment
@@ -26,19 +30,40 @@ type FIFO struct {
 	bytes   int64 // their total length
 	mem     int   // bytes of the memory segments
 	spare   *fifoSeg
-	spilled int64 // bytes written to disk so far
+	file    *fifoFile // the file spilled segments are appended to; nil before the first
+	spilled int64     // bytes written to disk so far
 	err     error
 }
 
+// fifoFileSize is the size past which spilled segments go to a new file.
+const fifoFileSize = 64 << 20
+
+// fifoFile is a temp file holding spilled segments back to back. Each is
+// read through a section of its own (ReadAt), so appending a segment and
+// reading an older one do not disturb each other.
+type fifoFile struct {
+	f      *os.File
+	size   int64 // bytes written
+	segs   int   // segments in it not yet dropped or read
+	closed bool
+}
+
+func (ff *fifoFile) close() {
+	if !ff.closed {
+		ff.closed = true
+		ff.f.Close()
+	}
+}
+
 // fifoSeg is a run of consecutive records, in memory (data and ends) or in
-// a file (f, r). skip counts records at the front that are dropped but, on
-// disk, not yet read past.
+// a section of a file (file, r). skip counts records at the front that are
+// dropped but, on disk, not yet read past.
 type fifoSeg struct {
 	data []byte
 	ends []int // ends[i] is the end of record i in data
 	next int   // index of the oldest record not yet popped (memory)
 
-	f     *os.File
+	file  *fifoFile
 	r     *Reader
 	cur   []byte // the record Front returned, on disk
 	have  bool   // cur is read and not popped
@@ -51,8 +76,14 @@ type fifoSeg struct {
 // and spills to files in dir ("" for os.TempDir()).
 func NewFIFO(dir string, memory int) *FIFO {
 	memory = max(memory, 4<<10)
-	return &FIFO{dir: dir, budget: memory, seg: max(memory/8, 1<<10)}
+	return &FIFO{dir: dir, budget: memory, seg: min(max(memory/8, 1<<10), fifoSegMax)}
 }
+
+// fifoSegMax is the most bytes of one memory segment. A segment's memory
+// is taken whole when it starts, so with a budget of a gigabyte (sort
+// memory auto) a segment of an eighth of it made tail -n 5 cost 128 MiB;
+// smaller segments cost only more of them on disk, where they share files.
+const fifoSegMax = 1 << 20
 
 // Len returns the number of records held.
 func (q *FIFO) Len() int64 { return q.n }
@@ -69,7 +100,7 @@ func (q *FIFO) Push(rec []byte) error {
 		return q.err
 	}
 	last := q.last()
-	if last == nil || last.f != nil || len(last.data) > 0 && len(last.data)+len(rec) > q.seg {
+	if last == nil || last.file != nil || len(last.data) > 0 && len(last.data)+len(rec) > q.seg {
 		last = q.newSeg()
 	}
 	last.data = append(last.data, rec...)
@@ -105,45 +136,62 @@ func (q *FIFO) newSeg() *fifoSeg {
 	return s
 }
 
-// spillOldest writes the oldest memory segment to a file of its own. The
-// newest segment is spilled too if it is the only one in memory: one
-// record larger than the budget then goes to disk.
+// spillOldest appends the oldest memory segment to the current file (a
+// new one when there is none or it is full). The newest segment is
+// spilled too if it is the only one in memory: one record larger than the
+// budget then goes to disk.
 func (q *FIFO) spillOldest() error {
 	for _, s := range q.segs {
-		if s.f != nil {
+		if s.file != nil {
 			continue
 		}
-		f, err := CreateTemp(q.dir)
-		if err != nil {
-			return err
+		ff := q.file
+		if ff == nil || ff.size >= fifoFileSize {
+			f, err := CreateTemp(q.dir)
+			if err != nil {
+				return err
+			}
+			ff = &fifoFile{f: f}
+			q.file = ff
 		}
-		w := NewWriter(f, S2, 0)
+		// The file's offset stays at its end: segments are read with
+		// ReadAt.
+		cw := &countingWriter{w: ff.f}
+		w := NewWriter(cw, S2, 0)
 		start := 0
 		if s.next > 0 {
 			start = s.ends[s.next-1]
 		}
 		for i := s.next; i < len(s.ends); i++ {
 			if err := w.Add(s.data[start:s.ends[i]]); err != nil {
-				f.Close()
 				return err
 			}
 			start = s.ends[i]
 		}
 		if err := w.Close(); err != nil {
-			f.Close()
-			return err
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			f.Close()
 			return err
 		}
 		q.mem -= int(s.size)
 		q.spilled += s.size
 		s.data, s.ends, s.next = nil, nil, 0
-		s.f, s.r = f, NewReader(f, 0)
+		s.file, s.r = ff, NewReader(io.NewSectionReader(ff.f, ff.size, cw.n), 0)
+		ff.size += cw.n
+		ff.segs++
 		return nil
 	}
 	return errors.New("recfile: FIFO: nothing in memory to spill")
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Front returns the oldest record, valid until the next call on q. It
@@ -156,7 +204,7 @@ func (q *FIFO) Front() ([]byte, error) {
 		return nil, io.EOF
 	}
 	s := q.segs[0]
-	if s.f == nil {
+	if s.file == nil {
 		start := 0
 		if s.next > 0 {
 			start = s.ends[s.next-1]
@@ -201,7 +249,7 @@ func (q *FIFO) Pop() error {
 	q.bytes -= int64(len(rec))
 	s.count--
 	s.size -= int64(len(rec))
-	if s.f == nil {
+	if s.file == nil {
 		s.next++
 		q.mem -= len(rec)
 	} else {
@@ -228,14 +276,14 @@ func (q *FIFO) Drop(k int64) error {
 			k -= s.count
 			q.n -= s.count
 			q.bytes -= s.size
-			if s.f == nil {
+			if s.file == nil {
 				q.mem -= int(s.size)
 			}
 			s.count, s.size = 0, 0
 			q.dropFront()
 			continue
 		}
-		if s.f != nil {
+		if s.file != nil {
 			// Read past them later; their bytes are not known yet.
 			if s.have {
 				s.have = false
@@ -272,8 +320,16 @@ func (q *FIFO) dropFront() {
 	s := q.segs[0]
 	q.segs[0] = nil
 	q.segs = q.segs[1:]
-	if s.f != nil {
-		s.f.Close()
+	if ff := s.file; ff != nil {
+		s.file, s.r = nil, nil
+		// A file goes once no segment in it is left; the current one
+		// too, the next spill starting a new file.
+		if ff.segs--; ff.segs == 0 {
+			ff.close()
+			if q.file == ff {
+				q.file = nil
+			}
+		}
 		return
 	}
 	if q.spare == nil && cap(s.data) <= 2*q.seg {
@@ -285,10 +341,13 @@ func (q *FIFO) dropFront() {
 // Close releases every file q holds; q is empty afterwards.
 func (q *FIFO) Close() error {
 	for _, s := range q.segs {
-		if s.f != nil {
-			s.f.Close()
+		if s.file != nil {
+			s.file.close()
 		}
 	}
-	q.segs, q.n, q.bytes, q.mem = nil, 0, 0, 0
+	if q.file != nil {
+		q.file.close()
+	}
+	q.segs, q.n, q.bytes, q.mem, q.file = nil, 0, 0, 0, nil
 	return nil
 }

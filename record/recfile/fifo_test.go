@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/tpipe/tpipe/record/recfile"
@@ -98,5 +99,73 @@ func TestFIFOSpills(t *testing.T) {
 	}
 	if q.Bytes() != 990000 || q.Spilled() < 900000 {
 		t.Errorf("Bytes %d, Spilled %d: want 990000 held, most of it on disk", q.Bytes(), q.Spilled())
+	}
+}
+
+// Fixed bug: every spilled segment was a file of its own, so a FIFO with
+// a small budget holding much (tail -c of a large input) ran out of file
+// descriptors. Segments now share files of up to 64 MiB, and a file goes
+// once its segments are gone.
+func TestFIFOFewFiles(t *testing.T) {
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd:", err)
+		}
+		return len(ents)
+	}
+	dir := t.TempDir()
+	before := fds()
+	q := recfile.NewFIFO(dir, 4<<10) // segments of 1 KiB
+	defer q.Close()
+	rec := bytes.Repeat([]byte("r"), 99)
+	const n = 100000 // 9.9 MB: about 10,000 segments on disk
+	for i := range n {
+		rec[0] = byte(i)
+		if err := q.Push(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if open := fds() - before; open > 2 {
+		t.Errorf("%d files open for %d bytes held, want at most 2", open, q.Bytes())
+	}
+	// Dropping most and reading the rest gives what was pushed, in order.
+	if err := q.Drop(n - 1000); err != nil {
+		t.Fatal(err)
+	}
+	for i := n - 1000; i < n; i++ {
+		got, err := q.Front()
+		rec[0] = byte(i)
+		if err != nil || !bytes.Equal(got, rec) {
+			t.Fatalf("record %d: %.10q, %v", i, got, err)
+		}
+		if err := q.Pop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if open := fds() - before; open != 0 {
+		t.Errorf("%d files still open once the FIFO is empty", open)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left in the temp dir", len(ents))
+	}
+}
+
+// Fixed bug: a memory segment was an eighth of the budget, taken whole
+// when it started, so a FIFO with sort memory auto's gigabyte took 128
+// MiB to hold five lines (tail -n 5).
+func TestFIFOSmallUseSmallMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	q := recfile.NewFIFO(t.TempDir(), 1<<30)
+	defer q.Close()
+	for range 5 {
+		if err := q.Push([]byte("a line\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Errorf("five lines took %d bytes", n)
 	}
 }

@@ -76,6 +76,8 @@ func TestStabilizeKeepsSizeAndCount(t *testing.T) {
 		{W: 120, H: 80, Chroma: stab.C422},
 		{W: 64, H: 48, Chroma: stab.C444},
 		{W: 33, H: 17, Chroma: stab.Mono},
+		{W: 99, H: 41, Chroma: stab.C411},
+		{W: 33, H: 17, Chroma: stab.C444Alpha},
 	} {
 		for _, n := range []int{0, 1, 3, 10} {
 			clip := synth.NewShaky(l, n, 1, 1, 0, 0, 3)

@@ -13,7 +13,8 @@ const (
 	// shows. Warp treats it as Fill (a sample that rounds off the edge
 	// takes the edge's value).
 	Zoom Border = iota
-	// Black shows black: luma 16, chroma 128 (BT.601 limited range).
+	// Black shows black: luma 16, chroma 128 (BT.601 limited range),
+	// alpha opaque.
 	Black
 	// Fill repeats the source's edge samples outwards.
 	Fill
@@ -146,9 +147,12 @@ func (j *warpJob) band(i, n int) {
 	for p := range j.l.NumPlanes() {
 		d, s := j.l.Plane(j.dst, p), j.l.Plane(j.src, p)
 		a := planeMap(j.l, p, j.m)
-		var black byte = 128
-		if p == 0 {
+		var black byte = 128 // chroma
+		switch {
+		case p == 0:
 			black = 16
+		case !j.l.IsChroma(p):
+			black = 255 // alpha: the border is shown, opaque
 		}
 		warpRows(d, s, a, i*d.H/n, (i+1)*d.H/n, j.b == Black, black)
 	}
@@ -160,7 +164,7 @@ func (j *warpJob) band(i, n int) {
 // u*sx, so its centre is at luma (u+0.5)*sx - 0.5.
 func planeMap(l Layout, p int, m motion) [6]float64 {
 	sx, sy := 1.0, 1.0
-	if p > 0 {
+	if l.IsChroma(p) {
 		a, b := l.Chroma.Subsampling()
 		sx, sy = float64(a), float64(b)
 	}

@@ -14,6 +14,8 @@ func TestWarpShiftMovesEveryPlaneAtItsScale(t *testing.T) {
 		{W: 64, H: 48, Chroma: stab.C422},
 		{W: 64, H: 48, Chroma: stab.C444},
 		{W: 64, H: 48, Chroma: stab.Mono},
+		{W: 64, H: 48, Chroma: stab.C411},
+		{W: 64, H: 48, Chroma: stab.C444Alpha},
 	} {
 		src := make([]byte, l.FrameSize())
 		for i := range src {
@@ -26,12 +28,12 @@ func TestWarpShiftMovesEveryPlaneAtItsScale(t *testing.T) {
 		for p := range l.NumPlanes() {
 			d, s := l.Plane(dst, p), l.Plane(src, p)
 			ox, oy := 4, 2
-			if p > 0 {
-				ox, oy = 4/sx, 2/sy
-			}
-			black := byte(128)
-			if p == 0 {
-				black = 16
+			black := byte(16)
+			switch {
+			case l.IsChroma(p):
+				ox, oy, black = 4/sx, 2/sy, 128
+			case p == 3:
+				black = 255 // alpha
 			}
 			for y := range d.H {
 				for x := range d.W {
