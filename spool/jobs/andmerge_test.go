@@ -215,13 +215,14 @@ func TestFailedName(t *testing.T) {
 	root := t.TempDir()
 	in, errs := filepath.Join(root, "in"), filepath.Join(root, "errors")
 	drop(t, in, map[string]string{"x": "1\n", "bad name": "2\n"})
+	var errb strings.Builder
 	n, err := Run(testCtx(t), []Stage{{Name: "false", In: []string{in}, Run: script("grep nothing"), Failed: []string{errs},
 		FailedName: func(j *Job, _ int) (string, error) {
 			if strings.Contains(j.Key, " ") {
 				return "", errors.New("no spaces here")
 			}
 			return j.Key + ".err", nil
-		}}}, fast(Options{Once: true}))
+		}}}, fast(Options{Once: true, Stderr: &errb}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,6 +231,14 @@ func TestFailedName(t *testing.T) {
 	}
 	if got := tree(t, root); got != "errors/x.err=1\nin/bad name=2" {
 		t.Errorf("after the run:\n%s", got)
+	}
+	for _, want := range []string{
+		"tpipe: job bad name (false) failed: exit status 1 after 1 try; left in place, for want of a failed name: no spaces here\n",
+		"tpipe: job x (false) failed: exit status 1 after 1 try; moved to " + filepath.Join(errs, "x.err") + "\n",
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
 	}
 }
 

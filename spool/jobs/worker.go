@@ -190,7 +190,7 @@ func (e *engine) fail(st *stage, j *Job, h *held, status int, log *capture) (kee
 		for k := range j.Names {
 			name, err := st.FailedName(j, k)
 			if err != nil {
-				e.sayf("%s; left in place, as %v", what, err)
+				e.sayf("%s; left in place, for want of a failed name: %v", what, err)
 				dests = nil
 				break
 			}
@@ -208,20 +208,25 @@ func (e *engine) fail(st *stage, j *Job, h *held, status int, log *capture) (kee
 	var where string
 	var err error
 	if dests != nil {
-		where = strings.Join(dests, ", ")
+		rels := make([]string, len(dests))
+		for k, d := range dests {
+			rels[k] = rel(d)
+		}
+		where = strings.Join(rels, ", ")
 		err = h.moveTo(dests)
 	} else {
 		where, err = e.toFailedPlaces(st, j, h, status, log)
+		where = rel(where)
 	}
 	if err != nil {
 		h.release()
-		e.stop(fmt.Errorf("%s and could not be moved to %s: %w; it is back in its place", what, rel(where), err))
+		e.stop(fmt.Errorf("%s and could not be moved to %s: %w; it is back in its place", what, where, err))
 		return false
 	}
 	if dests != nil {
-		e.sayf("%s; moved to %s", what, rel(where))
+		e.sayf("%s; moved to %s", what, where)
 	} else {
-		e.sayf("%s; moved to %s, with its stderr and status beside it", what, rel(where))
+		e.sayf("%s; moved to %s, with its stderr and status beside it", what, where)
 	}
 	return false
 }
