@@ -63,6 +63,16 @@ func helper(mode string) int {
 		return fail(fmt.Errorf("no mode %q", mode))
 	}
 	fmt.Println("started")
+	if gate := os.Getenv("JOBS_GATE"); gate != "" {
+		// Wait for the test to open the gate, so that workers started one
+		// after another begin together.
+		for {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	st := Stage{Name: "f", In: []string{os.Getenv("JOBS_IN")}, Out: [][]string{{os.Getenv("JOBS_OUT")}}, Run: run}
 	if _, err := Run(context.Background(), []Stage{st}, o); err != nil {
 		return fail(err)
