@@ -43,6 +43,19 @@ type Task struct {
 	// tasks all do has a safe B (see Shape); one with a task that reads
 	// its inputs in turn (cat @x @y) has none.
 	ReadsAny bool
+	// Ident says what the task does, in words that change whenever its
+	// output could for the same input: its command words, the program it
+	// runs, the files it reads with their size and modification time.
+	// The spool names its outputs by a hash of it (package spool). Empty
+	// means it cannot be said (standard input, a Go function): the task
+	// then runs every time and its outputs are named by their content.
+	Ident string
+	// File, when set, says that the task's output is the lines of this
+	// regular file as they are (a '<' redirect, cat FILE). The spool reads
+	// such a file in place, in byte ranges cut at line ends, instead of
+	// keeping a copy: the file is already on disk, and Ident (its size
+	// and modification time) says when it changed.
+	File string
 }
 
 // Func returns the function that runs the task.

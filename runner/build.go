@@ -91,10 +91,14 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 		return nil, err
 	}
 	b.job.RecordSizeWhy = why
-	plan, err := sched.MakePlan(b.g, sched.Options{
+	o := sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace,
 		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto, Replicas: r.cfg.Replicas,
-	})
+	}
+	if r.cfg.Policy == sched.Spool {
+		o.Spool = r.spoolOptions()
+	}
+	plan, err := sched.MakePlan(b.g, o)
 	if err != nil {
 		b.job.Close()
 		return nil, err
@@ -161,9 +165,18 @@ func (b *builder) openRedirs(c *shell.Cmd) redirs {
 			if x.Op == shell.RedirAppend || x.Op == shell.RedirErrAppend {
 				flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 			}
-			if b.dry {
+			switch {
+			case b.dry:
 				f, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-			} else {
+			case b.r.spooled() && (x.Op == shell.RedirOut || x.Op == shell.RedirAppend):
+				var a *atomicOut
+				if a, err = openAtomic(b.r.path(name), x.Op == shell.RedirAppend); err == nil {
+					b.job.commits = append(b.job.commits, a)
+					b.keep(a) // closing drops the temporary file unless committed
+					rd.out, rd.outName, rd.outEdge = a.f, name, ""
+					continue
+				}
+			default:
 				f, err = os.OpenFile(b.r.path(name), flag, 0o666)
 			}
 		}
@@ -291,6 +304,7 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 // sink connects task t's output to a task writing w.
 func (b *builder) sink(t int, name string, w io.Writer) {
 	s := b.g.Add(b.unique(name), 1, 0, task.WriteTo(w, record.Lines))
+	b.g.Tasks[s].Ident = name
 	b.g.Connect(t, 0, s, 0, b.cap)
 }
 
@@ -306,11 +320,17 @@ func (b *builder) feed(in input, t int) {
 		return
 	case in.file != nil:
 		src = b.g.Add(b.unique("<"+filepath.Base(in.file.Name())), 0, 1, task.ReadFrom(in.file, record.Lines))
+		if b.g.Tasks[src].Ident = fileIdent(in.file); b.g.Tasks[src].Ident != "" {
+			b.g.Tasks[src].File = in.file.Name()
+		}
 	case in.stdin && b.r.pump != nil:
+		// stdin's bytes are all there is to know of it: no Ident, so the
+		// spool names its segments by their content.
 		src = b.g.Add(b.unique("<stdin"), 0, 1, b.stdinSource())
 		b.g.Tasks[src].Blocking = true // a terminal or pipe may wait long
 	default:
 		src = b.g.Add(b.unique("<empty"), 0, 1, task.Records())
+		b.g.Tasks[src].Ident = "empty"
 	}
 	b.g.Connect(src, 0, t, 0, b.cap)
 }
@@ -322,6 +342,7 @@ func (b *builder) drop(in input) {
 		return
 	}
 	t := b.g.Add(b.unique("discard"), 1, 0, func(context.Context, *buffer.Ports) error { return nil })
+	b.g.Tasks[t].Ident = "discard"
 	b.g.Connect(in.from, 0, t, 0, b.cap)
 }
 
@@ -421,6 +442,10 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		if cmd.Holds > 0 {
 			b.job.Holding = append(b.job.Holding, Held{Task: b.g.Tasks[t].Name, Records: cmd.Holds})
 		}
+		b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
+		if nin == 0 && len(writes) == 0 && len(argv) == 2 && argv[0] == "cat" && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
+			b.g.Tasks[t].File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
+		}
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
 		}
@@ -483,6 +508,8 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 	}
 	out := b.g.Add(b.unique(name), 0, nout, x.Output())
 	b.g.Tasks[out].Blocking = true
+	id := b.r.programIdent(path, argv)
+	b.g.Tasks[out].Ident = id
 	// One process: its tasks (the reader of its output, the feeder of its
 	// input, those of its /dev/fd edges) run at the same time, and deadlock
 	// detection sees them as bridges to one program.
@@ -490,6 +517,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 	if f := x.Input(); f != nil {
 		t := b.g.Add(b.unique(name+":stdin"), 1, 0, f)
 		b.g.Tasks[t].Blocking = true
+		b.g.Tasks[t].Ident = id
 		b.g.Tasks[t].Together = b.g.Tasks[out].Name
 		b.feed(in, t)
 	} else {

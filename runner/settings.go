@@ -257,6 +257,47 @@ var Settings = []*Setting{
 			return nil
 		},
 	},
+	{
+		Name: "spool", Arg: "DIR",
+		Help:      "run on the spool policy, every edge a directory under DIR: a killed run resumes where it stopped, a rerun redoes only what changed (tpipe gc DIR cleans it)",
+		Values:    "a directory, or none",
+		DefaultIs: "none",
+		get: func(c *Config) string {
+			if c.Spool == "" {
+				return "none"
+			}
+			return c.Spool
+		},
+		set: func(c *Config, v string) error {
+			switch v {
+			case "":
+				return errBadValue
+			case "none":
+				if c.Policy == sched.Spool {
+					c.Policy = sched.DefaultPolicy
+				}
+				c.Spool = ""
+				return nil
+			}
+			c.Spool, c.Policy = v, sched.Spool
+			return nil
+		},
+	},
+	sizeSetting("segment", "bytes of records in each segment (file) of a spooled edge", sched.DefaultSegment, math.MaxInt,
+		func(c *Config) *int { return &c.Segment }),
+	{
+		Name: "fsync", Arg: "on|off",
+		Help:   "sync every spooled token and its directory to disk; off is faster, and a power loss may then lose the last tokens (a killed process loses nothing)",
+		Values: "on or off",
+		get:    func(c *Config) string { return onOff(!c.NoSync) },
+		set: func(c *Config, v string) error {
+			on, err := parseOnOff(v)
+			if err == nil {
+				c.NoSync = !on
+			}
+			return err
+		},
+	},
 }
 
 // autoSortMemory says what --sort-memory auto is on this machine.

@@ -63,6 +63,9 @@ type Options struct {
 	// moving buffers to disk, and where the serial policy keeps its
 	// edges; "" means os.TempDir().
 	TempDir string
+	// Spool configures the spool policy; nil under it runs on a
+	// temporary spool.
+	Spool *SpoolOptions
 	// Replicas is how many copies a stateless per-record task
 	// (task.PerRecord.Fresh) may run as under the concurrent policy, its
 	// output kept in input order (task.PerRecord.Replicated): 0 is auto,
@@ -103,6 +106,10 @@ type TaskStats struct {
 	Blocked time.Duration `json:"blocked_ns"` // time waiting for a queue or FREE
 	Status  int           `json:"status"`     // exit status, from a *task.ExitError
 	Err     string        `json:"error,omitempty"`
+	// Under the spool policy: the segments of output the task made in
+	// this run, and those it found made by an earlier one (the cache).
+	SegmentsRun    int `json:"segments_run"`
+	SegmentsCached int `json:"segments_cached"`
 }
 
 // EdgeStats are the statistics of one queue.
@@ -134,6 +141,7 @@ type Stats struct {
 	Tasks            []TaskStats   `json:"tasks"`
 	Edges            []EdgeStats   `json:"edges"`
 	Disk             *DiskStats    `json:"disk,omitempty"` // the serial policy's bytes to and from disk
+	Spool            *SpoolStats   `json:"spool,omitempty"`
 	// What resolving stalls took (graphs that are not chains): queue
 	// growths, spills to disk, record bytes spilled and their compressed
 	// size on disk.

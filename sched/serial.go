@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -66,16 +65,8 @@ func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats,
 // no name, so a killed run leaves nothing behind; an edge's file stays
 // open from its writer's step until its reader's.
 func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, DiskStats, error) {
-	s := &serialRun{g: g, pl: pl, o: o, spills: make([]spill, len(g.Edges)), start: time.Now(), ran: make([]bool, len(g.Tasks))}
-	s.st = &Stats{Policy: Serial, RecordSize: pl.RecordSize, Bound: pl.Bound,
-		Tasks: make([]TaskStats, len(g.Tasks)), Edges: make([]EdgeStats, len(g.Edges))}
-	for i, t := range g.Tasks {
-		s.st.Tasks[i] = TaskStats{Name: t.Name, Index: t.Index}
-	}
-	for k, e := range g.Edges {
-		s.st.Edges[k] = EdgeStats{Name: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name, Cap: e.Cap}
-	}
-	detach := o.Live.Attach(s.sampleRun)
+	s := &serialRun{stepRunner: newStepRunner(g, pl, o, Serial), spills: make([]spill, len(g.Edges))}
+	detach := o.Live.Attach(s.sample)
 	err := s.run(ctx)
 	detach()
 	for k := range s.spills {
@@ -88,29 +79,9 @@ func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*St
 }
 
 type serialRun struct {
-	g      *graph.Graph
-	pl     Plan
-	o      Options
+	stepRunner
 	spills []spill // one per edge
 	disk   DiskStats
-	start  time.Time
-
-	// A sampler (Options.Live) reads these under mu while steps run.
-	mu  sync.Mutex
-	st  *Stats
-	ran []bool      // by task: its step has run
-	cur *serialStep // the step running, if any
-}
-
-// serialStep is the small graph of the step running, as a sampler sees
-// it: task pos[n] of it is task step[n] of g, its edge j is g's edge
-// edges[j], which the step writes if out[j] (else it reads it).
-type serialStep struct {
-	live  *Live
-	step  []int
-	pos   []int
-	edges []int
-	out   []bool
 }
 
 // spill is the file of one edge. Its writer is a sink task of one small
@@ -131,17 +102,9 @@ func (sp *spill) remove() {
 }
 
 func (s *serialRun) run(ctx context.Context) error {
-	g := s.g
-	ins, outs := make([][]int, len(g.Tasks)), make([][]int, len(g.Tasks))
-	for i, t := range g.Tasks {
-		ins[i], outs[i] = make([]int, t.In), make([]int, t.Out)
-	}
-	for k, e := range g.Edges {
-		ins[e.To.Task][e.To.Port] = k
-		outs[e.From.Task][e.From.Port] = k
-	}
+	ins, outs := edgesOf(s.g)
 	var status *TaskError
-	for _, step := range serialSteps(g) {
+	for _, step := range serialSteps(s.g) {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
@@ -212,116 +175,17 @@ func serialSteps(g *graph.Graph) [][]int {
 	return ordered
 }
 
-// runStep runs the tasks of one step in a small graph of their own: for
-// each, sources for its input edges, the task, and sinks for its output
-// edges. The sources and sinks bear their task's name, since their failures
-// are the task's.
+// runStep runs the tasks of one step in a small graph of their own (see
+// stepRunner.runStep), with each edge's file as its source and sink.
 func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) error {
-	g := s.g
-	sg := &graph.Graph{}
-	cur := &serialStep{live: &Live{}, step: step, pos: make([]int, len(step))}
-	pos := cur.pos // where each task of the step is in sg
-	for n, i := range step {
-		t := g.Tasks[i]
-		first := len(sg.Tasks)
-		for _, k := range ins[i] {
-			sg.Add(t.Name, 0, 1, s.source(k))
+	return s.stepRunner.runStep(ctx, step, ins, outs, s.source, func(k int) (task.Func, error) {
+		f, err := recfile.CreateTemp(s.o.TempDir)
+		if err != nil {
+			return nil, err
 		}
-		c := *t // Validate sets Index: g's task must not be touched
-		pos[n] = len(sg.Tasks)
-		sg.Tasks = append(sg.Tasks, &c)
-		for p, k := range ins[i] {
-			sg.Connect(first+p, 0, pos[n], p, g.Edges[k].Cap).Name = g.Edges[k].Name
-			cur.edges, cur.out = append(cur.edges, k), append(cur.out, false)
-		}
-		for p, k := range outs[i] {
-			f, err := recfile.CreateTemp(s.o.TempDir)
-			if err != nil {
-				return &TaskError{Task: t.Name, Index: t.Index, Err: fmt.Errorf("edge %s: %w", g.Edges[k].Name, err)}
-			}
-			s.spills[k].f = f
-			sink := sg.Add(t.Name, 1, 0, s.sink(k, f))
-			sg.Connect(pos[n], p, sink, 0, g.Edges[k].Cap).Name = g.Edges[k].Name
-			cur.edges, cur.out = append(cur.edges, k), append(cur.out, true)
-		}
-	}
-	if err := sg.Validate(); err != nil {
-		return fmt.Errorf("sched: serial: internal error: %w", err)
-	}
-	// A step with an external program is not a chain (the program's
-	// tasks are apart): its stalls through the program are resolved.
-	spl := Plan{Policy: Serial, Runs: Serial, Buffers: s.o.Buffers, RecordSize: s.pl.RecordSize, Bound: sg.Bound(), Resolve: !sg.IsChain()}
-	if spl.Buffers == 0 {
-		spl.Buffers = spl.Bound
-	}
-	s.mu.Lock()
-	s.cur = cur
-	s.mu.Unlock()
-	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, MaxRecord: s.o.MaxRecord, Stderr: s.o.Stderr, Resolver: s.o.Resolver, TempDir: s.o.TempDir,
-		Live: cur.live})
-	s.mu.Lock()
-	if st != nil {
-		s.mergeStep(step, pos, ins, outs, sg, st)
-		s.st.Buffers = max(s.st.Buffers, spl.Buffers)
-	}
-	for _, i := range step {
-		s.ran[i] = true
-	}
-	s.cur = nil
-	s.mu.Unlock()
-	if te, ok := err.(*TaskError); ok {
-		for _, i := range step {
-			if g.Tasks[i].Name == te.Task {
-				return &TaskError{Task: te.Task, Index: g.Tasks[i].Index, Err: te.Err}
-			}
-		}
-	}
-	return err
-}
-
-// mergeStep merges the statistics of a step's small graph: task i of the
-// step is task pos[n] of sg; its edges are found by name.
-func (s *serialRun) mergeStep(step, pos []int, ins, outs [][]int, sg *graph.Graph, st *Stats) {
-	for n, i := range step {
-		var ein, eout []int // edges of i in sg, in port order
-		for k, e := range sg.Edges {
-			if e.To.Task == pos[n] {
-				ein = append(ein, k)
-			}
-		}
-		for k, e := range sg.Edges {
-			if e.From.Task == pos[n] {
-				eout = append(eout, k)
-			}
-		}
-		sub := &Stats{Tasks: st.Tasks, BuffersHighWater: st.BuffersHighWater}
-		for _, k := range append(ein, eout...) {
-			sub.Edges = append(sub.Edges, st.Edges[k])
-		}
-		s.merge(i, pos[n], ins[i], outs[i], sub)
-	}
-}
-
-// merge copies the statistics of task i's small graph, where it is task ti
-// and the edges are ins then outs, into the run's: an edge's writer side
-// comes from its writer's run, its read wait from its reader's.
-func (s *serialRun) merge(i, ti int, ins, outs []int, st *Stats) {
-	ts := st.Tasks[ti]
-	ts.Name, ts.Index = s.g.Tasks[i].Name, s.g.Tasks[i].Index
-	s.st.Tasks[i] = ts
-	s.st.BuffersHighWater = max(s.st.BuffersHighWater, st.BuffersHighWater)
-	for p, es := range st.Edges {
-		if p < len(ins) {
-			e := &s.st.Edges[ins[p]]
-			e.ReadWait = es.ReadWait
-			e.Growths += es.Growths
-			continue
-		}
-		e := &s.st.Edges[outs[p-len(ins)]]
-		e.Records, e.Bytes, e.HighWater, e.WriteWait = es.Records, es.Bytes, es.HighWater, es.WriteWait
-		e.Cap = es.Cap
-		e.Growths += es.Growths
-	}
+		s.spills[k].f = f
+		return s.sink(k, f), nil
+	})
 }
 
 // source returns the task that reads edge k's file into its output.
@@ -382,52 +246,6 @@ func (s *serialRun) sink(k int, f *os.File) task.Func {
 		}
 		sp.size = w.Written()
 		return nil
-	}
-}
-
-// sampleRun fills snap for Options.Live: the statistics of the steps that
-// have run, and the counters of the one running over them. An edge counts
-// what its writer wrote; a task, what it has read (nothing before its
-// step).
-func (s *serialRun) sampleRun(snap *Snapshot) {
-	g := s.g
-	s.mu.Lock()
-	snap.Running, snap.Policy, snap.Elapsed = true, Serial, time.Since(s.start)
-	snap.Tasks = snap.Tasks[:0]
-	for i, ts := range s.st.Tasks {
-		snap.Tasks = append(snap.Tasks, TaskSample{Name: ts.Name, Index: g.Tasks[i].Index, Busy: ts.Busy, Blocked: ts.Blocked, Done: s.ran[i]})
-	}
-	snap.Edges = snap.Edges[:0]
-	for k, es := range s.st.Edges {
-		e := g.Edges[k]
-		snap.Edges = append(snap.Edges, EdgeSample{Name: es.Name, From: e.From.Task, To: e.To.Task, Cap: es.Cap, Records: es.Records, Bytes: es.Bytes})
-	}
-	cur := s.cur
-	s.mu.Unlock()
-	var sub Snapshot
-	if cur != nil {
-		sub = cur.live.Snapshot()
-	}
-	if sub.Running {
-		for j, es := range sub.Edges {
-			e := &snap.Edges[cur.edges[j]]
-			e.Len, e.Cap = es.Len, es.Cap
-			if cur.out[j] {
-				e.Records, e.Bytes = es.Records, es.Bytes
-			}
-		}
-	}
-	snap.addTotals()
-	for i := range snap.Tasks {
-		if t := &snap.Tasks[i]; !t.Done {
-			t.Records, t.Bytes = 0, 0
-		}
-	}
-	if sub.Running {
-		for n, i := range cur.step {
-			ts, t := sub.Tasks[cur.pos[n]], &snap.Tasks[i]
-			t.Busy, t.Blocked, t.Records, t.Bytes = ts.Busy, ts.Blocked, ts.Records, ts.Bytes
-		}
 	}
 }
 
