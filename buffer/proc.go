@@ -200,6 +200,7 @@ func (c *Proc) Finish(failed bool) {
 	}
 	for _, in := range t.ins {
 		in.stopLocked()
+		in.dropKeptLocked()
 	}
 	p.live--
 	p.checkStallLocked()
