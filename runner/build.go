@@ -394,9 +394,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		if cmd.Spills {
 			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
 		}
-		if cmd.Holds > 0 {
-			b.job.Holding = append(b.job.Holding, Held{Task: b.g.Tasks[t].Name, Records: cmd.Holds})
-		}
+		b.g.Tasks[t].Holds = cmd.Holds
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
 		}
