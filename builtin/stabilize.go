@@ -19,8 +19,8 @@ func init() {
 			"[--zoom PCT|auto] [--borders zoom|black|fill]",
 		Help: "Remove camera shake from a y4m stream (8-bit 4:2:0, 4:2:2, 4:4:4 or mono): " +
 			"the motion between frames is measured, the camera's path smoothed over a " +
-			"lookahead of N frames (-w, default 30) by a Gaussian of SIGMA frames (-s, " +
-			"default N/3), and each frame moved onto the smooth path, by at most " +
+			"lookahead of N frames (-w, default 40) by a Gaussian of SIGMA frames (-s, " +
+			"default N/2), and each frame moved onto the smooth path, by at most " +
 			"--max-shift percent of the frame (default 4) and --max-angle degrees " +
 			"(default 1). The picture is zoomed just enough to hide the borders of such " +
 			"moves (--zoom auto), or by --zoom PCT percent; --borders black or fill " +
@@ -99,7 +99,7 @@ func stabilizeNew(env *Env, args []string) (*Cmd, error) {
 	if len(operands) > 0 {
 		return nil, usagef(cmd, "extra operand '%s': stabilize reads its input", operands[0])
 	}
-	o.Sigma = float64(o.Window) / 3
+	o.Sigma = float64(o.Window) / 2 // as in stab.DefaultOptions
 	if sigma != 0 {
 		if sigma > float64(o.Window) {
 			return nil, usagef(cmd, "strength %g is more than the window (%d frames)", sigma, o.Window)
