@@ -12,12 +12,17 @@ import (
 // refuse, so that one goroutine drives them and a would-be wait is an
 // error.
 type chain3 struct {
-	pool          *buffer.Pool
-	src, mid, dst *buffer.Ports
-	midProc       *buffer.Proc
+	pool             *buffer.Pool
+	src, mid, dst    *buffer.Ports
+	midProc, dstProc *buffer.Proc
 }
 
-func newChain3(t *testing.T, b, s, c0, c1 int) *chain3 {
+// newChain3 makes the chain with B = b, S = s, and capacities c0 and c1;
+// t is a *testing.T or a *rapid.T.
+func newChain3(t interface {
+	Helper()
+	Fatal(...any)
+}, b, s, c0, c1 int) *chain3 {
 	t.Helper()
 	pool, err := buffer.NewPool(buffer.Options{Buffers: b, RecordSize: s})
 	if err != nil {
@@ -31,7 +36,7 @@ func newChain3(t *testing.T, b, s, c0, c1 int) *chain3 {
 	for _, p := range []*buffer.Proc{src, mid, dst} {
 		p.SetParker(refuse{})
 	}
-	return &chain3{pool: pool, src: src.Ports(), mid: mid.Ports(), dst: dst.Ports(), midProc: mid}
+	return &chain3{pool: pool, src: src.Ports(), mid: mid.Ports(), dst: dst.Ports(), midProc: mid, dstProc: dst}
 }
 
 func (c *chain3) check(t *testing.T, free, queued, held int) {

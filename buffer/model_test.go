@@ -303,19 +303,9 @@ func TestPoolModel(t *testing.T) {
 		s := rapid.IntRange(1, 40).Draw(t, "S")
 		c0 := rapid.IntRange(1, 3).Draw(t, "cap0")
 		c1 := rapid.IntRange(1, 3).Draw(t, "cap1")
-		pool, err := buffer.NewPool(buffer.Options{Buffers: b, RecordSize: s})
-		if err != nil {
-			t.Fatal(err)
-		}
-		q0, _ := pool.NewQueue("q0", c0)
-		q1, _ := pool.NewQueue("q1", c1)
-		srcProc, _ := pool.NewProc("src", 0, nil, []*buffer.Queue{q0})
-		midProc, _ := pool.NewProc("mid", 1, []*buffer.Queue{q0}, []*buffer.Queue{q1})
-		dstProc, _ := pool.NewProc("dst", 2, []*buffer.Queue{q1}, nil)
-		for _, p := range []*buffer.Proc{srcProc, midProc, dstProc} {
-			p.SetParker(refuse{})
-		}
-		src, mid, dst := srcProc.Ports(), midProc.Ports(), dstProc.Ports()
+		c := newChain3(t, b, s, c0, c1)
+		pool, dstProc := c.pool, c.dstProc
+		src, mid, dst := c.src, c.mid, c.dst
 		m := &model{b: b, s: s, maxRecs: pool.MaxRecordsPerBuf(), free: b,
 			q: [2]*mqueue{{cap: c0}, {cap: c1}}}
 		dstStopped := false
