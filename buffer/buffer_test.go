@@ -2,6 +2,7 @@ package buffer_test
 
 import (
 	"errors"
+	"io"
 	"sync"
 	"testing"
 
@@ -109,4 +110,42 @@ func TestPoolAllocatesLazily(t *testing.T) {
 	if pool2.Free() != 1000 {
 		t.Fatalf("FREE %d after the run, want 1000", pool2.Free())
 	}
+}
+
+// Len counts what holds the writer back: queued buffers, the writer's
+// reservation, and the buffer the reader holds.
+func TestQueueStatsLen(t *testing.T) {
+	pool, _ := buffer.NewPool(buffer.Options{Buffers: 4, RecordSize: 8})
+	q, _ := pool.NewQueue("q", 4)
+	w, _ := pool.NewProc("w", 0, nil, []*buffer.Queue{q})
+	r, _ := pool.NewProc("r", 1, []*buffer.Queue{q}, nil)
+	out, in := w.Ports().Out(0), r.Ports().In(0)
+	steps := []struct {
+		do   func() error
+		want int
+	}{
+		{func() error { return nil }, 0},
+		{func() error { return out.Write([]byte("12345678")) }, 1}, // being filled: reserved
+		{func() error { return out.Write([]byte("abcdefgh")) }, 2}, // the first is queued
+		{func() error { _, err := in.Read(); return err }, 2},      // the reader holds the first
+		{func() error { w.Finish(false); return nil }, 2},          // the second handed over: queued
+		{func() error { _, err := in.Read(); return err }, 1},      // the first given back, the second held
+		{func() error { _, err := in.Read(); return ignoreEOF(err) }, 0},
+	}
+	for i, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if got := q.Stats().Len; got != s.want {
+			t.Fatalf("step %d: Len %d, want %d", i, got, s.want)
+		}
+	}
+	r.Finish(false)
+}
+
+func ignoreEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
 }

@@ -179,6 +179,7 @@ type Pool struct {
 	watchGen uint64    // which timer is current
 	watchers sync.WaitGroup
 	closed   bool // Close has begun: arm no timer
+	recycled bool // Close gave the buffers' memory away (recycle.go)
 }
 
 // Op names a point where a task may block; a Hook sees it before the task
@@ -367,7 +368,7 @@ func (p *Pool) takeFreeLocked() *Buf {
 		b = p.free[n-1]
 		p.free = p.free[:n-1]
 	} else if len(p.bufs) < p.nbuf {
-		b = &Buf{data: make([]byte, 0, p.size), ends: make([]int32, 0, p.nrec), id: len(p.bufs)}
+		b = p.newBuf(len(p.bufs))
 		p.bufs = append(p.bufs, b)
 	} else {
 		return nil
@@ -518,8 +519,9 @@ func (s ResolveStats) String() string {
 	return fmt.Sprintf("%d growths, %d spills, %d bytes spilled (%d on disk)", s.Growths, s.Spills, s.SpilledBytes, s.DiskBytes)
 }
 
-// Close releases the spill files of the pool. Call it after every task has
-// finished.
+// Close releases the spill files of the pool, and its buffers' memory for
+// the next pool of its record size (see recycle.go). Call it once, after
+// every task has finished.
 func (p *Pool) Close() error {
 	p.stopWatch()
 	p.mu.Lock()
@@ -527,6 +529,7 @@ func (p *Pool) Close() error {
 	for _, q := range p.queues {
 		q.discardLocked()
 	}
+	p.recycleLocked()
 	return nil
 }
 

@@ -160,8 +160,12 @@ func (q *Queue) Grow(n int) {
 
 // QueueStats are the counters of one queue.
 type QueueStats struct {
-	Name      string
-	Cap       int
+	Name string
+	Cap  int
+	// Len is what counts against Cap now: buffers queued, the writer's
+	// reservations and the buffers the reader holds. At Cap the writer
+	// waits.
+	Len       int
 	Records   int64         // records that went through the queue
 	Bytes     int64         // their bytes
 	HighWater int           // most buffers queued at once
@@ -177,7 +181,7 @@ func (q *Queue) Stats() QueueStats {
 	q.pool.mu.Lock()
 	defer q.pool.mu.Unlock()
 	return QueueStats{
-		Name: q.name, Cap: q.cap, Records: q.records, Bytes: q.bytes, HighWater: q.high,
+		Name: q.name, Cap: q.cap, Len: q.occupancy(), Records: q.records, Bytes: q.bytes, HighWater: q.high,
 		ReadWait: q.readWait, WriteWait: q.writeWait, Growths: q.growths,
 		Spills: q.spills, Spilled: q.spilledBytes,
 	}

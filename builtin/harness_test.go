@@ -61,6 +61,12 @@ func runGraph(t testing.TB, env *builtin.Env, stdout, stderr *bytes.Buffer, argv
 	if err != nil {
 		t.Fatalf("%q: %v", argv, err)
 	}
+	return runCmd(t, c, stdout, stderr, argv, r, size)
+}
+
+// runCmd runs c, made from argv, as runGraph does.
+func runCmd(t testing.TB, c *builtin.Cmd, stdout, stderr *bytes.Buffer, argv []string, r io.Reader, size int) result {
+	t.Helper()
 	g := &graph.Graph{}
 	me := g.Add(c.Name, 0, 1, c.Fn)
 	if c.ReadsInput {
@@ -70,7 +76,7 @@ func runGraph(t testing.TB, env *builtin.Env, stdout, stderr *bytes.Buffer, argv
 	}
 	sink := g.Add("stdout", 1, 0, task.WriteTo(stdout, record.Lines))
 	g.Connect(me, 0, sink, 0, 2)
-	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: size})
+	_, err := sched.Run(context.Background(), g, sched.Options{RecordSize: size})
 	res := result{out: stdout.String(), err: stderr.String()}
 	var ee *task.ExitError
 	switch {
@@ -81,6 +87,31 @@ func runGraph(t testing.TB, env *builtin.Env, stdout, stderr *bytes.Buffer, argv
 		t.Fatalf("%q: run: %v", argv, err)
 	}
 	return res
+}
+
+// runAsTpipe runs argv as the tpipe command runs a builtin (runner/
+// compile.go, build.go), in dir with env, whose Stderr it sets: a usage
+// error is GNU's whole text (UsageError.Message) with GNU's status
+// (ExitStatus); a command line the builtin does not implement
+// (*UnsupportedError) runs the system's program of that name instead,
+// which fellBack reports.
+func runAsTpipe(t testing.TB, env *builtin.Env, dir string, argv []string, stdin string) (res result, fellBack bool) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	env.Stderr = &stderr
+	c, err := builtin.New(env, argv)
+	var unsup *builtin.UnsupportedError
+	var ue *builtin.UsageError
+	switch {
+	case errors.As(err, &unsup):
+		return runGNU(t, dir, argv, stdin), true
+	case errors.As(err, &ue):
+		return result{err: ue.Message(), code: ue.ExitStatus()}, false
+	case err != nil:
+		t.Fatalf("%q: %v", argv, err)
+	}
+	res = runCmd(t, c, &stdout, &stderr, argv, strings.NewReader(stdin), 1<<16)
+	return res, false
 }
 
 // runGNU runs argv with the system's GNU tools under LC_ALL=C in dir, or

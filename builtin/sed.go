@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -24,9 +24,11 @@ func init() {
 		Help: "Edit a stream of lines with a script, as GNU sed 4.9 does: every command " +
 			"but e (s, y, p, P, d, D, n, N, g, G, h, H, x, b, t, T, :, a, i, c, r, R, w, W, " +
 			"=, l, q, Q, z, F, { }), addresses N, $, /RE/[IM], \\cREc, FIRST~STEP, ranges " +
-			"A,B with B also +N or ~N, 0,/RE/, negated by !. -n prints only what the script " +
-			"prints; -E extended regexes; -s separate files; -i[SUFFIX] edits files in " +
-			"place (keeping a backup with SUFFIX); -z NUL-separated lines; -l N wraps l.",
+			"A,B with B also +N or ~N, 0,/RE/, negated by !; back-references (\\1) in " +
+			"patterns. -n prints only what the script prints; -E extended regexes; -s " +
+			"separate files; -i[SUFFIX] edits files in place (keeping a backup with " +
+			"SUFFIX); -z NUL-separated lines; -l N wraps l. e, s///e, --posix, --debug, " +
+			"--follow-symlinks and -f - run the system's sed.",
 		New: newSed,
 	})
 }
@@ -69,13 +71,16 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 	sc, err := sedlang.Parse(cfg.pieces, cfg.o)
 	if err != nil {
 		var se *sedlang.Error
-		if errors.As(err, &se) && se.Unsupported {
-			return nil, sedRefuse("%s", se)
+		switch {
+		case errors.As(err, &se) && se.Unsupported:
+			return nil, unsupportedf("sed", "%s", se.What)
+		case se != nil && se.Panic:
+			return nil, &UsageError{Cmd: "sed", Msg: se.Error(), Status: sedPanic}
 		}
-		return nil, usagef("sed", "%s", err)
+		return nil, usagef("sed", "%s", err) // GNU's status 1
 	}
 	if cfg.inPlace && len(cfg.files) == 0 {
-		return nil, usagef("sed", "no input files")
+		return nil, &UsageError{Cmd: "sed", Msg: "no input files", Status: sedPanic}
 	}
 	reads, err := env.edgeOperands("sed", cfg.files)
 	if err != nil {
@@ -102,12 +107,10 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 	return c, nil
 }
 
-// sedRefuse is a script or option GNU sed runs and this builtin does not.
-// It is a usage error until the runner can hand such a command to the
-// system's sed; that hand-over is to replace this one function.
-func sedRefuse(format string, args ...any) error {
-	return usagef("sed", format, args...)
-}
+// sedPanic is GNU sed's status when it cannot go on (EXIT_PANIC): a file
+// it cannot open or write, a -i without files. A script error is 1, as
+// for a usage error; a file operand it cannot read, 2.
+const sedPanic = 4
 
 // sedOptions parses sed's command line. -i takes its suffix only attached
 // (-i.bak, --in-place=.bak), which getopt does not do: it is taken out of
@@ -128,11 +131,12 @@ func sedOptions(env *Env, args []string) (*sedConfig, error) {
 			exprs = true
 		case 'f':
 			if arg == "-" {
-				return sedRefuse("a script read from the standard input (-f -) is not supported")
+				// The script would come from the pipeline's input.
+				return unsupportedf("sed", "-f -")
 			}
 			text, err := readScript(env, arg)
 			if err != nil {
-				return usagef("sed", "couldn't open file %s: %s", arg, errText(err))
+				return &UsageError{Cmd: "sed", Msg: fmt.Sprintf("couldn't open file %s: %s", arg, errText(err)), Status: sedPanic}
 			}
 			cfg.pieces = append(cfg.pieces, sedlang.Piece{Text: text, File: arg})
 			exprs = true
@@ -141,13 +145,9 @@ func sedOptions(env *Env, args []string) (*sedConfig, error) {
 		case 'z':
 			cfg.o.NullData = true
 		case 'l':
-			n, err := strconv.Atoi(arg)
-			if err != nil || n < 0 {
-				return usagef("sed", "invalid line length: %s", arg)
-			}
-			cfg.o.LineWrap = n
-			if n == 0 {
-				cfg.o.LineWrap = -1
+			cfg.o.LineWrap = cAtoi(arg)
+			if cfg.o.LineWrap <= 0 {
+				cfg.o.LineWrap = -1 // never wrap
 			}
 		case 'S':
 			cfg.o.Sandbox = true
@@ -155,24 +155,26 @@ func sedOptions(env *Env, args []string) (*sedConfig, error) {
 			// Unbuffered: output flows a line at a time anyway when input
 			// does. Binary: no text mode to leave on this system.
 		case 'P':
-			return sedRefuse("--posix is not supported")
+			return unsupportedf("sed", "--posix")
 		case 'D':
-			return sedRefuse("--debug is not supported")
+			return unsupportedf("sed", "--debug")
 		case 'F':
-			return sedRefuse("--follow-symlinks is not supported")
+			return unsupportedf("sed", "--follow-symlinks")
 		case 'H':
-			return sedRefuse("--help is not supported")
+			return unsupportedf("sed", "--help")
 		case 'V':
-			return sedRefuse("--version is not supported")
+			return unsupportedf("sed", "--version")
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, sedUsage(err)
 	}
 	if !exprs {
 		if len(operands) == 0 {
-			return nil, usagef("sed", "no script; usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...")
+			// GNU prints its whole usage, which only GNU's sed has.
+			return nil, &UnsupportedError{Cmd: "sed", What: "sed without a script",
+				Usage: &UsageError{Cmd: "sed", Msg: "no script; usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]..."}}
 		}
 		cfg.pieces = []sedlang.Piece{{Text: operands[0]}}
 		operands = operands[1:]
@@ -182,6 +184,42 @@ func sedOptions(env *Env, args []string) (*sedConfig, error) {
 		cfg.separate = true
 	}
 	return cfg, nil
+}
+
+// sedUsage turns a bad command line that GNU sed answers with its whole
+// usage text (a missing argument, an ambiguous option) into a fallback,
+// so that the system's sed prints it; without one, the first line and a
+// hint are what tpipe says. Other errors are returned as they are.
+func sedUsage(err error) error {
+	var ue *UsageError
+	if _, unsup := err.(*UnsupportedError); !unsup && errors.As(err, &ue) && ue.Try {
+		return &UnsupportedError{Cmd: "sed", What: "sed's usage text", Usage: ue}
+	}
+	return err
+}
+
+// cAtoi reads a number as C's atoi does, which is how GNU sed reads -l:
+// blanks, a sign and the digits that follow, ignoring the rest ("5x" is
+// 5); no digits is 0. A number too large to hold is as large as an int
+// gets, or as small.
+func cAtoi(s string) int {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	n := 0
+	for ; s != "" && '0' <= s[0] && s[0] <= '9'; s = s[1:] {
+		if n > (math.MaxInt-9)/10 {
+			n = math.MaxInt
+			continue
+		}
+		n = n*10 + int(s[0]-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // sedInPlace takes -i[SUFFIX] and --in-place[=SUFFIX] out of args. In a

@@ -13,6 +13,9 @@ type DotOptions struct {
 	Policy     string // the policy that runs the graph
 	Buffers    int    // B
 	RecordSize int    // S in bytes
+	// Places, if set, gives the directory that holds edge k on disk (the
+	// spool's places), shown under the edge's name.
+	Places func(k int) string
 }
 
 // Dot writes g in Graphviz's DOT language as a Petri net: each task is a
@@ -53,7 +56,11 @@ func Dot(w io.Writer, g *Graph, o DotOptions) {
 		fmt.Fprintf(&sb, "  t%d [shape=box, label=%s];\n", i, quoteDot(t.Name))
 	}
 	for k, e := range g.Edges {
-		fmt.Fprintf(&sb, "  q%d [shape=circle, label=%s];\n", k, quoteDot(fmt.Sprintf("%s\ncap %d", e.Name, e.Cap)))
+		label := fmt.Sprintf("%s\ncap %d", e.Name, e.Cap)
+		if o.Places != nil {
+			label = fmt.Sprintf("%s\n%s", e.Name, o.Places(k))
+		}
+		fmt.Fprintf(&sb, "  q%d [shape=circle, label=%s];\n", k, quoteDot(label))
 		fmt.Fprintf(&sb, "  t%d -> q%d;\n  q%d -> t%d;\n", e.From.Task, k, k, e.To.Task)
 	}
 	sb.WriteString("}\n")

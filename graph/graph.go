@@ -49,6 +49,19 @@ type Task struct {
 	// capacity (QueueCap), so its writer keeps the room it would have,
 	// and the bound grows by as many (see Shape).
 	Holds int
+	// Ident says what the task does, in words that change whenever its
+	// output could for the same input: its command words, the program it
+	// runs, the files it reads with their size and modification time.
+	// The spool names its outputs by a hash of it (package spool). Empty
+	// means it cannot be said (standard input, a Go function): the task
+	// then runs every time and its outputs are named by their content.
+	Ident string
+	// File, when set, says that the task's output is the lines of this
+	// regular file as they are (a '<' redirect, cat FILE). The spool reads
+	// such a file in place, in byte ranges cut at line ends, instead of
+	// keeping a copy: the file is already on disk, and Ident (its size
+	// and modification time) says when it changed.
+	File string
 }
 
 // Func returns the function that runs the task.

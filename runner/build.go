@@ -36,6 +36,7 @@ type builder struct {
 	dry   bool                 // --explain: build the graph without touching '>' files
 	edges map[string]*edgeEnds // named edges, connected at the end
 	size  sizeNeed             // the record size the graph's video needs
+	first bool                 // building the graph's first pipeline
 }
 
 // edgeEnds are the task ports a named edge links.
@@ -68,7 +69,15 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 	mem, why := r.taskMemory()
 	b := &builder{r: r, ctx: ctx, prog: p, g: &graph.Graph{}, job: &Job{TaskMemory: int64(mem), TaskMemoryWhy: why}, names: map[string]int{}, cap: c, dry: dry,
 		edges: map[string]*edgeEnds{}}
-	for _, pl := range pls {
+	if show, _, _ := r.viewMode(); show && !dry {
+		b.job.stderr = &outSwitch{w: r.cfg.Stderr}
+		if isTerminalWriter(r.cfg.Stdout) {
+			b.job.stdout = &outSwitch{w: r.cfg.Stdout}
+		}
+		b.job.input = &inputMeter{}
+	}
+	for n, pl := range pls {
+		b.first = n == 0
 		if err := b.pipeline(pl); err != nil {
 			b.job.Close()
 			return nil, err
@@ -82,10 +91,14 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 		return nil, err
 	}
 	b.job.RecordSizeWhy = why
-	plan, err := sched.MakePlan(b.g, sched.Options{
+	o := sched.Options{
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace,
 		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto, Replicas: r.cfg.Replicas,
-	})
+	}
+	if r.cfg.Policy == sched.Spool {
+		o.Spool = r.spoolOptions()
+	}
+	plan, err := sched.MakePlan(b.g, o)
 	if err != nil {
 		b.job.Close()
 		return nil, err
@@ -152,9 +165,18 @@ func (b *builder) openRedirs(c *shell.Cmd) redirs {
 			if x.Op == shell.RedirAppend || x.Op == shell.RedirErrAppend {
 				flag = os.O_WRONLY | os.O_CREATE | os.O_APPEND
 			}
-			if b.dry {
+			switch {
+			case b.dry:
 				f, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-			} else {
+			case b.r.spooled() && (x.Op == shell.RedirOut || x.Op == shell.RedirAppend):
+				var a *atomicOut
+				if a, err = openAtomic(b.r.path(name), x.Op == shell.RedirAppend); err == nil {
+					b.job.commits = append(b.job.commits, a)
+					b.keep(a) // closing drops the temporary file unless committed
+					rd.out, rd.outName, rd.outEdge = a.f, name, ""
+					continue
+				}
+			default:
 				f, err = os.OpenFile(b.r.path(name), flag, 0o666)
 			}
 		}
@@ -235,8 +257,15 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 		}
 		last := i == len(pl.Cmds)-1
 		stderr := b.r.cfg.Stderr
+		if b.job.stderr != nil {
+			stderr = b.job.stderr
+		}
 		if rd.err != nil {
 			stderr = rd.err
+		}
+		first := b.first && i == 0
+		if first {
+			b.followInput(in)
 		}
 		var (
 			out int
@@ -246,7 +275,7 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 		case rd.failed != "":
 			out = b.failing(c, in, "tpipe: "+rd.failed, 1, stderr)
 		default:
-			out, err = b.command(c, in, rd, stderr, last)
+			out, err = b.command(c, in, rd, stderr, last, first)
 			if err != nil {
 				return err
 			}
@@ -261,6 +290,8 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 		case rd.out != nil:
 			b.sink(out, ">"+rd.outName, rd.out)
 			prev = -1
+		case last && b.job.stdout != nil:
+			b.sink(out, ">stdout", b.job.stdout)
 		case last:
 			b.sink(out, ">stdout", b.r.cfg.Stdout)
 		default:
@@ -273,6 +304,7 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 // sink connects task t's output to a task writing w.
 func (b *builder) sink(t int, name string, w io.Writer) {
 	s := b.g.Add(b.unique(name), 1, 0, task.WriteTo(w, record.Lines))
+	b.g.Tasks[s].Ident = name
 	b.g.Connect(t, 0, s, 0, b.cap)
 }
 
@@ -288,11 +320,17 @@ func (b *builder) feed(in input, t int) {
 		return
 	case in.file != nil:
 		src = b.g.Add(b.unique("<"+filepath.Base(in.file.Name())), 0, 1, task.ReadFrom(in.file, record.Lines))
+		if b.g.Tasks[src].Ident = fileIdent(in.file); b.g.Tasks[src].Ident != "" {
+			b.g.Tasks[src].File = in.file.Name()
+		}
 	case in.stdin && b.r.pump != nil:
+		// stdin's bytes are all there is to know of it: no Ident, so the
+		// spool names its segments by their content.
 		src = b.g.Add(b.unique("<stdin"), 0, 1, b.stdinSource())
 		b.g.Tasks[src].Blocking = true // a terminal or pipe may wait long
 	default:
 		src = b.g.Add(b.unique("<empty"), 0, 1, task.Records())
+		b.g.Tasks[src].Ident = "empty"
 	}
 	b.g.Connect(src, 0, t, 0, b.cap)
 }
@@ -304,6 +342,7 @@ func (b *builder) drop(in input) {
 		return
 	}
 	t := b.g.Add(b.unique("discard"), 1, 0, func(context.Context, *buffer.Ports) error { return nil })
+	b.g.Tasks[t].Ident = "discard"
 	b.g.Connect(in.from, 0, t, 0, b.cap)
 }
 
@@ -345,7 +384,7 @@ func (b *builder) failing(c *shell.Cmd, in input, msg string, code int, stderr i
 // command adds the tasks of one command and returns the task whose output
 // port 0 carries its output, or -1 when it writes straight to a file or
 // stdout.
-func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
+func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last, first bool) (int, error) {
 	argv := words(c)
 	name := argv[0]
 	cc := b.prog.cmds[c]
@@ -365,6 +404,9 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		}
 		cmd := cc.builtin
 		cc.env.Stderr = stderr
+		if first && b.job.input != nil {
+			b.followOpens(cc.env)
+		}
 		readsInput, blocking := cmd.ReadsInput, cmd.Blocking
 		switch {
 		case cmd.ReadsBytes && cmd.ReadsInput && b.readBytes(cmd, cc.env, in):
@@ -381,6 +423,9 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			nin, base = nin+1, 1
 		}
 		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
+		if first && name == "decode" && b.job.input != nil {
+			b.job.input.video = b.g.Tasks[t].Name
+		}
 		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
 		b.g.Tasks[t].Blocking = blocking
 		if cut := cc.env.Cut; cut.N > 0 {
@@ -395,6 +440,10 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
 		}
 		b.g.Tasks[t].Holds = cmd.Holds
+		b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
+		if nin == 0 && len(writes) == 0 && len(argv) == 2 && argv[0] == "cat" && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
+			b.g.Tasks[t].File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
+		}
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
 		}
@@ -425,6 +474,9 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		}
 		return b.failing(c, in, msg, code, stderr), nil
 	}
+	if sw, ok := stderr.(*outSwitch); ok {
+		stderr = sw.w // a program's stderr stays the file it was
+	}
 	o := ext.Options{Args: argv, Path: path, Dir: b.r.cfg.Dir, Env: b.r.cfg.Environ, Stderr: stderr}
 	switch {
 	case in.file != nil:
@@ -454,6 +506,8 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 	}
 	out := b.g.Add(b.unique(name), 0, nout, x.Output())
 	b.g.Tasks[out].Blocking = true
+	id := b.r.programIdent(path, argv)
+	b.g.Tasks[out].Ident = id
 	// One process: its tasks (the reader of its output, the feeder of its
 	// input, those of its /dev/fd edges) run at the same time, and deadlock
 	// detection sees them as bridges to one program.
@@ -461,6 +515,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 	if f := x.Input(); f != nil {
 		t := b.g.Add(b.unique(name+":stdin"), 1, 0, f)
 		b.g.Tasks[t].Blocking = true
+		b.g.Tasks[t].Ident = id
 		b.g.Tasks[t].Together = b.g.Tasks[out].Name
 		b.feed(in, t)
 	} else {
@@ -476,6 +531,34 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// followInput makes the live view follow in, the input of the graph's
+// first command, when it is a '<' file or a stdin that is a file.
+func (b *builder) followInput(in input) {
+	m := b.job.input
+	switch {
+	case m == nil:
+	case in.file != nil:
+		m.add(in.file)
+	case in.stdin:
+		if f, ok := b.r.cfg.Stdin.(*os.File); ok {
+			m.add(f)
+		}
+	}
+}
+
+// followOpens makes the live view follow the files env's command opens
+// (its FILE operands) while the run goes.
+func (b *builder) followOpens(env *builtin.Env) {
+	m, open := b.job.input, env.Open
+	env.Open = func(name string) (io.ReadCloser, error) {
+		rc, err := open(name)
+		if f, ok := rc.(*os.File); ok && err == nil {
+			m.opened(f)
+		}
+		return rc, err
+	}
+}
 
 // suggest returns the builtin closest to name, if one is close.
 func suggest(name string) string {

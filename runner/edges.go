@@ -259,6 +259,7 @@ func (b *builder) connectEdges() {
 			continue
 		}
 		tee := b.g.Add(b.unique("tee:"+name), 1, len(e.to), task.Tee())
+		b.g.Tasks[tee].Ident = "tee"
 		b.g.Connect(e.from.Task, e.from.Port, tee, 0, b.cap).Name = name
 		for k, to := range e.to {
 			b.g.Connect(tee, k, to.Task, to.Port, b.cap).Name = name

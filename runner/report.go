@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -51,6 +52,9 @@ func Explain(w io.Writer, j *Job) {
 		}
 		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d%s\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, g.QueueCap(e), kept)
 	}
+	if pl.Runs == sched.Spool {
+		explainSpool(w, pl)
+	}
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, pl.BoundIs, pl.Shape)
 	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory at most %s, each buffer allocated when first used\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
 	if j.RecordSizeWhy != "" {
@@ -85,6 +89,45 @@ func Explain(w io.Writer, j *Job) {
 	}
 }
 
+// explainSpool shows the places of a spooled run and its layout on disk.
+func explainSpool(w io.Writer, pl *sched.Plan) {
+	g := pl.Graph
+	o := sched.SpoolOptions{}
+	if pl.Options.Spool != nil {
+		o = *pl.Options.Spool
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = "(a temporary directory)"
+	}
+	seg := o.Segment
+	if seg == 0 {
+		seg = sched.DefaultSegment
+	}
+	fsync := "on"
+	if o.NoSync {
+		fsync = "off"
+	}
+	fmt.Fprintf(w, "spool %s: every queue a place (a directory), its records in segments of %s (--segment), fsync %s\n", dir, size(int64(seg)), fsync)
+	for k, p := range sched.SpoolPlaces(g) {
+		e := g.Edges[k]
+		where := filepath.Join(dir, p) + "/"
+		if file, ok := sched.SpoolInPlace(g, k); ok {
+			where = file + ", read in place (not copied)"
+		}
+		fmt.Fprintf(w, "  %-4s %s -> %s: %s\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, where)
+	}
+	fmt.Fprintf(w, "spool steps:\n")
+	for _, i := range g.Order() {
+		if t := g.Tasks[i]; t.Out > 0 {
+			fmt.Fprintf(w, "  %-14s %s\n", t.Name, sched.SpoolForm(t))
+		}
+	}
+	fmt.Fprintf(w, "spool layout: DIR/graph the graph and the tokens of its last complete run; DIR/.lock/run one run at a time; "+
+		"PLACE/SEG.HASH a segment, HASH the causal hash of its stage and inputs; PLACE/end.GEN the place is complete; "+
+		"PLACE/.tmp tokens being written; PLACE/.claim and .lock claims and locks; PLACE/.bad corrupt tokens moved aside\n")
+}
+
 // fusingPolicy names the policy that fuses, for --explain under one that
 // does not.
 func fusingPolicy() string {
@@ -117,6 +160,9 @@ func WriteStats(w io.Writer, st *sched.Stats) {
 	if st.Disk != nil {
 		fmt.Fprintf(w, "disk: %d bytes written, %d bytes read\n", st.Disk.Written, st.Disk.Read)
 	}
+	if sp := st.Spool; sp != nil {
+		fmt.Fprintf(w, "spool %s: %d tokens written, %d bytes written, %d bytes read\n", sp.Dir, sp.TokensWritten, sp.BytesWritten, sp.BytesRead)
+	}
 	if ca := st.CapAuto; ca != nil {
 		fmt.Fprintf(w, "cap auto: bottleneck %s, window %d, capacities sum to %d buffers\n", ca.Bottleneck, ca.Window, ca.Buffers)
 	}
@@ -131,13 +177,22 @@ func WriteStats(w io.Writer, st *sched.Stats) {
 	}
 	tw.Flush()
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "task\tbusy\tblocked\tstatus\t\n")
+	segs := st.Spool != nil
+	head := "task\tbusy\tblocked\tstatus\t"
+	if segs {
+		head += "segments run\tcached\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, t := range st.Tasks {
 		status := fmt.Sprint(t.Status)
 		if t.Err != "" {
 			status = "error"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", t.Name, round(t.Busy), round(t.Blocked), status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t", t.Name, round(t.Busy), round(t.Blocked), status)
+		if segs {
+			fmt.Fprintf(tw, "%d\t%d\t", t.SegmentsRun, t.SegmentsCached)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }

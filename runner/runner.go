@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,16 @@ type Config struct {
 	// Stats prints the statistics of each pipeline (WriteStats) on Stderr
 	// when it ends.
 	Stats bool
+	// Progress says when a run shows the live view on Stderr. The zero
+	// value is auto, as for the tpipe command: a program whose Stderr is
+	// a terminal and Stdout is not shows it; ProgressOff never does.
+	Progress Progress
+	// Spool is the directory of the spool policy (sched.SpoolOptions.Dir);
+	// Segment its segment size (0: sched.DefaultSegment); NoSync turns its
+	// fsyncs off.
+	Spool   string
+	Segment int
+	NoSync  bool
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -64,6 +75,9 @@ type Runner struct {
 	// BeforeRun, if set, is called with each job just before it runs (the
 	// tpipe command sets the GC's memory limit from the job's B x S).
 	BeforeRun func(*Job)
+	// AfterCommit, if set, is called after each token the spool policy
+	// commits (sched.SpoolOptions.AfterCommit): tests kill tpipe there.
+	AfterCommit func()
 	// Advise, if set, words the advice after an error that a setting
 	// would avoid (a record over the record size, too few buffers): the
 	// setting's name in Settings and a value for it. The default speaks
@@ -151,6 +165,16 @@ func (r *Runner) RunScript(ctx context.Context, src string) int {
 	if err != nil {
 		return r.reportCompile(src, err)
 	}
+	return r.runProgram(ctx, p)
+}
+
+// runProgram runs the graphs of a compiled script one after another and
+// returns the status of the last.
+func (r *Runner) runProgram(ctx context.Context, p *program) int {
+	if r.spooled() && len(p.groups) > 1 {
+		r.sayf("%v; this script has %d", errSpoolGraphs, len(p.groups))
+		return StatusUsage
+	}
 	status := 0
 	for _, g := range p.groups {
 		if ctx.Err() != nil {
@@ -182,7 +206,17 @@ func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
 // without running anything; it returns an exit status.
 func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 	return r.eachPlan(ctx, src, w, func(w io.Writer, j *Job) {
-		graph.Dot(w, j.Graph, graph.DotOptions{Title: j.title, Policy: j.Plan.Runs.String(), Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize})
+		o := graph.DotOptions{Title: j.title, Policy: j.Plan.Runs.String(), Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize}
+		if j.Plan.Runs == sched.Spool && j.Plan.Options.Spool != nil && j.Plan.Options.Spool.Dir != "" {
+			places, dir := sched.SpoolPlaces(j.Graph), j.Plan.Options.Spool.Dir
+			o.Places = func(k int) string {
+				if file, ok := sched.SpoolInPlace(j.Graph, k); ok {
+					return file + " (in place)"
+				}
+				return filepath.Join(dir, places[k]) + "/"
+			}
+		}
+		graph.Dot(w, j.Graph, o)
 	})
 }
 
@@ -265,13 +299,24 @@ func (r *Runner) runJob(ctx context.Context, build func() (*Job, error)) int {
 	if r.BeforeRun != nil {
 		r.BeforeRun(job)
 	}
+	view := r.startView(job)
 	st, err := job.Plan.Run(ctx)
+	if view != nil {
+		view.Stop()
+	}
 	if st != nil {
 		if r.cfg.Stats {
 			WriteStats(r.cfg.Stderr, st)
 		}
 		if r.OnStats != nil {
 			r.OnStats(st)
+		}
+	}
+	if err == nil {
+		for _, a := range job.commits {
+			if cerr := a.commit(); err == nil && cerr != nil {
+				err = cerr
+			}
 		}
 	}
 	if cerr := job.Close(); err == nil && cerr != nil {
@@ -433,9 +478,15 @@ type Job struct {
 	// their builtin does not implement the command line: "grep -P:
 	// system grep".
 	Fallbacks []string
-	title     string // "graph 2 (lines 3, 4)" when a script has several
+	title     string       // "graph 2 (lines 3, 4)" when a script has several
+	commits   []*atomicOut // '>' files of a spooled run, renamed in when it ends well
 	closers   []io.Closer
 	closed    bool
+	// With the live view on: the stderr of the job's in-process tasks,
+	// their stdout if it is a terminal, and what follows the input of the
+	// first command.
+	stderr, stdout *outSwitch
+	input          *inputMeter
 }
 
 // Close closes the files the job opened; it returns the first error (a

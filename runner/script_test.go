@@ -167,9 +167,13 @@ func TestSettingsTable(t *testing.T) {
 		"replicas":    {"1", "4", "auto"},
 		"fallback":    {"off", "on"},
 		"stats":       {"on", "off"},
+		"progress":    {"on", "off", "auto"},
+		"spool":       {"spool-dir", "none"},
+		"segment":     {"64K", "16M"},
+		"fsync":       {"off", "on"},
 	}
 	bad := map[string]string{
-		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial)`,
+		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial, spool)`,
 		"buffers":     "buffers 0: want a number of at least 1, or bound",
 		"cap":         "cap 0: want a capacity of at least 1, auto, or default",
 		"record-size": "record-size 0: want a size from 1 to 2147483647 bytes (2G less one), such as 65536, 64K or 4M",
@@ -177,6 +181,10 @@ func TestSettingsTable(t *testing.T) {
 		"replicas":    "replicas 0: want a number of at least 1 (1: never), or auto",
 		"fallback":    "fallback 0: want on or off",
 		"stats":       "stats 0: want on or off",
+		"progress":    "progress 0: want on, off or auto",
+		"spool":       "spool : want a directory, or none",
+		"segment":     "segment 0: want a positive size such as 65536, 64K or 4M",
+		"fsync":       "fsync 0: want on or off",
 	}
 	for _, s := range runner.Settings {
 		vs, ok := values[s.Name]
@@ -198,8 +206,11 @@ func TestSettingsTable(t *testing.T) {
 		}
 		before := runner.SettingsLine(&c)
 		bv := "0"
-		if s.Name == "policy" {
+		switch s.Name {
+		case "policy":
 			bv = "x"
+		case "spool":
+			bv = ""
 		}
 		if s.Name == "record-size" {
 			// Fixed bug: a record size past what a buffer indexes (2G)
@@ -227,7 +238,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Error("LookupSetting found a setting that does not exist")
 	}
 	c := runner.Config{Policy: sched.ROS, Buffers: 3, Stats: true}
-	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on"; got != want {
+	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on, progress auto, spool none, segment 4M, fsync on"; got != want {
 		t.Errorf("SettingsLine = %q, want %q", got, want)
 	}
 }

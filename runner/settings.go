@@ -232,6 +232,72 @@ var Settings = []*Setting{
 			return err
 		},
 	},
+	{
+		// A bare --progress is on; --progress=auto and =off say the rest.
+		Name: "progress",
+		Help: "a live view of each run on stderr (per task records/s, bytes/s, queue fill, busy share, the bottleneck; an ETA), " +
+			"plain lines without a terminal; auto, the default: when stderr is a terminal, stdout is not, and the run lasts over a second",
+		Values:    "on, off or auto",
+		DefaultIs: "auto",
+		get:       func(c *Config) string { return c.Progress.String() },
+		set: func(c *Config, v string) error {
+			if v == "auto" {
+				c.Progress = ProgressAuto
+				return nil
+			}
+			on, err := parseOnOff(v)
+			switch {
+			case err != nil:
+				return err
+			case on:
+				c.Progress = ProgressOn
+			default:
+				c.Progress = ProgressOff
+			}
+			return nil
+		},
+	},
+	{
+		Name: "spool", Arg: "DIR",
+		Help:      "run on the spool policy, every edge a directory under DIR: a killed run resumes where it stopped, a rerun redoes only what changed (tpipe gc DIR cleans it)",
+		Values:    "a directory, or none",
+		DefaultIs: "none",
+		get: func(c *Config) string {
+			if c.Spool == "" {
+				return "none"
+			}
+			return c.Spool
+		},
+		set: func(c *Config, v string) error {
+			switch v {
+			case "":
+				return errBadValue
+			case "none":
+				if c.Policy == sched.Spool {
+					c.Policy = sched.DefaultPolicy
+				}
+				c.Spool = ""
+				return nil
+			}
+			c.Spool, c.Policy = v, sched.Spool
+			return nil
+		},
+	},
+	sizeSetting("segment", "bytes of records in each segment (file) of a spooled edge", sched.DefaultSegment, math.MaxInt,
+		func(c *Config) *int { return &c.Segment }),
+	{
+		Name: "fsync", Arg: "on|off",
+		Help:   "sync every spooled token and its directory to disk; off is faster, and a power loss may then lose the last tokens (a killed process loses nothing)",
+		Values: "on or off",
+		get:    func(c *Config) string { return onOff(!c.NoSync) },
+		set: func(c *Config, v string) error {
+			on, err := parseOnOff(v)
+			if err == nil {
+				c.NoSync = !on
+			}
+			return err
+		},
+	},
 }
 
 // autoSortMemory says what --sort-memory auto is on this machine.

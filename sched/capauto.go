@@ -86,9 +86,8 @@ func ancestors(g *graph.Graph, pos int) ancestorSet {
 // capAuto is the sampler of one run.
 type capAuto struct {
 	r        *runState
-	ewma     []float64 // ns per record
-	busy     []time.Duration
-	recs     []int64
+	snap     Snapshot // the last sample, its slices reused
+	meter    *Meter
 	windows  []int // the largest window asked for, by bottleneck task
 	neck     int   // task position of the bottleneck, -1 before any
 	seen     int   // consecutive samples that found the same bottleneck
@@ -99,7 +98,7 @@ type capAuto struct {
 
 func startCapAuto(r *runState) *capAuto {
 	n := len(r.g.Tasks)
-	c := &capAuto{r: r, ewma: make([]float64, n), busy: make([]time.Duration, n), recs: make([]int64, n), windows: make([]int, n),
+	c := &capAuto{r: r, meter: NewMeter(capAutoAlpha), windows: make([]int, n),
 		neck: -1, stop: make(chan struct{}), done: make(chan struct{}), ancestry: make([]ancestorSet, n)}
 	for i := range r.g.Tasks {
 		c.ancestry[i] = ancestors(r.g, i)
@@ -122,55 +121,23 @@ func (c *capAuto) loop() {
 	}
 }
 
-// records returns how many records task i has taken in (or, for a
-// source, put out) so far.
-func (c *capAuto) records(i int) int64 {
-	g := c.r.g
-	var n int64
-	in := false
-	for k, e := range g.Edges {
-		if e.To.Task == i {
-			n += c.r.queues[k].Stats().Records
-			in = true
-		}
+// ewma is each task's EWMA of busy time per record (Meter.NsPerRecord),
+// by task position.
+func (c *capAuto) ewma(i int) float64 {
+	if rs := c.meter.Rates(); i < len(rs) {
+		return rs[i].NsPerRecord
 	}
-	if in {
-		return n
-	}
-	for k, e := range g.Edges {
-		if e.From.Task == i {
-			n += c.r.queues[k].Stats().Records
-		}
-	}
-	return n
+	return 0
 }
 
 // sample updates the EWMAs and the capacities.
 func (c *capAuto) sample() {
 	r := c.r
-	for i, p := range r.procs {
-		if p.Finished() {
-			// Its clock stopped: time since is not busy time.
-			continue
-		}
-		blocked := p.Blocked()
-		busy := time.Since(r.start) - blocked
-		recs := c.records(i)
-		db, dr := max(0, busy-c.busy[i]), recs-c.recs[i]
-		if dr <= 0 {
-			continue // nothing moved: keep the last estimate
-		}
-		c.busy[i], c.recs[i] = busy, recs
-		x := float64(db.Nanoseconds()) / float64(dr)
-		if c.ewma[i] == 0 {
-			c.ewma[i] = x
-		} else {
-			c.ewma[i] = capAutoAlpha*x + (1-capAutoAlpha)*c.ewma[i]
-		}
-	}
+	r.sampleRun(&c.snap)
+	c.meter.Add(&c.snap)
 	neck := -1
-	for i, t := range c.ewma {
-		if t > 0 && (neck < 0 || t > c.ewma[neck]) {
+	for i := range r.g.Tasks {
+		if t := c.ewma(i); t > 0 && (neck < 0 || t > c.ewma(neck)) {
 			neck = i
 		}
 	}
@@ -190,10 +157,10 @@ func (c *capAuto) sample() {
 	sum := 0.0
 	for u, is := range c.ancestry[neck].of {
 		if is {
-			sum += c.ewma[u]
+			sum += c.ewma(u)
 		}
 	}
-	w := int(math.Ceil(sum / c.ewma[neck]))
+	w := int(math.Ceil(sum / c.ewma(neck)))
 	w = max(1, min(w, c.ancestry[neck].count))
 	c.windows[neck] = max(c.windows[neck], w)
 	used := 0
@@ -216,7 +183,10 @@ func (c *capAuto) sample() {
 func (c *capAuto) finish() *CapAutoStats {
 	close(c.stop)
 	<-c.done
-	st := &CapAutoStats{NsPerRecord: c.ewma}
+	st := &CapAutoStats{NsPerRecord: make([]float64, len(c.r.g.Tasks))}
+	for i := range st.NsPerRecord {
+		st.NsPerRecord[i] = c.ewma(i)
+	}
 	if c.neck >= 0 {
 		st.Bottleneck = c.r.g.Tasks[c.neck].Name
 		st.Window = c.windows[c.neck]

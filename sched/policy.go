@@ -24,6 +24,7 @@ const (
 	ROS
 	Fused
 	Serial
+	Spool
 	numPolicies
 )
 
@@ -100,6 +101,14 @@ var policies = [numPolicies]policyRow{
 		graphs:  true,
 		finite:  true,
 		run:     runSerial,
+	},
+	Spool: {
+		name:    "spool",
+		summary: "every edge a directory of segment files (--spool DIR): a killed run resumes, a rerun redoes only what changed",
+		buffers: "disk; in memory those of the steps running",
+		graphs:  true,
+		finite:  true,
+		run:     runSpool,
 	},
 }
 

@@ -63,12 +63,17 @@ type Options struct {
 	// moving buffers to disk, and where the serial policy keeps its
 	// edges; "" means os.TempDir().
 	TempDir string
+	// Spool configures the spool policy; nil under it runs on a
+	// temporary spool.
+	Spool *SpoolOptions
 	// Replicas is how many copies a stateless per-record task
 	// (task.PerRecord.Fresh) may run as under the concurrent policy, its
 	// output kept in input order (task.PerRecord.Replicated): 0 is auto,
 	// as many as GOMAXPROCS, taken once the task measures itself busy; 1
 	// never; N >= 2 that many from the start.
 	Replicas int
+	// Live, if set, shows the run while it goes (see Live).
+	Live *Live
 }
 
 // Replica says that a task runs as several copies (Options.Replicas).
@@ -97,6 +102,10 @@ type TaskStats struct {
 	Blocked time.Duration `json:"blocked_ns"` // time waiting for a queue or FREE
 	Status  int           `json:"status"`     // exit status, from a *task.ExitError
 	Err     string        `json:"error,omitempty"`
+	// Under the spool policy: the segments of output the task made in
+	// this run, and those it found made by an earlier one (the cache).
+	SegmentsRun    int `json:"segments_run"`
+	SegmentsCached int `json:"segments_cached"`
 }
 
 // EdgeStats are the statistics of one queue.
@@ -128,6 +137,7 @@ type Stats struct {
 	Tasks            []TaskStats   `json:"tasks"`
 	Edges            []EdgeStats   `json:"edges"`
 	Disk             *DiskStats    `json:"disk,omitempty"` // the serial policy's bytes to and from disk
+	Spool            *SpoolStats   `json:"spool,omitempty"`
 	// What resolving stalls took (graphs that are not chains): queue
 	// growths, spills to disk, record bytes spilled and their compressed
 	// size on disk.
@@ -348,9 +358,13 @@ type runState struct {
 	start  time.Time
 
 	auto   *capAuto // the capacity sampler of CapAuto, if on
+	detach func()   // ends Options.Live's view of the run
 	mu     sync.Mutex
 	first  *TaskError // the first hard failure
 	status *TaskError // the rightmost non-zero exit status
+	// ended[i] is set once task i has returned and st.Tasks[i] holds its
+	// statistics; a sampler reads both under mu.
+	ended []bool
 }
 
 // newRun sets up the pool, a queue per edge and a proc per task; compete
@@ -409,10 +423,12 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 	r.stop = context.AfterFunc(r.ctx, func() { pool.Abort(context.Cause(r.ctx)) })
 	r.st = &Stats{Policy: pl.Policy, Buffers: pl.Buffers, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks))}
+	r.ended = make([]bool, len(g.Tasks))
 	r.start = time.Now()
 	if pl.capAuto {
 		r.auto = startCapAuto(r)
 	}
+	r.detach = o.Live.Attach(r.sampleRun)
 	return r, nil
 }
 
@@ -464,7 +480,9 @@ func (r *runState) runTask(i int) {
 	if failed {
 		ts.Err = err.Error()
 	}
-	r.st.Tasks[i] = ts
+	r.mu.Lock()
+	r.st.Tasks[i], r.ended[i] = ts, true
+	r.mu.Unlock()
 }
 
 // finish collects the statistics, checks that every buffer came back to
@@ -472,6 +490,7 @@ func (r *runState) runTask(i int) {
 func (r *runState) finish() (*Stats, error) {
 	r.stop()
 	r.cancel(nil)
+	r.detach()
 	st := r.st
 	if r.auto != nil {
 		st.CapAuto = r.auto.finish()

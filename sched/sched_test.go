@@ -417,7 +417,7 @@ func TestPolicyTable(t *testing.T) {
 		}
 	}
 	_, err := sched.ParsePolicy("nope")
-	if want := `unknown policy "nope" (known: auto, concurrent, ros, fused, serial)`; err == nil || err.Error() != want {
+	if want := `unknown policy "nope" (known: auto, concurrent, ros, fused, serial, spool)`; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 	if sched.ROS.DefaultCap() != 1 || !sched.Serial.Finite() || sched.Concurrent.Finite() || !sched.Fused.Fuses() || !sched.Auto.Chooses() {

@@ -65,16 +65,10 @@ func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats,
 // no name, so a killed run leaves nothing behind; an edge's file stays
 // open from its writer's step until its reader's.
 func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, DiskStats, error) {
-	s := &serialRun{g: g, pl: pl, o: o, spills: make([]spill, len(g.Edges)), start: time.Now()}
-	s.st = &Stats{Policy: Serial, RecordSize: pl.RecordSize, Bound: pl.Bound,
-		Tasks: make([]TaskStats, len(g.Tasks)), Edges: make([]EdgeStats, len(g.Edges))}
-	for i, t := range g.Tasks {
-		s.st.Tasks[i] = TaskStats{Name: t.Name, Index: t.Index}
-	}
-	for k, e := range g.Edges {
-		s.st.Edges[k] = EdgeStats{Name: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name, Cap: e.Cap}
-	}
+	s := &serialRun{stepRunner: newStepRunner(g, pl, o, Serial), spills: make([]spill, len(g.Edges))}
+	detach := o.Live.Attach(s.sample)
 	err := s.run(ctx)
+	detach()
 	for k := range s.spills {
 		s.spills[k].remove()
 		s.disk.Written += s.spills[k].written
@@ -85,13 +79,9 @@ func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*St
 }
 
 type serialRun struct {
-	g      *graph.Graph
-	pl     Plan
-	o      Options
+	stepRunner
 	spills []spill // one per edge
-	st     *Stats
 	disk   DiskStats
-	start  time.Time
 }
 
 // spill is the file of one edge. Its writer is a sink task of one small
@@ -112,17 +102,9 @@ func (sp *spill) remove() {
 }
 
 func (s *serialRun) run(ctx context.Context) error {
-	g := s.g
-	ins, outs := make([][]int, len(g.Tasks)), make([][]int, len(g.Tasks))
-	for i, t := range g.Tasks {
-		ins[i], outs[i] = make([]int, t.In), make([]int, t.Out)
-	}
-	for k, e := range g.Edges {
-		ins[e.To.Task][e.To.Port] = k
-		outs[e.From.Task][e.From.Port] = k
-	}
+	ins, outs := edgesOf(s.g)
 	var status *TaskError
-	for _, step := range serialSteps(g) {
+	for _, step := range serialSteps(s.g) {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
@@ -193,103 +175,17 @@ func serialSteps(g *graph.Graph) [][]int {
 	return ordered
 }
 
-// runStep runs the tasks of one step in a small graph of their own: for
-// each, sources for its input edges, the task, and sinks for its output
-// edges. The sources and sinks bear their task's name, since their failures
-// are the task's.
+// runStep runs the tasks of one step in a small graph of their own (see
+// stepRunner.runStep), with each edge's file as its source and sink.
 func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) error {
-	g := s.g
-	sg := &graph.Graph{}
-	pos := make([]int, len(step)) // where each task of the step is in sg
-	for n, i := range step {
-		t := g.Tasks[i]
-		first := len(sg.Tasks)
-		for _, k := range ins[i] {
-			sg.Add(t.Name, 0, 1, s.source(k))
+	return s.stepRunner.runStep(ctx, step, ins, outs, s.source, func(k int) (task.Func, error) {
+		f, err := recfile.CreateTemp(s.o.TempDir)
+		if err != nil {
+			return nil, err
 		}
-		c := *t // Validate sets Index: g's task must not be touched
-		pos[n] = len(sg.Tasks)
-		sg.Tasks = append(sg.Tasks, &c)
-		for p, k := range ins[i] {
-			sg.Connect(first+p, 0, pos[n], p, g.Edges[k].Cap).Name = g.Edges[k].Name
-		}
-		for p, k := range outs[i] {
-			f, err := recfile.CreateTemp(s.o.TempDir)
-			if err != nil {
-				return &TaskError{Task: t.Name, Index: t.Index, Err: fmt.Errorf("edge %s: %w", g.Edges[k].Name, err)}
-			}
-			s.spills[k].f = f
-			sink := sg.Add(t.Name, 1, 0, s.sink(k, f))
-			sg.Connect(pos[n], p, sink, 0, g.Edges[k].Cap).Name = g.Edges[k].Name
-		}
-	}
-	if err := sg.Validate(); err != nil {
-		return fmt.Errorf("sched: serial: internal error: %w", err)
-	}
-	// A step with an external program is not a chain (the program's
-	// tasks are apart): its stalls through the program are resolved.
-	spl := Plan{Policy: Serial, Runs: Serial, Buffers: s.o.Buffers, RecordSize: s.pl.RecordSize, Bound: sg.Bound(), Resolve: !sg.IsChain()}
-	if spl.Buffers == 0 {
-		spl.Buffers = spl.Bound
-	}
-	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, MaxRecord: s.o.MaxRecord, Stderr: s.o.Stderr, Resolver: s.o.Resolver, TempDir: s.o.TempDir})
-	if st != nil {
-		s.mergeStep(step, pos, ins, outs, sg, st)
-		s.st.Buffers = max(s.st.Buffers, spl.Buffers)
-	}
-	if te, ok := err.(*TaskError); ok {
-		for _, i := range step {
-			if g.Tasks[i].Name == te.Task {
-				return &TaskError{Task: te.Task, Index: g.Tasks[i].Index, Err: te.Err}
-			}
-		}
-	}
-	return err
-}
-
-// mergeStep merges the statistics of a step's small graph: task i of the
-// step is task pos[n] of sg; its edges are found by name.
-func (s *serialRun) mergeStep(step, pos []int, ins, outs [][]int, sg *graph.Graph, st *Stats) {
-	for n, i := range step {
-		var ein, eout []int // edges of i in sg, in port order
-		for k, e := range sg.Edges {
-			if e.To.Task == pos[n] {
-				ein = append(ein, k)
-			}
-		}
-		for k, e := range sg.Edges {
-			if e.From.Task == pos[n] {
-				eout = append(eout, k)
-			}
-		}
-		sub := &Stats{Tasks: st.Tasks, BuffersHighWater: st.BuffersHighWater}
-		for _, k := range append(ein, eout...) {
-			sub.Edges = append(sub.Edges, st.Edges[k])
-		}
-		s.merge(i, pos[n], ins[i], outs[i], sub)
-	}
-}
-
-// merge copies the statistics of task i's small graph, where it is task ti
-// and the edges are ins then outs, into the run's: an edge's writer side
-// comes from its writer's run, its read wait from its reader's.
-func (s *serialRun) merge(i, ti int, ins, outs []int, st *Stats) {
-	ts := st.Tasks[ti]
-	ts.Name, ts.Index = s.g.Tasks[i].Name, s.g.Tasks[i].Index
-	s.st.Tasks[i] = ts
-	s.st.BuffersHighWater = max(s.st.BuffersHighWater, st.BuffersHighWater)
-	for p, es := range st.Edges {
-		if p < len(ins) {
-			e := &s.st.Edges[ins[p]]
-			e.ReadWait = es.ReadWait
-			e.Growths += es.Growths
-			continue
-		}
-		e := &s.st.Edges[outs[p-len(ins)]]
-		e.Records, e.Bytes, e.HighWater, e.WriteWait = es.Records, es.Bytes, es.HighWater, es.WriteWait
-		e.Cap = es.Cap
-		e.Growths += es.Growths
-	}
+		s.spills[k].f = f
+		return s.sink(k, f), nil
+	})
 }
 
 // source returns the task that reads edge k's file into its output.

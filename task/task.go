@@ -70,7 +70,8 @@ type PerRecord struct {
 	// record depends on that record alone, and Start and End emit
 	// nothing. It returns a new copy of the task with scratch state of its
 	// own. The runtime may then run several copies at once on different
-	// records and put their output back in input order (Replicas).
+	// records and put their output back in input order (Replicas), and
+	// the spool policy runs one on each segment of the input apart.
 	Fresh func() *PerRecord
 }
 

@@ -33,7 +33,8 @@ type chainSpec struct {
 	s       int // S; 0 means recordSize(len(rec))
 	buffers int // B; 0 means the bound
 	trace   io.Writer
-	capAuto bool // sched.Options.CapAuto: capacities sized at run time
+	capAuto bool        // sched.Options.CapAuto: capacities sized at run time
+	live    *sched.Live // sched.Options.Live: the run watched while it goes
 }
 
 // work is the CPU a stage spends on a record: rounds passes of FNV-1a over
@@ -109,7 +110,8 @@ func runChain(ctx context.Context, spec chainSpec) (*sched.Stats, error) {
 	if s == 0 {
 		s = recordSize(len(spec.rec))
 	}
-	st, err := sched.Run(ctx, g, sched.Options{Policy: pol, Buffers: spec.buffers, RecordSize: s, Trace: spec.trace, CapAuto: spec.capAuto})
+	st, err := sched.Run(ctx, g, sched.Options{Policy: pol, Buffers: spec.buffers, RecordSize: s, Trace: spec.trace, CapAuto: spec.capAuto,
+		Live: spec.live})
 	if err != nil {
 		return st, err
 	}

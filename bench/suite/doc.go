@@ -13,5 +13,8 @@
 //	go test -run '^$' -bench 'BenchmarkChain|BenchmarkDAG' -benchtime 2s ./bench/suite
 //
 // Every sub-benchmark reports ns/rec (wall time per record, end to end)
-// and allocations per record.
+// and allocations per record. BenchmarkLiveView runs chains with and
+// without the live view of --progress, side by side:
+//
+//	go test -run '^$' -bench LiveView -benchtime 20s ./bench/suite
 package suite

@@ -35,9 +35,15 @@ type point struct {
 var palette = map[string]string{
 	pConcurrent: "#1f77b4", pROS: "#ff7f0e", pFused: "#2ca02c", pSerial: "#d62728",
 	pAuto: "#9467bd", policyChannels: "#8c564b", policyBash: "#7f7f7f", policyCapAuto: "#e377c2",
+	// The spool's lines (spool.go).
+	"disk, fsync on": "#d62728", "disk, fsync off": "#ff9896", "tmpfs, fsync on": "#1f77b4", "tmpfs, fsync off": "#aec7e8",
+	"in memory": "#2ca02c", "goal 2x": "#7f7f7f",
 }
 
 func color(name string) string {
+	if c, ok := palette[name]; ok {
+		return c
+	}
 	if c, ok := palette[strings.Fields(name)[0]]; ok {
 		return c
 	}

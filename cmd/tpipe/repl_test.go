@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/tpipe/tpipe/internal/vtscreen"
 )
 
 // ptyTerm is tpipe running on a pseudo-terminal, as a person would use it.
@@ -42,6 +44,12 @@ func startTerm(t *testing.T, exe, hist string) *ptyTerm {
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
 	}
+	return followTerm(t, cmd, f)
+}
+
+// followTerm reads what cmd, started, writes to the terminal whose other
+// side is f, until the end; at the end of the test it kills cmd.
+func followTerm(t *testing.T, cmd *exec.Cmd, f *os.File) *ptyTerm {
 	tm := &ptyTerm{t: t, f: f, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		defer close(tm.done)
@@ -174,5 +182,57 @@ func TestHistoryFileMode(t *testing.T) {
 	}
 	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("history file: %v, %v; want mode 0600", fi.Mode(), err)
+	}
+}
+
+// since returns the terminal's output after the first n bytes, and its
+// length now.
+func (tm *ptyTerm) since(n int) (string, int) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	s := tm.out.String()
+	return s[min(n, len(s)):], len(s)
+}
+
+// `set progress` turns the live view on and off between pipelines. The
+// shell's output is the terminal the view is on, so a pipeline's output
+// goes above the view, and the view is gone before the prompt.
+func TestInteractiveProgress(t *testing.T) {
+	tm := startTerm(t, "", filepath.Join(t.TempDir(), "history"))
+	tm.expect("tpipe> ")
+	tm.send("set progress on\r")
+	tm.expect("tpipe> ")
+	_, mark := tm.since(0)
+	tm.send("sleep 1.5 | wc -l\r")
+	tm.expect("rec/s")
+	tm.expect("elapsed")
+	tm.expect("0\r\n")
+	tm.expect("tpipe> ")
+	tm.send("set\r")
+	tm.expect("progress on")
+	tm.expect("tpipe> ")
+	out, _ := tm.since(mark)
+	var scr vtscreen.Screen
+	scr.Write([]byte(out))
+	if strings.Contains(scr.String(), "rec/s") {
+		t.Errorf("the view is left on the screen:\n%s", scr.String())
+	}
+
+	tm.send("set progress off\r")
+	tm.expect("tpipe> ")
+	_, mark = tm.since(0)
+	tm.send("sleep 1.2 | wc -l\r")
+	tm.expect("0\r\n")
+	tm.expect("tpipe> ")
+	if out, _ := tm.since(mark); strings.Contains(out, "rec/s") {
+		t.Errorf("progress off, yet the view showed:\n%q", out)
+	}
+	tm.send("set progress sometimes\r")
+	tm.expect("tpipe: set: progress sometimes: want on, off or auto")
+	tm.send("seq 2 | wc -l\r")
+	tm.expect("2\r\n")
+	tm.send("\x04")
+	if err := waitDone(tm); err != nil {
+		t.Fatal(err)
 	}
 }

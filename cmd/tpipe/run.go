@@ -28,6 +28,7 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
                                    (the benchmark suite: see bench/README.md)
        tpipe bench -video [-quick] [-out DIR] [-runs N]
                                    (stabilize against ffmpeg's deshake, vid.stab)
+       tpipe gc [--all] DIR        (clean the spool DIR of --spool runs)
        tpipe pmjq ...              (folders as places, commands as transitions:
                                    tpipe pmjq --help; as pmjq, pmjq 1.0's command line)
        tpipe serve [flags] DIR 'PIPELINE'
@@ -63,6 +64,7 @@ type settingFlag struct {
 	s   *runner.Setting
 	cfg *runner.Config
 	bad *error
+	raw map[string]string // the value each setting was given last; nil: not kept
 }
 
 func (f settingFlag) String() string {
@@ -73,6 +75,9 @@ func (f settingFlag) String() string {
 }
 
 func (f settingFlag) Set(v string) error {
+	if f.raw != nil {
+		f.raw[f.s.Name] = v
+	}
 	err := f.s.Set(f.cfg, v)
 	if err != nil && *f.bad == nil {
 		*f.bad = err
@@ -100,6 +105,7 @@ func (f offFlag) Set(v string) error {
 func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int, bool) {
 	var o options
 	var badSetting error
+	raw := map[string]string{}
 	fs := flag.NewFlagSet("tpipe", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	for _, s := range runner.Settings {
@@ -107,9 +113,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		if !s.IsBool() {
 			help += "; default " + s.DefaultHelp()
 		}
-		fs.Var(settingFlag{s, &o.cfg, &badSetting}, s.Name, help)
+		fs.Var(settingFlag{s, &o.cfg, &badSetting, raw}, s.Name, help)
 		if s.No != "" {
-			fs.Var(offFlag{settingFlag{s, &o.cfg, &badSetting}}, s.No, "the same as --"+s.Name+"=off")
+			fs.Var(offFlag{settingFlag{s, &o.cfg, &badSetting, raw}}, s.No, "the same as --"+s.Name+"=off")
 		}
 	}
 	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
@@ -158,7 +164,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		fmt.Fprintf(stderr, "tpipe: "+format+"\n", a...)
 		return o, nil, 2, false
 	}
-	switch {
+	switch p, given := raw["policy"]; {
+	case o.cfg.Policy == sched.Spool && o.cfg.Spool == "":
+		return bad("--policy spool keeps its edges in a directory: give it with --spool DIR")
+	case o.cfg.Spool != "" && given && p != sched.Spool.String():
+		o.cfg.Policy = sched.Spool
+		return bad("--spool runs the spool policy: drop --policy %s", visible.Controls(p))
 	case o.explain && o.dot:
 		return bad("give --explain or --dot, not both")
 	case o.file != "" && fs.NArg() > 0:
@@ -188,6 +199,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	if len(args) > 0 {
 		switch args[0] {
+		case "gc":
+			return gcCommand(args[1:], stdout, stderr)
 		case "bench":
 			ctx, e := exitOn(ctx, exitSignals...)
 			defer e.stop()
@@ -258,6 +271,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	r := runner.New(cfg)
 	defer r.Close()
+	r.AfterCommit = killAfterCommits()
 	if o.explain {
 		return r.Explain(ctx, src, stdout)
 	}

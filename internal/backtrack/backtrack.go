@@ -3,10 +3,11 @@
 // the patterns that need it, and RE2 for all others.
 //
 // A pattern is read by package posixre, in the same dialects (Basic,
-// Extended, the Sed flag, IgnoreCase) and with the same errors, and
-// translated with posixre.BackRefs; the translation is parsed by
-// regexp/syntax and compiled into a small tree that a depth-first search
-// walks over the input, trying every way to match, greedy ones first.
+// Extended, the Sed flag, IgnoreCase, and Newline and Multiline, which
+// are sed's M) and with the same errors, and translated with
+// posixre.BackRefs; the translation is parsed by regexp/syntax and
+// compiled into a small tree that a depth-first search walks over the
+// input, trying every way to match, greedy ones first.
 // Input is read as Go's regexp reads it (UTF-8, a stray byte as U+FFFD),
 // so that both engines agree on everything but back-references.
 //
@@ -27,6 +28,7 @@
 package backtrack
 
 import (
+	"encoding/binary"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -39,11 +41,15 @@ import (
 // Regexp is a compiled pattern. The zero Regexp is not usable; see
 // Compile.
 type Regexp struct {
-	pre     *regexp.Regexp // see Prefilter
-	prog    *node
-	nsub    int
-	fold    bool // back-references compare ASCII letters of either case
-	anchor  bool // the pattern can match only at the start of the text
+	pre    *regexp.Regexp // see Prefilter
+	prog   *node
+	nsub   int
+	fold   bool // back-references compare ASCII letters of either case
+	anchor bool // the pattern can match only at the start of the text
+	// first, when set, holds the bytes a match can start with: a search
+	// skips the other starts without a step (a pattern that can match
+	// the empty string has none).
+	first   *[256]bool
 	pattern string
 }
 
@@ -59,6 +65,8 @@ const (
 	opAnyNotNL     // any rune but '\n'
 	opBeginText    // ^ (and \`)
 	opEndText      // $ (and \')
+	opBeginLine    // ^ with Multiline: at the start or after a newline
+	opEndLine      // $ with Multiline: at the end or before a newline
 	opWordB        // \b
 	opNoWordB      // \B
 	opWordStart    // \<
@@ -77,11 +85,18 @@ type node struct {
 	fold     bool
 	index    int // opCapture, opBackRef: the group, from 1
 	min, max int
-	subs     []*node
+	groups   bool // opRepeat: subs[0] holds a group
+	// ways marks an unbounded opRepeat whose piece can match in more
+	// than one way at a place (see oneWay): the ways to cut a text into
+	// its passes grow exponentially, so the search remembers where it
+	// failed (see failures).
+	ways bool
+	subs []*node
 }
 
 // Compile reads the POSIX pattern pat in the dialect syn, with flags fl
-// (IgnoreCase, Sed), and compiles it. Its error is posixre's *Error.
+// (IgnoreCase, Sed, and sed's M flag as Newline and Multiline), and
+// compiles it. Its error is posixre's *Error.
 func Compile(pat string, syn posixre.Syntax, fl posixre.Flags) (*Regexp, error) {
 	src, err := posixre.Translate(pat, syn, fl|posixre.BackRefs)
 	if err != nil {
@@ -92,13 +107,20 @@ func Compile(pat string, syn posixre.Syntax, fl posixre.Flags) (*Regexp, error) 
 		// posixre's translations are valid RE2; what fails is a limit.
 		return nil, &posixre.Error{Offset: -1, Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: ")}
 	}
+	// The groups are numbered before Simplify, which drops a group
+	// repeated zero times (\(a\)\{0\}): it still counts, as in POSIX,
+	// and a back-reference to it never matches.
+	c := &compiler{groups: map[int]int{}, texts: map[int]*syntax.Regexp{}}
+	c.number(parsed)
 	// Simplify writes counted repetitions out and folds x** into x*, a
 	// repetition of a repetition that would multiply the ways to match.
 	parsed = parsed.Simplify()
-	c := &compiler{groups: map[int]int{}, texts: map[int]*syntax.Regexp{}}
-	c.number(parsed)
 	re := &Regexp{prog: c.compile(parsed), nsub: c.n, fold: fl&posixre.IgnoreCase != 0, pattern: pat}
 	re.anchor = anchored(re.prog)
+	var first [256]bool
+	if !firstBytes(re.prog, &first) {
+		re.first = &first
+	}
 	if pre, err := regexp.Compile(c.loosen(parsed).String()); err == nil {
 		re.pre = pre
 	}
@@ -181,7 +203,6 @@ type compiler struct {
 
 func (c *compiler) number(re *syntax.Regexp) {
 	if re.Op == syntax.OpCapture && re.Name == "" && c.groups[re.Cap] == 0 {
-		// Simplify may repeat a group: each copy is the same group.
 		c.n++
 		c.groups[re.Cap] = c.n
 		c.texts[c.n] = re.Sub[0]
@@ -222,10 +243,14 @@ func (c *compiler) compile(re *syntax.Regexp) *node {
 		return &node{op: opAnyNotNL}
 	case syntax.OpAnyChar:
 		return &node{op: opAny}
-	case syntax.OpBeginLine, syntax.OpBeginText:
+	case syntax.OpBeginText:
 		return &node{op: opBeginText}
-	case syntax.OpEndLine, syntax.OpEndText:
+	case syntax.OpEndText:
 		return &node{op: opEndText}
+	case syntax.OpBeginLine: // only in a translation with Multiline
+		return &node{op: opBeginLine}
+	case syntax.OpEndLine:
+		return &node{op: opEndLine}
 	case syntax.OpWordBoundary:
 		return &node{op: opWordB}
 	case syntax.OpNoWordBoundary:
@@ -240,6 +265,8 @@ func (c *compiler) compile(re *syntax.Regexp) *node {
 		case posixre.WordEndName:
 			return &node{op: opWordEnd}
 		}
+		// Simplify's copies of a group (\(a\)\{2\}) keep its Cap:
+		// they are the one group.
 		return &node{op: opCapture, index: c.groups[re.Cap], subs: subs()}
 	case syntax.OpStar:
 		return repeat(0, -1, subs()[0])
@@ -248,7 +275,8 @@ func (c *compiler) compile(re *syntax.Regexp) *node {
 	case syntax.OpQuest:
 		return repeat(0, 1, subs()[0])
 	case syntax.OpRepeat:
-		return &node{op: opRepeat, min: re.Min, max: re.Max, subs: subs()}
+		sub := subs()
+		return &node{op: opRepeat, min: re.Min, max: re.Max, groups: hasGroup(sub[0]), ways: re.Max < 0 && !oneWay(sub[0]), subs: sub}
 	case syntax.OpConcat:
 		return &node{op: opConcat, subs: subs()}
 	case syntax.OpAlternate:
@@ -267,9 +295,40 @@ func repeat(min, max int, sub *node) *node {
 		if max < 0 || sub.max < 0 {
 			hi = -1
 		}
-		return &node{op: opRepeat, min: lo, max: hi, subs: sub.subs}
+		return &node{op: opRepeat, min: lo, max: hi, groups: sub.groups, ways: hi < 0 && !oneWay(sub.subs[0]), subs: sub.subs}
 	}
-	return &node{op: opRepeat, min: min, max: max, subs: []*node{sub}}
+	return &node{op: opRepeat, min: min, max: max, groups: hasGroup(sub), ways: max < 0 && !oneWay(sub), subs: []*node{sub}}
+}
+
+// oneWay reports whether n matches in at most one way at a place: a
+// string, a character, a back-reference, in groups and one after
+// another. A repetition of it has one way to take each pass.
+func oneWay(n *node) bool {
+	switch n.op {
+	case opRunes, opClass, opAny, opAnyNotNL, opBackRef:
+		return true
+	case opCapture, opConcat:
+		for _, s := range n.subs {
+			if !oneWay(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// hasGroup reports whether n holds a group.
+func hasGroup(n *node) bool {
+	if n.op == opCapture {
+		return true
+	}
+	for _, s := range n.subs {
+		if hasGroup(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // anchored reports whether every match of n starts at the start of the
@@ -298,6 +357,11 @@ type search struct {
 	re   *Regexp
 	in   []byte
 	caps []int // 2 per group, from group 0; -1 where unset
+	// empties counts the empty passes of a repeated group on the way
+	// being tried that POSIX allows only as a last resort (see repeat);
+	// with strict set, none is tried.
+	empties int
+	strict  bool
 }
 
 func (re *Regexp) newSearch(b []byte) *search {
@@ -321,6 +385,9 @@ func (re *Regexp) Match(b []byte) bool {
 	}
 	s := re.newSearch(b)
 	for start := first; start <= len(b); start = next(b, start) {
+		if re.cannotStart(b, start) {
+			continue
+		}
 		if s.at(start, func(int) bool { return true }) {
 			return true
 		}
@@ -329,6 +396,84 @@ func (re *Regexp) Match(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// cannotStart reports whether no match can start at start, by its first
+// byte.
+func (re *Regexp) cannotStart(b []byte, start int) bool {
+	return re.first != nil && (start >= len(b) || !re.first[b[start]])
+}
+
+// firstBytes adds to set the bytes a match of n can start with and
+// reports whether n can match the empty string, when what follows it
+// may start the match. Where it cannot tell (a back-reference), it adds
+// every byte. A rune past ASCII adds every byte from 0x80, as a
+// search reads stray bytes as runes too.
+func firstBytes(n *node, set *[256]bool) (empty bool) {
+	addRune := func(r rune) {
+		if r >= utf8.RuneSelf {
+			for c := 0x80; c < 256; c++ {
+				set[c] = true
+			}
+			return
+		}
+		set[r] = true
+	}
+	switch n.op {
+	case opRunes:
+		if len(n.runes) == 0 {
+			return true
+		}
+		r := n.runes[0]
+		addRune(r)
+		if n.fold && r < utf8.RuneSelf {
+			set[lower(byte(r))], set[upper(byte(r))] = true, true
+		}
+		return false
+	case opClass:
+		for i := 0; i+1 < len(n.runes); i += 2 {
+			for r := n.runes[i]; r <= n.runes[i+1]; r++ {
+				if r >= utf8.RuneSelf {
+					addRune(r)
+					break
+				}
+				set[r] = true
+			}
+		}
+		return false
+	case opAny, opAnyNotNL:
+		for c := range set {
+			if c != '\n' || n.op == opAny {
+				set[c] = true
+			}
+		}
+		return false
+	case opNone:
+		return false
+	case opBackRef:
+		for c := range set {
+			set[c] = true
+		}
+		return true
+	case opCapture:
+		return firstBytes(n.subs[0], set)
+	case opConcat:
+		for _, sub := range n.subs {
+			if !firstBytes(sub, set) {
+				return false
+			}
+		}
+		return true
+	case opAlt:
+		empty := false
+		for _, sub := range n.subs {
+			empty = firstBytes(sub, set) || empty
+		}
+		return empty
+	case opRepeat:
+		return firstBytes(n.subs[0], set) || n.min == 0
+	}
+	return true // the empty string and the assertions: ^ $ \b \< ...
 }
 
 // next is the start after start: a search moves a rune at a time, as Go's
@@ -355,6 +500,9 @@ func (re *Regexp) FindSubmatchIndex(b []byte) []int {
 func (re *Regexp) FindSubmatchIndexAt(b []byte, from int) []int {
 	s := re.newSearch(b)
 	for start := from; start <= len(b); start = next(b, start) {
+		if re.cannotStart(b, start) {
+			continue
+		}
 		if m := s.longest(start, nil); m != nil {
 			return m
 		}
@@ -377,11 +525,11 @@ func (re *Regexp) MatchAt(b []byte, start int, accept func(end int) bool) bool {
 // longest returns the longest match at start with its groups, or nil.
 // accept, if set, must also accept the end.
 func (s *search) longest(start int, accept func(end int) bool) []int {
-	best := -1
+	best, lastResort := -1, false
 	var caps []int
 	s.at(start, func(end int) bool {
 		if end > best && (accept == nil || accept(end)) {
-			best = end
+			best, lastResort = end, s.empties > 0
 			caps = append(caps[:0], s.caps...)
 			caps[0], caps[1] = start, end
 		}
@@ -389,6 +537,23 @@ func (s *search) longest(start int, accept func(end int) bool) []int {
 	})
 	if best < 0 {
 		return nil
+	}
+	if lastResort {
+		// The way found sets a group by an empty pass: look for one
+		// that matches as much without (\(b*\)*\1 on "bb" keeps "b").
+		for i := range s.caps {
+			s.caps[i] = -1
+		}
+		s.strict = true
+		s.at(start, func(end int) bool {
+			if end != best {
+				return false
+			}
+			copy(caps, s.caps)
+			caps[0], caps[1] = start, end
+			return true
+		})
+		s.strict = false
 	}
 	return caps
 }
@@ -433,6 +598,10 @@ func (s *search) match(n *node, pos int, k func(int) bool) bool {
 		return pos == 0 && k(pos)
 	case opEndText:
 		return pos == len(in) && k(pos)
+	case opBeginLine:
+		return (pos == 0 || in[pos-1] == '\n') && k(pos)
+	case opEndLine:
+		return (pos == len(in) || in[pos] == '\n') && k(pos)
 	case opWordB, opNoWordB:
 		if s.wordBoundary(pos) != (n.op == opWordB) {
 			return false
@@ -482,7 +651,11 @@ func (s *search) match(n *node, pos int, k func(int) bool) bool {
 		}
 		return false
 	case opRepeat:
-		return s.repeat(n, 0, pos, k)
+		var memo *failures
+		if n.ways {
+			memo = &failures{}
+		}
+		return s.repeat(n, 0, pos, k, memo)
 	}
 	return false
 }
@@ -495,23 +668,99 @@ func (s *search) concat(subs []*node, pos int, k func(int) bool) bool {
 }
 
 // repeat matches n.subs[0] again after count matches, greedily: one more
-// first, then stopping. A pass that matched the empty string ends the
-// repetition, or a pattern such as \(a*\)* would loop; it still counts,
-// so that its groups are set, as in GNU (\(a*\)*b\1 matches "aab").
-func (s *search) repeat(n *node, count, pos int, k func(int) bool) bool {
-	if n.max < 0 || count < n.max {
-		if s.match(n.subs[0], pos, func(p int) bool {
-			if p == pos && count+1 >= n.min {
-				// An empty pass ends the repetition: another would
-				// match the same, forever.
-				return k(p)
-			}
-			return s.repeat(n, count+1, p, k)
-		}) {
-			return true
-		}
+// pass that moves on first, then stopping, and last a pass that matches
+// the empty string. POSIX lets a repeated group match the empty string
+// only where nothing else will do: to reach the minimum count, or because
+// what follows needs the groups it sets, as a back-reference may
+// (\(a*\)*b\1 matches "aab" with the group empty; \(b*\)* on "b" keeps
+// "b" in its group, as GNU has it). An empty pass ends the repetition,
+// or a pattern such as \(a*\)* would loop; it still counts, so that its
+// groups are set.
+//
+// memo, when set, holds the states of this repetition (with this k) from
+// which no way was found, so that a state reached again by another path
+// is not searched again (see node.ways).
+func (s *search) repeat(n *node, count, pos int, k func(int) bool, memo *failures) bool {
+	if memo == nil {
+		return s.pass(n, count, pos, k, nil)
 	}
-	return count >= n.min && k(pos)
+	if memo.seen(s, min(count, n.min), pos) {
+		return false
+	}
+	if s.pass(n, count, pos, k, memo) {
+		return true // the search is over
+	}
+	// A failed way has undone its groups: the state is as it was.
+	memo.add(s, min(count, n.min), pos)
+	return false
+}
+
+// pass is repeat's search from one state.
+func (s *search) pass(n *node, count, pos int, k func(int) bool, memo *failures) bool {
+	more := n.max < 0 || count < n.max
+	if more && s.match(n.subs[0], pos, func(p int) bool {
+		return p != pos && s.repeat(n, count+1, p, k, memo)
+	}) {
+		return true
+	}
+	if count >= n.min && k(pos) {
+		return true
+	}
+	// Past the minimum, an empty pass is a last resort, and one that
+	// sets no group would only repeat what k has refused.
+	lastResort := count >= n.min
+	if !more || lastResort && (!n.groups || s.strict) {
+		return false
+	}
+	return s.match(n.subs[0], pos, func(p int) bool {
+		switch {
+		case p != pos:
+			return false // tried above
+		case lastResort:
+			s.empties++
+			ok := k(p)
+			s.empties--
+			return ok
+		case count+1 >= n.min:
+			return k(p)
+		}
+		return s.repeat(n, count+1, p, k, memo)
+	})
+}
+
+// failures is a set of states of one repetition from which the search
+// failed: the position, the count (up to the minimum, past which counts
+// do not differ), whether the way there took a last-resort empty pass,
+// and every group's offsets, which what follows may read. The same state
+// with the same continuation fails again, so it is not searched twice:
+// without this, \(.*\)*x\1 tries every way to cut a line into pieces,
+// 2^n of them, where the states are n^2.
+type failures struct {
+	set map[string]struct{}
+	key []byte
+}
+
+func (f *failures) makeKey(s *search, count, pos int) []byte {
+	k := binary.AppendUvarint(f.key[:0], uint64(pos))
+	k = binary.AppendUvarint(k, uint64(count))
+	k = append(k, byte(min(s.empties, 1)))
+	for _, c := range s.caps[2:] {
+		k = binary.AppendUvarint(k, uint64(c+1))
+	}
+	f.key = k
+	return k
+}
+
+func (f *failures) seen(s *search, count, pos int) bool {
+	_, ok := f.set[string(f.makeKey(s, count, pos))]
+	return ok
+}
+
+func (f *failures) add(s *search, count, pos int) {
+	if f.set == nil {
+		f.set = map[string]struct{}{}
+	}
+	f.set[string(f.makeKey(s, count, pos))] = struct{}{}
 }
 
 // sameText compares a group's text with the input at a back-reference.
@@ -536,6 +785,13 @@ func (s *search) wordBoundary(pos int) bool {
 
 func isWord(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c &^ 0x20
+	}
+	return c
 }
 
 func lower(c byte) byte {

@@ -41,6 +41,15 @@ var backRefTests = []struct {
 	{pat: `\<\(\w\+\) \1\>`, in: "the theme", want: nil},
 	{pat: `a\>.`, in: "ab a-", want: []int{3, 5}},
 	{pat: `.\<b`, in: "ab -b", want: []int{3, 5}},
+	{pat: `\(a\)\(c\|b\1\)`, in: "xaba", want: []int{1, 4, 1, 2, 2, 4}},
+	// A repeated group matches the empty string only if it must: it
+	// keeps "b" here (it held "" before the fix, after an empty pass).
+	{pat: `\(b*\)*`, in: "b", want: []int{0, 1, 0, 1}},
+	{pat: `\(b*\)*\1`, in: "bb", want: []int{0, 2, 0, 1}},
+	{pat: `\(a*\)\{2\}`, in: "a", want: []int{0, 1, 1, 1}},
+	// A group repeated zero times is still a group (FuzzCompile).
+	{pat: `\(\)\{0\}\1`, in: "0", want: nil},
+	{pat: `\(a\)\{0\}\(b\)\2`, in: "abb", want: []int{1, 3, -1, -1, 1, 2}},
 }
 
 func TestBackRefs(t *testing.T) {
@@ -105,6 +114,11 @@ func TestErrors(t *testing.T) {
 		{`\1\(a\)`, "Invalid back reference"},
 		{`\(a\1\)`, "Invalid back reference"},
 		{`\(\(.*\)\1\)`, "Invalid back reference"},
+		// A group of another branch of the alternation, as GNU's
+		// regcomp has it.
+		{`\(a\)\|b\1`, "Invalid back reference"},
+		{`\(\(a\)\|b\2\)`, "Invalid back reference"},
+		{`\(a\)\|\(b\|\1\)`, "Invalid back reference"},
 		{`\(a`, `Unmatched ( or \(`},
 	} {
 		_, err := Compile(tc.pat, posixre.Basic, 0)
@@ -134,9 +148,50 @@ func TestFindAt(t *testing.T) {
 	}
 }
 
+// sed's M flag (Newline and Multiline): '^' and '$' hold at each line of
+// a pattern space too, '.' stops at a newline; \` and \' still mean the
+// ends of the text. The answers are GNU sed's (s/PAT/[&]/M).
+func TestMultiline(t *testing.T) {
+	const m = posixre.Sed | posixre.Newline | posixre.Multiline
+	for _, tc := range []struct {
+		pat  string
+		fl   posixre.Flags
+		in   string
+		from int
+		want []int
+	}{
+		{pat: `^\(a\)\1`, fl: m, in: "b\naa", want: []int{2, 4, 2, 3}},
+		{pat: `^\(a\)\1`, fl: posixre.Sed, in: "b\naa", want: nil},
+		{pat: `\(a\)\1$`, fl: m, in: "aa\nb", want: []int{0, 2, 0, 1}},
+		{pat: `\(a\)\1$`, fl: posixre.Sed, in: "aa\nb", want: nil},
+		{pat: `^\(.*\)\n\1$`, fl: m, in: "x\nab\nab", want: []int{2, 7, 2, 4}},
+		{pat: `\(.\).*\1`, fl: m, in: "ab\na", want: nil},                         // '.' stops at the newline
+		{pat: `\(.\).*\1`, fl: posixre.Sed, in: "ab\na", want: []int{0, 4, 0, 1}}, // without M it does not
+		{pat: "\\`\\(b\\)\\1", fl: m, in: "a\nbb", want: nil},
+		{pat: `\(b\)\1\'`, fl: m, in: "bb\na", want: nil},
+		{pat: `^\(a\)\1`, fl: m, in: "aa\naa", from: 1, want: []int{3, 5, 3, 4}},
+		{pat: `^\(a\)\1`, fl: m, in: "aa\naa", from: 3, want: []int{3, 5, 3, 4}},
+		{pat: `$`, fl: m, in: "a\nb", from: 1, want: []int{1, 1}},
+	} {
+		re, err := Compile(tc.pat, posixre.Basic, tc.fl)
+		if err != nil {
+			t.Errorf("%q: %v", tc.pat, err)
+			continue
+		}
+		got := re.FindSubmatchIndexAt([]byte(tc.in), tc.from)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q on %q from %d: %v, want %v", tc.pat, tc.in, tc.from, got, tc.want)
+		}
+		if pre := re.Prefilter(); pre != nil && tc.want != nil && !pre.MatchString(tc.in) {
+			t.Errorf("%q on %q: prefilter %v lets a match by", tc.pat, tc.in, pre)
+		}
+	}
+}
+
 // Without back-references, the backtracker must agree with Go's regexp in
 // leftmost-longest mode on whether and where a pattern matches: a
-// property over small random patterns and lines of a few letters.
+// property over small random patterns and lines of a few letters, with
+// and without sed's M flag.
 func TestAgreesWithRE2(t *testing.T) {
 	atoms := []string{"a", "b", ".", "[ab]", "[^a]", `\(a\)`, `\(a*\)`, `\(ab\|b\)`, "^", "$", `\<`, `\>`, `\b`}
 	ops := []string{"", "", "*", `\{1,2\}`, `\+`, `\?`}
@@ -149,12 +204,13 @@ func TestAgreesWithRE2(t *testing.T) {
 				pat.WriteString(rapid.SampledFrom(ops).Draw(t, "op"))
 			}
 		}
-		line := rapid.StringMatching(`[ab ]{0,8}`).Draw(t, "line")
-		re, err := Compile(pat.String(), posixre.Basic, 0)
+		line := rapid.StringMatching(`[ab \n]{0,8}`).Draw(t, "line")
+		fl := rapid.SampledFrom([]posixre.Flags{0, posixre.Sed, posixre.Sed | posixre.Newline | posixre.Multiline}).Draw(t, "flags")
+		re, err := Compile(pat.String(), posixre.Basic, fl)
 		if err != nil {
 			return // a pattern GNU refuses, such as \< before a non-word
 		}
-		src, err := posixre.Translate(pat.String(), posixre.Basic, 0)
+		src, err := posixre.Translate(pat.String(), posixre.Basic, fl)
 		if err != nil {
 			return // \< or \> where RE2 cannot say the same
 		}
@@ -228,4 +284,23 @@ func FuzzCompile(f *testing.F) {
 			t.Fatalf("%q on %q: backtrack %v, RE2 %v", pat, line, m, want)
 		}
 	})
+}
+
+// A repetition of a piece that can match in several ways (\(.*\)*) has
+// exponentially many ways to cut a line into passes; the search remembers
+// the states it failed from and takes polynomial time. Before, 25
+// characters took 17 seconds (found by FuzzParse in package sedlang), so
+// these 86 would not end; the test's deadline is go test's, not a timing
+// assertion.
+func TestNoExponentialCuts(t *testing.T) {
+	line := []byte(strings.Repeat("one two three ", 6) + "\nx")
+	for _, pat := range []string{`^\(.*\)*n\1$`, `\(a*\)*b\1`, `\(\(o\|t\)*.\)*x\1`, `\(\(.*\) \)*\2q`, `\(o\|on\|one\)*z\1`} {
+		re := MustCompile(pat, posixre.Basic, posixre.Sed)
+		if m := re.FindSubmatchIndex(line); m != nil {
+			t.Errorf("%q: a match %v where there is none", pat, m)
+		}
+		if re.Match(line) {
+			t.Errorf("%q: Match", pat)
+		}
+	}
 }

@@ -178,11 +178,13 @@ type parser struct {
 	newline bool
 	// backRefs marks back-references instead of refusing them (BackRefs);
 	// opened counts the groups opened so far, which numbers them, and
-	// closed holds the numbers of those closed, which a back-reference may
-	// name; backRef records that one was seen.
+	// closed has bit n set for each group n closed in the branch being
+	// read or before its alternation, which a back-reference may name
+	// (GNU's regcomp: (a)|b\1 is invalid); backRef records that one was
+	// seen.
 	backRefs bool
 	opened   int
-	closed   map[int]bool
+	closed   uint64
 	backRef  bool
 }
 
@@ -253,15 +255,21 @@ func (p *parser) atClose(depth int) bool {
 // alternation = branch { "|" branch }
 func (p *parser) alternation(depth int) (string, error) {
 	var b strings.Builder
+	before, all := p.closed, p.closed
 	for {
 		s, err := p.branch(depth)
 		if err != nil {
 			return "", err
 		}
 		b.WriteString(s)
+		all |= p.closed
 		if !p.atAlt() {
+			p.closed = all
 			return b.String(), nil
 		}
+		// A group of one branch is no group to the next one's
+		// back-references.
+		p.closed = before
 		if p.ere {
 			p.pos++
 		} else {
@@ -570,10 +578,9 @@ func (p *parser) group(depth, open int) (frag, error) {
 	} else {
 		p.pos += 2
 	}
-	if p.closed == nil {
-		p.closed = map[int]bool{}
+	if n < 64 {
+		p.closed |= 1 << n
 	}
-	p.closed[n] = true
 	return frag{text: "(" + inner + ")", simple: true}, nil
 }
 
@@ -597,7 +604,7 @@ func (p *parser) escape(depth int) (frag, error) {
 		}
 	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		n := int(c - '0')
-		if !p.closed[n] {
+		if p.closed&(1<<n) == 0 {
 			return frag{}, p.errorf(at, errBadBackref)
 		}
 		p.backRef = true

@@ -22,14 +22,19 @@
 // Regexes are POSIX ones, read by internal/posixre with its Sed flag (and
 // Newline for the M flag). Before the regexp, the common shapes are found
 // by plain means (see fast): a string by bytes.Index, ^ and $ against the
-// ends, a run of a class at either end by a scan.
+// ends, a run of a class at either end by a scan. A pattern RE2 cannot
+// run (a back-reference \1, a \< or \> away from a word character) runs
+// on internal/backtrack instead, behind its RE2 prefilter, with the same
+// flags, groups, counted and global replacements; no other pattern
+// touches the backtracker.
 //
 // Errors are values with GNU's position: an *Error names the -e piece and
 // the number of characters of it read, or the -f file and line, so that
 // "sed: " and its Error text is GNU's message. A script GNU runs and tpipe
-// does not (e, a back-reference in a pattern) is an *Error with
-// Unsupported set, never run differently. A script that parses can still
-// fail as it runs: the empty regex used before any other (an *Error, with
-// status 1, as GNU), a space past IO.MaxSpace (a *SpaceError), or
-// IO.Stop's error while it loops.
+// does not (e, s///e, an interval past RE2's 1000) is an *Error with
+// Unsupported set, never run differently: the caller may hand it to the
+// system's sed. A script that parses can still fail as it runs: the
+// empty regex used before any other (an *Error, with status 1, as GNU),
+// a space past IO.MaxSpace (a *SpaceError), or IO.Stop's error while it
+// loops.
 package sedlang

@@ -48,6 +48,8 @@ var fuzzSeeds = []string{
 	"w /dev/stdout", "l;l 5;l 0", "F;z", "s/\\w\\+/\\u\\L&/g", "s/x*$/-/;s/^ */>/",
 	"s/[/]/x/g", `s/[\/]/x/`, "2d;2,4p", "/a/,~3!d", "v 4.2", "bx;:x;tx;Tx",
 	":a;s/^.\\{1,5\\}$/ &/;ta", "/^$/M,/x/Mp", "s/a.b/X/M", "0r f", "Q3",
+	`s/\(.\)\1/<\1>/2g`, `/\(o\)\1/Is//\U&/`, `$!N;/^\(.*\)\n\1$/!P;D`, `N;s/^\(.\)\1/x/Mg`,
+	`s/\(a*\)*b\1/x/`, `s/\>/|/g`,
 }
 
 // FuzzParse checks that no script text makes Parse panic, that a refusal

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpipe/tpipe/internal/backtrack"
 	"github.com/tpipe/tpipe/internal/posixre"
 )
 
@@ -110,7 +111,7 @@ func Parse(pieces []Piece, o Options) (*Script, error) {
 		}
 		at, ok := p.labels[c.file]
 		if !ok {
-			return nil, &Error{NoPlace: true, Msg: fmt.Sprintf("can't find label for jump to `%s'", c.file)}
+			return nil, &Error{NoPlace: true, Panic: true, Msg: fmt.Sprintf("can't find label for jump to `%s'", c.file)}
 		}
 		c.jump = at
 	}
@@ -135,10 +136,11 @@ func (p *parser) errorf(format string, args ...any) *Error {
 	return &e
 }
 
-// unsupported reports a script GNU runs and tpipe does not.
-func (p *parser) unsupported(format string, args ...any) *Error {
+// unsupported reports a script GNU runs and tpipe does not: what names
+// the part, and the message says why.
+func (p *parser) unsupported(what, format string, args ...any) *Error {
 	e := p.errorf(format, args...)
-	e.Unsupported = true
+	e.Unsupported, e.What = true, what
 	return e
 }
 
@@ -279,7 +281,7 @@ func (p *parser) command(c int) error {
 		if p.o.Sandbox {
 			return p.errorf("e/r/w commands disabled in sandbox mode")
 		}
-		return p.unsupported("command `e' is not supported")
+		return p.unsupported("e", "command `e' is not supported")
 	case 'a', 'i', 'c':
 		c = p.nonBlank()
 		if c == eof {
@@ -427,7 +429,7 @@ func (p *parser) filename() (string, error) {
 	}
 	name := p.src[start:end]
 	if name == "/dev/stdin" {
-		return "", p.unsupported("reading /dev/stdin is not supported")
+		return "", p.unsupported("a file /dev/stdin", "reading /dev/stdin is not supported")
 	}
 	return name, nil
 }
@@ -637,10 +639,13 @@ func (p *parser) compile(pat []byte, fl posixre.Flags, needGroup int) (*regex, e
 		syn = posixre.Extended
 	}
 	re, err := posixre.Compile(string(text), syn, fl|posixre.Sed)
+	var pe *posixre.Error
+	if errors.As(err, &pe) && pe.Backtrack {
+		return p.compileBacktrack(pat, string(text), syn, fl|posixre.Sed, needGroup)
+	}
 	if err != nil {
-		var pe *posixre.Error
-		if errors.As(err, &pe) && pe.Unsupported {
-			return nil, p.unsupported("%s", err)
+		if pe != nil && pe.Unsupported {
+			return nil, p.unsupported("/"+string(pat)+"/", "%s", err)
 		}
 		return nil, p.errorf("%s", err)
 	}
@@ -650,6 +655,27 @@ func (p *parser) compile(pat []byte, fl posixre.Flags, needGroup int) (*regex, e
 	re.Longest()
 	rx := &regex{m: posixre.NewMatcher(re), newline: fl&posixre.Newline != 0, groups: re.NumSubexp()}
 	rx.fast = fastOf(re, fl&posixre.Multiline != 0)
+	return rx, nil
+}
+
+// compileBacktrack compiles pattern pat, which RE2 cannot run, for the
+// backtracker; text is pat as normalize left it.
+func (p *parser) compileBacktrack(pat []byte, text string, syn posixre.Syntax, fl posixre.Flags, needGroup int) (*regex, error) {
+	bt, err := backtrack.Compile(text, syn, fl)
+	if err != nil {
+		var pe *posixre.Error
+		if errors.As(err, &pe) && pe.Unsupported {
+			return nil, p.unsupported("/"+string(pat)+"/", "%s", err)
+		}
+		return nil, p.errorf("%s", err)
+	}
+	if needGroup > bt.NumSubexp() {
+		return nil, p.errorf("invalid reference \\%d on `s' command's RHS", needGroup)
+	}
+	rx := &regex{bt: bt, newline: fl&posixre.Newline != 0, groups: bt.NumSubexp()}
+	if pre := bt.Prefilter(); pre != nil {
+		rx.m = posixre.NewMatcher(pre)
+	}
 	return rx, nil
 }
 
@@ -687,7 +713,7 @@ flags:
 			if p.o.Sandbox {
 				return p.errorf("e/r/w commands disabled in sandbox mode")
 			}
-			return p.unsupported("option `e' to `s' is not supported")
+			return p.unsupported("s///e", "option `e' to `s' is not supported")
 		case f == 'p':
 			if s.print {
 				return p.errorf("multiple `p' options to `s' command")

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/tpipe/tpipe/internal/posixre"
 )
 
 // lineGen draws lines from a small alphabet, so that patterns match often.
@@ -211,4 +213,66 @@ func TestFastOf(t *testing.T) {
 	if sc.cmds[0].sub.re.fast.kind != fastNone {
 		t.Errorf("s/^a/x/M: a fast kind, where ^ holds at every newline")
 	}
+}
+
+// The backtracker's path (findAll, and match for addresses) finds what
+// the RE2 path finds, for patterns both can run: the same script with its
+// regex swapped for a backtracker gives the same output, with groups in
+// the replacement, g, a number, I, and M over pattern spaces that N made
+// of two lines. The RE2 path is the model; GNU judges back-references in
+// builtin's tests. A repeated group that can match the empty string is
+// left out: what it holds differs between RE2, the backtracker and GNU,
+// and GNU's own answer changes with the interval (\(b*\)\{1,2\} on "b"
+// holds "b", \(b*\)\{0,2\} holds "").
+func TestBacktrackMatchesRegexp(t *testing.T) {
+	atoms := []string{"a", "b", " ", ".", "[ab]", "[^a]", `\(a\)`, `\(b*\)`, `\(a\|b c\)`, "^", "$", `\n`, `\w`, `\b`}
+	ops := []string{"", "", "*", `\+`, `\?`, `\{1,2\}`}
+	rapid.Check(t, func(t *rapid.T) {
+		var pat strings.Builder
+		for range rapid.IntRange(1, 4).Draw(t, "pieces") {
+			a := rapid.SampledFrom(atoms).Draw(t, "atom")
+			pat.WriteString(a)
+			if a != "^" && a != "$" && a != `\b` && a != `\(b*\)` {
+				pat.WriteString(rapid.SampledFrom(ops).Draw(t, "op"))
+			}
+		}
+		repl := rapid.SampledFrom([]string{"X", "<&>", `[\1]`, `\U&`, "", `\u\1-`}).Draw(t, "repl")
+		flags := rapid.SampledFrom([]string{"", "g", "2", "2g", "gI", "M", "Mg", "3", "gIM"}).Draw(t, "flags")
+		addr := rapid.SampledFrom([]string{"", "/" + pat.String() + "/"}).Draw(t, "address")
+		script := "$!N;" + addr + "s/" + pat.String() + "/" + repl + "/" + flags
+		sc, err := Parse(Exprs(script), Options{})
+		if err != nil {
+			t.Skip(err) // GNU refuses it too, or it names a group it lacks
+		}
+		slow, _ := Parse(Exprs(script), Options{})
+		var sfl posixre.Flags // the s command's flags
+		if strings.Contains(flags, "I") {
+			sfl |= posixre.IgnoreCase
+		}
+		if strings.Contains(flags, "M") {
+			sfl |= posixre.Newline | posixre.Multiline
+		}
+		p := &parser{script: slow}
+		backtracker := func(fl posixre.Flags) *regex {
+			re, err := p.compileBacktrack([]byte(pat.String()), pat.String(), posixre.Basic, fl|posixre.Sed, 0)
+			if err != nil {
+				t.Fatalf("%q: the backtracker refuses what RE2 runs: %v", pat.String(), err)
+			}
+			return re
+		}
+		for _, c := range slow.cmds {
+			if c.a1 != nil && c.a1.re != nil {
+				c.a1.re = backtracker(0)
+			}
+			if c.sub != nil {
+				c.sub.re = backtracker(sfl)
+			}
+		}
+		in := strings.Join(linesGen().Draw(t, "lines"), "\n")
+		want, _, _ := feed(NewRun(sc, IO{}), in)
+		got, _, _ := feed(NewRun(slow, IO{}), in)
+		if got != want {
+			t.Fatalf("%q on %q: backtracker %q, regexp %q", script, in, got, want)
+		}
+	})
 }

@@ -84,6 +84,22 @@ var runTests = []struct {
 	{"2!d", false, "a\nb\nc\n", "b\n", 0},
 	{"p;p", true, "a", "a\na", 0}, // a last line without its newline stays so
 
+	// Back-references, on the backtracker.
+	{`s/\(.\)\1/<&>/g`, false, "book keeper\n", "b<oo>k k<ee>per\n", 0},
+	{`s/\(.\)\1/<\1>/2`, false, "aabbcc\n", "aa<b>cc\n", 0},
+	{`s/\(.\)\1/<\1>/2g`, false, "aabbcc\n", "aa<b><c>\n", 0},
+	{`s/\(a\)\1/x/Ig`, false, "aA Ab\n", "x Ab\n", 0},
+	{`s/\(x*\)\1/-/g`, false, "ab\n", "-a-b-\n", 0},
+	{`s/\(a*\)\1/<\1>/g`, false, "aaaaab\n", "<aa>a<>b<>\n", 0},
+	{`/\(o\)\1/d`, false, "foo\nbar\n", "bar\n", 0},
+	{`/\(o\)\1/s//0/`, false, "foo\nbar\n", "f0\nbar\n", 0},
+	{`$!N;/^\(.*\)\n\1$/!P;D`, false, "a\na\nb\n", "a\nb\n", 0},
+	{`N;s/^\(.\)\1/[&]/Mg`, false, "aab\nbbc\n", "[aa]b\n[bb]c\n", 0},
+	{`N;s/\(.\)\1$/[&]/Mg`, false, "baa\ncbb\n", "b[aa]\nc[bb]\n", 0},
+	{`N;s/\(.\).*\1/[&]/M`, false, "ab\na\n", "ab\na\n", 0},
+	{`s/\w\>/|/g`, false, "ab cd\n", "a| c|\n", 0},
+	{`s/\(.\)\1/\U\1-/g`, false, "aabb\n", "A-B-\n", 0},
+
 	// Fixed bugs.
 	{"s/o/0/99999999999999999999", false, "foo\n", "foo\n", 0}, // N overflowed, and s panicked
 	{"s/o*/0/99999999999999999999", false, "foo\n", "foo\n", 0},

@@ -3,6 +3,7 @@ package sedlang
 import (
 	"fmt"
 
+	"github.com/tpipe/tpipe/internal/backtrack"
 	"github.com/tpipe/tpipe/internal/posixre"
 )
 
@@ -44,12 +45,19 @@ type Error struct {
 	Line int
 	Msg  string
 	// Unsupported is set when the script is one GNU sed runs but tpipe
-	// does not (a back-reference, the e command): the caller may hand the
-	// whole command to the system's sed instead of refusing it.
+	// does not (the e command, an interval over RE2's limit): the caller
+	// may hand the whole command to the system's sed instead of refusing
+	// it. What then names the part tpipe lacks, short, as a command line
+	// would show it: "e", "s///e", "r /dev/stdin", "/a\{1001\}/".
 	Unsupported bool
+	What        string
 	// NoPlace is set for an error GNU words without a place ("can't find
 	// label for jump to `x'", "no previous regular expression").
 	NoPlace bool
+	// Panic marks an error after which GNU stops as it does when it
+	// cannot go on (its status 4, not a script error's 1): a jump to a
+	// label the script lacks.
+	Panic bool
 }
 
 // Error returns the message as GNU sed prints it after "sed: ".
@@ -138,9 +146,13 @@ type address struct {
 }
 
 // regex is a compiled address or s regex, with the fastest way found to
-// run it (see fastOf).
+// run it (see fastOf). A pattern RE2 cannot run (a back-reference, a \<
+// or \> away from a word character) runs on the backtracker bt instead,
+// behind m, its RE2 prefilter: a line the prefilter turns away has no
+// match, and most lines are turned away without a backtracking step.
 type regex struct {
-	m       *posixre.Matcher
+	m       *posixre.Matcher // the regexp; with bt, its prefilter or nil
+	bt      *backtrack.Regexp
 	fast    fast
 	newline bool // M: the Matcher's ".*" chains would cross newlines
 	groups  int

@@ -158,7 +158,12 @@ func run(re *syntax.Regexp) (set *[256]bool, lo, hi int, ok bool) {
 func (re *regex) match(b []byte) bool {
 	switch re.fast.kind {
 	case fastNone:
-		if re.newline {
+		switch {
+		case re.bt != nil:
+			// Match runs the RE2 prefilter itself; the Matcher's
+			// required string turns most lines away before it.
+			return (re.m == nil || re.m.MayMatch(b)) && re.bt.Match(b)
+		case re.newline:
 			return re.m.MayMatch(b) && re.m.Regexp().Match(b)
 		}
 		return re.m.Match(b)
@@ -167,6 +172,61 @@ func (re *regex) match(b []byte) bool {
 	}
 	_, _, ok := re.fast.anchored(b)
 	return ok
+}
+
+// firstStart returns the first offset of b where a match of the
+// backtracker regex re may start, by its RE2 prefilter (which matches
+// wherever re does, and maybe more), or -1 where the prefilter finds
+// nothing: most lines are then turned away without a backtracking step.
+func (re *regex) firstStart(b []byte) int {
+	if re.m == nil {
+		return 0
+	}
+	if !re.m.MayMatch(b) {
+		return -1
+	}
+	loc := re.m.Regexp().FindIndex(b)
+	if loc == nil {
+		return -1
+	}
+	return loc[0]
+}
+
+// findAll appends to spans the first limit matches of the backtracker
+// regex re in b (all of them for a negative limit), with their groups, as
+// regexp's FindAllSubmatchIndex finds them for the RE2 path: each search
+// starts where the last match ended, with the text before it as context
+// for ^ and word edges, and an empty match right after a match does not
+// count. GNU sed counts and replaces the same matches. No match starts
+// before from.
+func (re *regex) findAll(b []byte, from, limit int, spans []int) []int {
+	stride := 2 * (re.groups + 1)
+	prevEnd := -1
+	for pos, n := from, 0; pos <= len(b) && (limit < 0 || n < limit); {
+		m := re.bt.FindSubmatchIndexAt(b, pos)
+		if m == nil {
+			break
+		}
+		accept := true
+		if m[1] == pos {
+			// An empty match: the next search starts a character on.
+			accept = m[0] != prevEnd
+			if pos < len(b) {
+				_, w := utf8.DecodeRune(b[pos:])
+				pos += w
+			} else {
+				pos++
+			}
+		} else {
+			pos = m[1]
+		}
+		prevEnd = m[1]
+		if accept {
+			spans = append(spans, m[:stride]...)
+			n++
+		}
+	}
+	return spans
 }
 
 // anchored finds the one match of an anchored fast kind.
@@ -210,8 +270,15 @@ func (r *Run) subst(s *subst) error {
 	// multiplying nth, which may be as large as an int holds.
 	stride := 2
 	r.spans = r.spans[:0]
-	switch re.fast.kind {
-	case fastNone:
+	switch {
+	case re.bt != nil:
+		from := re.firstStart(r.ps)
+		if from < 0 {
+			return nil
+		}
+		stride = 2 * (re.groups + 1)
+		r.spans = re.findAll(r.ps, from, limit, r.spans)
+	case re.fast.kind == fastNone:
 		if !re.m.MayMatch(r.ps) {
 			return nil
 		}
@@ -223,7 +290,7 @@ func (r *Run) subst(s *subst) error {
 				r.spans = append(r.spans, m...)
 			}
 		}
-	case fastPlain:
+	case re.fast.kind == fastPlain:
 		for at := 0; limit < 0 || len(r.spans)/stride < limit; {
 			i := bytes.Index(r.ps[at:], re.fast.lit)
 			if i < 0 {

@@ -50,10 +50,11 @@
 //   - Move: Claim.MoveTo renames a claimed token into another place, as a
 //     ready token there (a job that keeps failing goes to a place of
 //     failures, where a person looks at it).
-//   - Lock: for work whose inputs stay (the spool's cache keeps its tokens)
-//     a worker takes a lock on a name instead: it writes a marker in its
-//     claim directory and hard-links it to PLACE/.lock/NAME; link fails
-//     when the name is taken, so one worker wins.
+//   - Lock: for work whose inputs stay (a cache keeps its tokens) a worker
+//     takes a lock on a name instead: it writes a marker in its claim
+//     directory and hard-links it to PLACE/.lock/NAME; link fails when the
+//     name is taken, so one worker wins. The spool holds its whole
+//     directory for a run this way (lock "run" of DIR).
 //   - Lease: a Worker renews its lease by setting the modification time of
 //     its claim directory in every place it has one, every Lease/4 (one
 //     write per place, not per claim).
@@ -87,7 +88,9 @@
 // Watch says when to look at a directory again: on inotify events where
 // the file system sends them (github.com/fsnotify/fsnotify), by polling
 // with back-off where it does not (NFS, FUSE), and after a periodic
-// rescan in every case, since an event can be missed.
+// rescan in every case, since an event can be missed. A long-running
+// worker calls Reap on each rescan, so that what a dead worker held comes
+// back without a new event.
 //
 // # Concurrency
 //

@@ -223,6 +223,17 @@ func (t *Pending) Commit() error {
 	return err
 }
 
+// CommitAs is Commit under another name than Create's: for a token named
+// after its content, known only once it is written.
+func (t *Pending) CommitAs(name string) error {
+	if err := ValidName(name); err != nil {
+		t.Abort()
+		return err
+	}
+	t.name = name
+	return t.Commit()
+}
+
 func (t *Pending) commit() error {
 	sync := !t.p.w.o.NoSync
 	if sync {

@@ -86,6 +86,12 @@ func Watch(ctx context.Context, dir string, o WatchOptions) (*Watcher, error) {
 	return w, nil
 }
 
+// Watch watches the place's ready tokens (see the function Watch): a
+// worker waits on C, then lists Tokens and claims what it finds.
+func (p *Place) Watch(ctx context.Context, o WatchOptions) (*Watcher, error) {
+	return Watch(ctx, p.dir, o)
+}
+
 // Close stops the watcher and waits for its goroutine.
 func (w *Watcher) Close() error {
 	w.cancel()

@@ -1,0 +1,194 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// spoolCrashScripts are the graphs the crash test kills: chains and a
+// graph with a tee, mixing steps run per segment (rev, cut) and whole
+// (grep, sort, uniq, tee), with a '>' file at the end of some.
+var spoolCrashScripts = []string{
+	"cat in.txt | rev | grep -v q | cut -c1-6 | sort | uniq -c | rev",
+	"cat in.txt | tee @a | rev | cut -c2-5 > @b\nsort @a @b | uniq -c > out.txt",
+	"rev < in.txt | sort -r | cut -c1-3 | uniq > out.txt",
+}
+
+// TestSpoolSurvivesSigkill is issue 14's crash test: a spooled run is
+// killed with SIGKILL at random points (after a random number of token
+// commits, through killEnv, or after a random time) and started again on
+// the same directory until it completes. Its output must be the bytes of
+// an uninterrupted in-memory run (nothing lost, nothing twice), and no
+// temporary file, claim or lock may be left in the spool. TPIPE_SPOOL_CRASH=N
+// runs N iterations; -short runs few.
+func TestSpoolSurvivesSigkill(t *testing.T) {
+	iterations := 100
+	if testing.Short() {
+		iterations = 20
+	}
+	if s := os.Getenv("TPIPE_SPOOL_CRASH"); s != "" {
+		iterations, _ = strconv.Atoi(s)
+	}
+	seed := rand.Uint64()
+	t.Logf("seed %d, %d iterations", seed, iterations)
+	rng := rand.New(rand.NewPCG(seed, 14))
+	work := shmDir(t)
+	var in strings.Builder
+	words := []string{"alpha", "beta", "gamma", "delta", "quux", "epsilon", "zeta", "eta", "theta"}
+	for i := range 1200 {
+		fmt.Fprintf(&in, "%s %d %s\n", words[rng.IntN(len(words))], i%97, words[i%len(words)])
+	}
+	if err := os.WriteFile(filepath.Join(work, "in.txt"), []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]string, len(spoolCrashScripts))
+	for i, s := range spoolCrashScripts {
+		out, status := tpipeIn(t, work, nil, "--policy", "concurrent", s)
+		if status != 0 {
+			t.Fatalf("%q under concurrent: status %d", s, status)
+		}
+		want[i] = out + readIf(filepath.Join(work, "out.txt"))
+		os.Remove(filepath.Join(work, "out.txt"))
+	}
+	killed, maxRuns := 0, 0
+	for it := range iterations {
+		n := rng.IntN(len(spoolCrashScripts))
+		script := spoolCrashScripts[n]
+		dir := filepath.Join(work, fmt.Sprintf("sp%d", it))
+		os.Remove(filepath.Join(work, "out.txt"))
+		// A SIGKILL loses nothing the kernel has: fsync matters only for a
+		// power loss, and costs most of the time on a real disk.
+		fsync := "off"
+		if rng.IntN(10) == 0 {
+			fsync = "on"
+		}
+		args := []string{"--spool", dir, "--segment", "2K", "--fsync", fsync, script}
+		var out string
+		runs := 0
+		for status := -1; status != 0; runs++ {
+			var env []string
+			var after time.Duration
+			switch k := rng.IntN(10); {
+			case runs >= 10:
+				// enough: let it finish
+			case k < 7:
+				env = []string{fmt.Sprintf("%s=%d", killEnv, 1+rng.IntN(60))}
+			case k < 9:
+				after = time.Duration(1+rng.IntN(30)) * time.Millisecond
+			}
+			out, status = tpipeKill(t, work, env, after, args...)
+			switch status {
+			case 0:
+			case -int(syscall.SIGKILL):
+				killed++
+			default:
+				t.Fatalf("iteration %d (%q), run %d: status %d", it, script, runs, status)
+			}
+		}
+		maxRuns = max(maxRuns, runs)
+		if got := out + readIf(filepath.Join(work, "out.txt")); got != want[n] {
+			t.Fatalf("iteration %d (%q) after %d runs: output differs from an uninterrupted run:\n got  %d bytes %.200q\n want %d bytes %.200q",
+				it, script, runs, len(got), got, len(want[n]), want[n])
+		}
+		checkSpoolClean(t, dir)
+		if left, _ := filepath.Glob(filepath.Join(work, ".out.txt.tpipe*")); len(left) > 0 {
+			t.Fatalf("iteration %d: temporary output files left: %v", it, left)
+		}
+		os.RemoveAll(dir)
+	}
+	t.Logf("%d kills; at most %d runs to complete one", killed, maxRuns)
+	if killed < iterations/2 {
+		t.Fatalf("only %d kills in %d iterations: the test barely crashed anything", killed, iterations)
+	}
+}
+
+// shmDir is a temporary directory in memory (/dev/shm) where there is
+// one: a SIGKILL loses nothing the kernel holds, so memory serves the
+// crash test as well as a disk, many times faster on a loaded machine.
+func shmDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("/dev/shm", "tpipe-spool-test-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// checkSpoolClean fails when a spool holds a temporary file, a claim or a
+// lock: what a run that completed must not leave.
+func checkSpoolClean(t *testing.T, dir string) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		parent := filepath.Base(filepath.Dir(path))
+		if parent == ".tmp" || parent == ".claim" || parent == ".lock" || parent == ".bad" {
+			return fmt.Errorf("%s left in the spool", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readIf(name string) string {
+	b, _ := os.ReadFile(name)
+	return string(b)
+}
+
+// tpipeIn runs this binary as tpipe in dir and returns its stdout and
+// exit status.
+func tpipeIn(t *testing.T, dir string, env []string, args ...string) (string, int) {
+	return tpipeKill(t, dir, env, 0, args...)
+}
+
+// tpipeKill is tpipeIn that kills the process with SIGKILL after after,
+// if after > 0. A process killed by a signal has status -signal.
+func tpipeKill(t *testing.T, dir string, env []string, after time.Duration, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Dir = dir
+	// A binary built with -race sleeps a second at exit unless told not to.
+	cmd.Env = append(os.Environ(), append(env, "TPIPE_TEST_MAIN=1", "GORACE=atexit_sleep_ms=0")...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if after > 0 {
+		timer := time.AfterFunc(after, func() { cmd.Process.Signal(syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	err := cmd.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("tpipe %q did not finish within a minute", args)
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled():
+		return stdout.String(), -int(ws.Signal())
+	case err != nil && ws.ExitStatus() <= 0:
+		t.Fatalf("tpipe %q: %v", args, err)
+	}
+	if ws.ExitStatus() != 0 {
+		t.Logf("tpipe %q: status %d: %s", args, ws.ExitStatus(), stderr.String())
+	}
+	return stdout.String(), ws.ExitStatus()
+}

@@ -1,0 +1,1139 @@
+package sched
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/spool"
+	"github.com/tpipe/tpipe/spool/place"
+	"github.com/tpipe/tpipe/task"
+)
+
+// This file is the spool policy: the graph runs with every edge a place
+// on disk (package spool), so that a run killed at any moment resumes
+// where it stopped and a rerun redoes only what changed. It follows
+// PipeFlow ("PipeFlow Engine", round-by-round segments), pmjq's places
+// and Koji's causal hashes.
+//
+// A step is a task, or the tasks of an external program, which run
+// together. A step of one stateless per-record task (task.PerRecord.Fresh) is
+// a map: it runs on each segment of its input apart, on up to
+// SpoolOptions.Workers goroutines, as soon as the segment is in its place,
+// and each output segment is named after its input segment. Any other
+// step is whole-stream: it runs once, in a small graph like the serial
+// policy's, reading its input places' segments in order as they come and
+// cutting its output into segments again. Every step whose outputs are
+// not all complete on disk starts at once, and each waits only on the
+// segments it reads, so the steps overlap as the tasks of a concurrent
+// run do.
+//
+// Only what is needed runs: a step whose output places are complete (each
+// has its end token) is cached, and a step whose readers are all cached
+// is not needed, so a rerun of a finished graph reads its last place and
+// nothing else. A reader that stops early (head) makes its writer stop
+// too, as ErrReaderGone does in memory.
+
+// DefaultSegment is the bytes of records in a segment when
+// SpoolOptions.Segment is 0, chosen by measurement (go run ./bench
+// -spool; bench/README.md): on a local disk 4M was the fastest of 64K to
+// 16M for the log pipeline with fsync on and off, 64K the slowest
+// everywhere (an fsync and a few files per segment). Smaller segments let
+// a map start sooner and resume with less redone; larger ones cost fewer
+// fsyncs and files.
+const DefaultSegment = 4 << 20
+
+// SpoolOptions configure the spool policy.
+type SpoolOptions struct {
+	// Dir is the spool. "" runs on a temporary directory under
+	// Options.TempDir, removed after the run (tests, and the policy
+	// table's promise that every policy runs every graph).
+	Dir string
+	// Segment is the bytes of records in a segment; 0 means
+	// DefaultSegment.
+	Segment int
+	// NoSync skips fsync: faster, and a power loss may lose tokens the
+	// run counted as written (a process crash does not).
+	NoSync bool
+	// Workers is how many map segments run at once; 0 means GOMAXPROCS.
+	Workers int
+	// AfterCommit, if set, is called after each token is committed;
+	// tests kill the process there.
+	AfterCommit func()
+}
+
+// SpoolStats describe a spooled run.
+type SpoolStats struct {
+	Dir           string `json:"dir"`
+	Segment       int    `json:"segment"`
+	TokensWritten int64  `json:"tokens_written"`
+	BytesWritten  int64  `json:"bytes_written"` // on disk, compressed
+	BytesRead     int64  `json:"bytes_read"`
+}
+
+// SpoolPlaces returns the places of g's edges under the spool, in edge
+// order: the directory of each within the spool.
+func SpoolPlaces(g *graph.Graph) []string {
+	names := make([]string, len(g.Edges))
+	for k, e := range g.Edges {
+		names[k] = e.Name
+	}
+	return spool.PlaceNames(names)
+}
+
+// isMap reports whether task t runs on its input's segments apart.
+func isMap(t *graph.Task) bool {
+	return t.Rec != nil && t.Rec.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != ""
+}
+
+// inPlace reports whether task t's output is a file the spool reads in
+// place (graph.Task.File) rather than a place of its own.
+func inPlace(t *graph.Task) bool {
+	return t.File != "" && t.Ident != "" && t.In == 0 && t.Out == 1 && t.Together == ""
+}
+
+// SpoolForm says in words how the spool runs task t: per segment, over
+// the whole stream, or not at all (its file is read in place).
+func SpoolForm(t *graph.Task) string {
+	switch {
+	case inPlace(t):
+		return "not run: its file is read in place, in segments cut at line ends"
+	case isMap(t):
+		return "per segment, in parallel"
+	}
+	return "whole stream"
+}
+
+// SpoolInPlace returns the file that edge k of g is read from in place
+// under the spool, if its writer is such a file (see SpoolForm).
+func SpoolInPlace(g *graph.Graph, k int) (string, bool) {
+	t := g.Tasks[g.Edges[k].From.Task]
+	return t.File, inPlace(t)
+}
+
+// spoolShape is the hash of g's shape: its tasks' ports and groups, and
+// its edges and places. A spool made by a graph of another shape is
+// refused; stages may differ (the cache sees to them).
+func spoolShape(g *graph.Graph, places []string) string {
+	var parts []string
+	for _, t := range g.Tasks {
+		parts = append(parts, fmt.Sprintf("t %d %d %v", t.In, t.Out, t.Together != ""))
+	}
+	for k, e := range g.Edges {
+		parts = append(parts, fmt.Sprintf("e %d.%d %d.%d %s", e.From.Task, e.From.Port, e.To.Task, e.To.Port, places[k]))
+	}
+	return spool.Hash(parts...)
+}
+
+// spoolEdge is one edge's place and what the run knows of it. Its
+// segments come in by position; several map jobs may commit them out of
+// order.
+type spoolEdge struct {
+	k int
+	p *place.Place
+
+	mu      sync.Mutex
+	names   []string // committed segments by position; "" not yet
+	ready   int      // names[:ready] are all committed
+	done    bool     // complete: names is all of it
+	gen     string   // the causal hash of the whole edge, once known
+	gone    bool     // the reader stopped early: write no more
+	goneC   chan struct{}
+	changed chan struct{}
+	// file, for an edge read in place, is the file; bounds[k] and
+	// bounds[k+1] delimit its segment k.
+	file   *os.File
+	bounds []int64
+}
+
+func newSpoolEdge(k int, p *place.Place) *spoolEdge {
+	return &spoolEdge{k: k, p: p, changed: make(chan struct{})}
+}
+
+// signal wakes every waiter; e.mu is held.
+func (e *spoolEdge) signal() {
+	close(e.changed)
+	e.changed = make(chan struct{})
+}
+
+// commit records segment k.
+func (e *spoolEdge) commit(k int, name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for len(e.names) <= k {
+		e.names = append(e.names, "")
+	}
+	e.names[k] = name
+	for e.ready < len(e.names) && e.names[e.ready] != "" {
+		e.ready++
+	}
+	e.signal()
+}
+
+// setGen records the edge's causal hash.
+func (e *spoolEdge) setGen(gen string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.gen == "" {
+		e.gen = gen
+		e.signal()
+	}
+}
+
+// complete records that names are all the edge's segments.
+func (e *spoolEdge) complete(gen string, names []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.names, e.ready, e.done = names, len(names), true
+	if e.gen == "" {
+		e.gen = gen
+	}
+	e.signal()
+}
+
+// setGone records that the edge's reader stopped early.
+func (e *spoolEdge) setGone() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.gone && e.goneC != nil {
+		close(e.goneC)
+	}
+	e.gone = true
+	e.signal()
+}
+
+func (e *spoolEdge) isGone() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.gone
+}
+
+// segment waits for segment k and returns its name; ok is false once the
+// edge is complete with fewer segments. It returns early when ctx is done
+// or stop is closed (the reader has gone).
+func (e *spoolEdge) segment(ctx context.Context, k int, stop <-chan struct{}) (name string, ok bool, err error) {
+	for {
+		e.mu.Lock()
+		switch {
+		case k < e.ready:
+			name = e.names[k]
+			e.mu.Unlock()
+			return name, true, nil
+		case e.done:
+			e.mu.Unlock()
+			return "", false, nil
+		}
+		ch := e.changed
+		e.mu.Unlock()
+		select {
+		case <-ch:
+		case <-stop:
+			return "", false, buffer.ErrReaderGone
+		case <-ctx.Done():
+			return "", false, context.Cause(ctx)
+		}
+	}
+}
+
+// waitGen waits until the edge's causal hash is known.
+func (e *spoolEdge) waitGen(ctx context.Context) (string, error) {
+	for {
+		e.mu.Lock()
+		gen, ch := e.gen, e.changed
+		e.mu.Unlock()
+		if gen != "" {
+			return gen, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		}
+	}
+}
+
+// peekGen returns the edge's causal hash, "" if not yet known.
+func (e *spoolEdge) peekGen() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.gen
+}
+
+// isDone reports whether the edge is complete.
+func (e *spoolEdge) isDone() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.done
+}
+
+// name returns the name of committed segment k.
+func (e *spoolEdge) name(k int) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.names[k]
+}
+
+// goneCh returns a channel closed once the edge's reader has stopped.
+func (e *spoolEdge) goneCh() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.goneC == nil {
+		e.goneC = make(chan struct{})
+		if e.gone {
+			close(e.goneC)
+		}
+	}
+	return e.goneC
+}
+
+// all returns the committed names, for the Record's live list.
+func (e *spoolEdge) all() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, n := range e.names {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	if e.done {
+		out = append(out, spool.EndName(e.gen))
+	}
+	return out
+}
+
+// spoolStep is a step of the run: tasks that run as one, with the edges
+// they read and write from outside the step, in task and port order.
+type spoolStep struct {
+	tasks   []int
+	ins     []int
+	outs    []int
+	outTask []int // the task that writes each of outs
+	isMap   bool
+	content bool     // a task has no Ident: outputs named by content
+	gens    []string // the outputs' causal hashes, when known before the run
+	inPlace bool     // a file read in place: the step never runs
+	cached  bool     // every output complete on disk already
+	run     bool     // to run: not cached, and a step that runs reads it
+}
+
+// spoolRun is one run of the spool policy.
+type spoolRun struct {
+	stepRunner
+	so      SpoolOptions
+	sp      *spool.Spool
+	places  []string
+	edges   []*spoolEdge
+	steps   []*spoolStep
+	stepOf  []int // the step of each task
+	ins     [][]int
+	outs    [][]int
+	record  *spool.Record
+	sem     chan struct{} // map jobs at once
+	segRun  []atomic.Int64
+	segHit  []atomic.Int64
+	tokens  atomic.Int64
+	written atomic.Int64
+	read    atomic.Int64
+
+	mu     sync.Mutex
+	first  error      // the first hard failure
+	status *TaskError // the rightmost non-zero exit status
+}
+
+// runSpool is the spool policy.
+func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stats, err error) {
+	so := SpoolOptions{}
+	if o.Spool != nil {
+		so = *o.Spool
+	}
+	if so.Segment <= 0 {
+		so.Segment = DefaultSegment
+	}
+	if so.Workers <= 0 {
+		so.Workers = runtime.GOMAXPROCS(0)
+	}
+	start := time.Now()
+	r := &spoolRun{stepRunner: newStepRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers),
+		segRun: make([]atomic.Int64, len(g.Tasks)), segHit: make([]atomic.Int64, len(g.Tasks))}
+	detach := o.Live.Attach(r.sample)
+	defer detach()
+	defer func() {
+		for i := range r.st.Tasks {
+			r.st.Tasks[i].SegmentsRun = int(r.segRun[i].Load())
+			r.st.Tasks[i].SegmentsCached = int(r.segHit[i].Load())
+		}
+		r.st.Spool = &SpoolStats{Dir: so.Dir, Segment: so.Segment, TokensWritten: r.tokens.Load(), BytesWritten: r.written.Load(), BytesRead: r.read.Load()}
+		r.st.Wall = time.Since(start)
+		st = r.st
+	}()
+	if so.Dir == "" {
+		dir, err := os.MkdirTemp(o.TempDir, "tpipe-spool-")
+		if err != nil {
+			return r.st, err
+		}
+		defer os.RemoveAll(dir)
+		so.Dir, so.NoSync = dir, true
+		r.so = so
+	}
+	r.sp, err = spool.Open(so.Dir, place.Options{NoSync: so.NoSync})
+	if err != nil {
+		return r.st, spoolDiskErr(so.Dir, err)
+	}
+	defer func() {
+		if cerr := r.sp.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	defer func() {
+		for _, e := range r.edges {
+			if e.file != nil {
+				e.file.Close()
+			}
+		}
+	}()
+	if err := r.open(); err != nil {
+		return r.st, err
+	}
+	return r.st, r.run(ctx)
+}
+
+// open opens the places, checks the spool's Record against g's and
+// writes it.
+func (r *spoolRun) open() error {
+	g := r.g
+	rec := &spool.Record{Shape: spoolShape(g, r.places)}
+	for _, t := range g.Tasks {
+		rec.Tasks = append(rec.Tasks, spool.RecordTask{Name: t.Name, Ident: t.Ident})
+	}
+	for k, e := range g.Edges {
+		rec.Places = append(rec.Places, spool.RecordPlace{Name: r.places[k], Edge: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name})
+	}
+	if err := r.sp.Check(rec); err != nil {
+		return err
+	}
+	if err := r.sp.SetRecord(rec); err != nil {
+		return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
+	}
+	for k := range g.Edges {
+		p, err := r.sp.Place(r.places[k])
+		if err != nil {
+			return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
+		}
+		r.edges = append(r.edges, newSpoolEdge(k, p))
+	}
+	r.record = rec
+	return nil
+}
+
+// plan makes the steps, works out the causal hashes that can be known
+// before anything runs, finds the cached steps and, from the last step
+// back, those that must run.
+func (r *spoolRun) plan() error {
+	g := r.g
+	r.ins, r.outs = edgesOf(g)
+	groups := serialSteps(g)
+	r.stepOf = make([]int, len(g.Tasks))
+	for si, tasks := range groups {
+		s := &spoolStep{tasks: tasks}
+		for _, i := range tasks {
+			r.stepOf[i] = si
+			s.ins = append(s.ins, r.ins[i]...)
+			s.outs = append(s.outs, r.outs[i]...)
+			for range r.outs[i] {
+				s.outTask = append(s.outTask, i)
+			}
+			s.content = s.content || g.Tasks[i].Ident == ""
+		}
+		s.isMap = len(tasks) == 1 && isMap(g.Tasks[tasks[0]])
+		s.inPlace = len(tasks) == 1 && inPlace(g.Tasks[tasks[0]])
+		r.steps = append(r.steps, s)
+	}
+	gen := make([]string, len(g.Edges)) // known before the run, or ""
+	for _, s := range r.steps {
+		if s.inPlace {
+			h, err := r.readInPlace(s)
+			if err != nil {
+				return err
+			}
+			gen[s.outs[0]] = h
+			continue
+		}
+		var in []string
+		for _, k := range s.ins {
+			in = append(in, gen[k])
+		}
+		s.gens = r.outGens(s, in)
+		for j, k := range s.outs {
+			if s.gens != nil {
+				gen[k] = s.gens[j]
+			}
+		}
+		if s.gens != nil && len(s.outs) > 0 {
+			cached, err := r.cached(s, s.gens)
+			if err != nil {
+				return err
+			}
+			s.cached = cached
+		}
+	}
+	for si := len(r.steps) - 1; si >= 0; si-- {
+		s := r.steps[si]
+		switch {
+		case s.cached || s.inPlace:
+		case len(s.outs) == 0:
+			s.run = true // a sink: it delivers its input every run
+		default:
+			for _, k := range s.outs {
+				s.run = s.run || r.steps[r.stepOf[g.Edges[k].To.Task]].run
+			}
+		}
+	}
+	return nil
+}
+
+// readInPlace opens the file of in-place step s and cuts it into
+// segments of about SpoolOptions.Segment bytes, each ending at a line
+// end; the segments' names hash the file's Ident and their byte ranges.
+// It returns the edge's causal hash.
+func (r *spoolRun) readInPlace(s *spoolStep) (string, error) {
+	t := r.g.Tasks[s.tasks[0]]
+	f, err := os.Open(t.File)
+	if err != nil {
+		return "", &TaskError{Task: t.Name, Index: t.Index, Err: err}
+	}
+	e := r.edges[s.outs[0]]
+	e.file = f
+	bounds, err := lineBounds(f, int64(r.so.Segment))
+	if err != nil {
+		return "", &TaskError{Task: t.Name, Index: t.Index, Err: err}
+	}
+	e.bounds = bounds
+	names := make([]string, len(bounds)-1)
+	for k := range names {
+		names[k] = spool.SegName(k, spool.Hash(t.Ident, strconv.FormatInt(bounds[k], 10), strconv.FormatInt(bounds[k+1], 10)))
+	}
+	gen := spool.Hash("file", t.Ident, strconv.Itoa(r.so.Segment))
+	e.complete(gen, names)
+	return gen, nil
+}
+
+// lineBounds cuts the file f into ranges of at least seg bytes that end
+// at a line end (or at the end of the file): the first is 0, the last the
+// file's size; an empty file has no range.
+func lineBounds(f *os.File, seg int64) ([]int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	bounds := []int64{0}
+	buf := make([]byte, 64<<10)
+	for at := int64(0); at < size; {
+		next := at + seg
+		for next < size {
+			n, err := f.ReadAt(buf, next-1)
+			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+				next += int64(i)
+				break
+			}
+			if err != nil {
+				next = size
+				break
+			}
+			next += int64(n)
+		}
+		at = min(next, size)
+		bounds = append(bounds, at)
+	}
+	return bounds, nil
+}
+
+// readRange calls each with the lines of bytes [from, to) of f, each with
+// its '\n' (the last may have none), as the runner's line framing cuts
+// them; a line longer than maxRec is a *record.TooLargeError. It returns
+// the bytes read.
+func readRange(f *os.File, from, to int64, maxRec int, each func([]byte) error) (int64, error) {
+	sc := bufio.NewScanner(io.NewSectionReader(f, from, to-from))
+	sc.Buffer(make([]byte, 0, 64<<10), maxRec+1)
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			return i + 1, data[:i+1], nil
+		}
+		if atEOF && len(data) > 0 {
+			return len(data), data, nil
+		}
+		return 0, nil, nil
+	})
+	for sc.Scan() {
+		if err := each(sc.Bytes()); err != nil {
+			return to - from, err
+		}
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return to - from, &record.TooLargeError{Size: maxRec + 1, Max: maxRec, AtLeast: true, Limit: buffer.MaxRecordLimit}
+	}
+	return to - from, sc.Err()
+}
+
+// readSeg calls each with the records of segment k of edge e, named
+// name: a token of its place, or a range of its file.
+func (r *spoolRun) readSeg(e *spoolEdge, k int, name string, maxRec int, each func([]byte) error) error {
+	var n int64
+	var err error
+	if e.file != nil {
+		n, err = readRange(e.file, e.bounds[k], e.bounds[k+1], maxRec, each)
+	} else {
+		n, err = spool.ReadToken(e.p, name, maxRec, each)
+	}
+	r.read.Add(n)
+	return err
+}
+
+// outGens returns the causal hashes of step s's outputs given those of
+// its inputs, or nil when they cannot be known (an input's is not yet, or
+// s's outputs are named by content).
+func (r *spoolRun) outGens(s *spoolStep, in []string) []string {
+	if s.content {
+		return nil
+	}
+	for _, h := range in {
+		if h == "" {
+			return nil
+		}
+	}
+	if s.isMap {
+		return []string{spool.Hash("map", r.g.Tasks[s.tasks[0]].Ident, in[0])}
+	}
+	parts := []string{"step"}
+	for _, i := range s.tasks {
+		t := r.g.Tasks[i]
+		parts = append(parts, t.Ident, strconv.Itoa(t.In), strconv.Itoa(t.Out))
+	}
+	step := spool.Hash(append(parts, in...)...)
+	gens := make([]string, len(s.outs))
+	for j := range gens {
+		gens[j] = spool.Hash(step, "out", strconv.Itoa(j))
+	}
+	return gens
+}
+
+// cached reports whether every output place of s is complete for gens;
+// if so it records them as complete, with their writers' exit statuses.
+func (r *spoolRun) cached(s *spoolStep, gens []string) (bool, error) {
+	type found struct {
+		names  []string
+		status int
+	}
+	var all []found
+	for j, k := range s.outs {
+		names, status, ok, err := spool.ReadEnd(r.edges[k].p, gens[j])
+		if err != nil || !ok {
+			return false, r.diskErr(err)
+		}
+		all = append(all, found{names, status})
+	}
+	for j, k := range s.outs {
+		r.edges[k].complete(gens[j], all[j].names)
+		i := s.outTask[j]
+		r.segHit[i].Add(int64(len(all[j].names)))
+		if all[j].status != 0 {
+			r.exit(i, all[j].status)
+		}
+	}
+	return true, nil
+}
+
+// exit records task i's non-zero exit status; the rightmost task's is the
+// run's (pipefail).
+func (r *spoolRun) exit(i, code int) {
+	t := r.g.Tasks[i]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.status == nil || t.Index > r.status.Index {
+		r.status = &TaskError{Task: t.Name, Index: t.Index, Err: task.Exit(code)}
+	}
+	r.stepRunner.mu.Lock()
+	r.st.Tasks[i].Status = code
+	r.stepRunner.mu.Unlock()
+}
+
+// run runs every step that must, at once, and waits for them.
+func (r *spoolRun) run(ctx context.Context) error {
+	if err := r.plan(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for _, s := range r.steps {
+		if !s.run {
+			continue
+		}
+		wg.Go(func() {
+			var err error
+			if s.isMap {
+				err = r.runMap(ctx, s)
+			} else {
+				err = r.runWhole(ctx, s)
+			}
+			if err == nil {
+				r.markRan(s.tasks)
+			}
+			if err != nil && r.fail(err) {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	r.mu.Lock()
+	first, status := r.first, r.status
+	r.mu.Unlock()
+	if first != nil {
+		return first
+	}
+	if err := ctx.Err(); err != nil {
+		return context.Cause(ctx)
+	}
+	live := map[string][]string{}
+	for k, e := range r.edges {
+		if names := e.all(); len(names) > 0 {
+			live[r.places[k]] = names
+		} else if old, ok := r.record.Live[r.places[k]]; ok {
+			live[r.places[k]] = old // not read this run: what the last one used
+		}
+	}
+	r.record.Live = live
+	if err := r.sp.SetRecord(r.record); err != nil {
+		return fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err))
+	}
+	if status != nil {
+		return status
+	}
+	return nil
+}
+
+// fail records a step's error: an exit status is kept (the rightmost
+// wins); anything else is a hard failure, and fail reports true for the
+// first one, which stops the run.
+func (r *spoolRun) fail(err error) bool {
+	var te *TaskError
+	var exit *task.ExitError
+	if errors.As(err, &te) && errors.As(te.Err, &exit) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.status == nil || te.Index > r.status.Index {
+			r.status = te
+		}
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.first == nil {
+		r.first = err
+		return true
+	}
+	return false
+}
+
+// diskErr words a failure of the spool's disk so that a person can act on
+// it: a full disk is resumable, a permission is theirs to grant.
+func (r *spoolRun) diskErr(err error) error { return spoolDiskErr(r.so.Dir, err) }
+
+func spoolDiskErr(dir string, err error) error {
+	var ce *spool.CorruptError
+	if err == nil || errors.As(err, &ce) {
+		return err
+	}
+	where := "spool " + dir + ": "
+	if strings.HasPrefix(err.Error(), "spool ") {
+		where = "" // package spool has said where
+	}
+	switch {
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
+		return fmt.Errorf("%sdisk full (%v); free space and run again: the run resumes where it stopped", where, err)
+	case errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("%s%v; give tpipe write access to it, or another --spool directory", where, err)
+	}
+	return err
+}
+
+// runWhole runs a whole-stream step: once its inputs' causal hashes are
+// known, it is either found cached or run in a small graph whose sources
+// read its input places as their segments come and whose sinks cut its
+// outputs into segments.
+func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
+	gens := s.gens
+	if gens == nil && !s.content && len(s.outs) > 0 {
+		var in []string
+		for _, k := range s.ins {
+			h, err := r.edges[k].waitGen(ctx)
+			if err != nil {
+				return err
+			}
+			in = append(in, h)
+		}
+		gens = r.outGens(s, in)
+		if cached, err := r.cached(s, gens); cached || err != nil {
+			return err
+		}
+	}
+	sinks := make(map[int]*spoolSink, len(s.outs))
+	for j, k := range s.outs {
+		sk := &spoolSink{r: r, e: r.edges[k], task: s.outTask[j]}
+		if gens != nil {
+			sk.gen = gens[j]
+			sk.e.setGen(sk.gen)
+		}
+		sinks[k] = sk
+	}
+	err := r.runStep(ctx, s.tasks, r.ins, r.outs, r.source, func(k int) (task.Func, error) {
+		return sinks[k].run, nil
+	})
+	status := 0
+	var te *TaskError
+	var exit *task.ExitError
+	if errors.As(err, &te) && errors.As(te.Err, &exit) {
+		status = exit.Code
+	} else if err != nil {
+		return err
+	}
+	for _, k := range s.outs {
+		if werr := sinks[k].finish(status); werr != nil {
+			i := sinks[k].task
+			return &TaskError{Task: r.g.Tasks[i].Name, Index: r.g.Tasks[i].Index, Err: r.diskErr(werr)}
+		}
+	}
+	return err
+}
+
+// source returns the task that reads the segments of edge k in order, as
+// they are committed, until the edge is complete.
+func (r *spoolRun) source(k int) task.Func {
+	e, name := r.edges[k], r.g.Edges[k].Name
+	return func(ctx context.Context, p *buffer.Ports) error {
+		out := p.Out(0)
+		if e.file != nil {
+			// A file read in place, whole: the lines as '<' cuts them.
+			size := e.bounds[len(e.bounds)-1]
+			err := out.ScanFrom(io.NewSectionReader(e.file, 0, size), '\n')
+			r.read.Add(size)
+			if errors.Is(err, buffer.ErrReaderGone) {
+				e.setGone()
+			}
+			return err
+		}
+		maxRec := p.MaxRecord()
+		for n := 0; ; n++ {
+			tok, ok, err := e.segment(ctx, n, out.Done())
+			if errors.Is(err, buffer.ErrReaderGone) {
+				e.setGone()
+				return nil
+			}
+			if err != nil || !ok {
+				return err
+			}
+			err = r.readSeg(e, n, tok, maxRec, func(rec []byte) error {
+				if len(rec) > maxRec {
+					return &record.TooLargeError{Size: len(rec), Max: maxRec, Limit: buffer.MaxRecordLimit}
+				}
+				return out.Write(rec)
+			})
+			if errors.Is(err, buffer.ErrReaderGone) {
+				e.setGone()
+				return err
+			}
+			if err != nil {
+				return fmt.Errorf("read edge %s: %w", name, r.diskErr(err))
+			}
+		}
+	}
+}
+
+// spoolSink cuts the records of one output of a whole-stream step into
+// segments of its place. Its fields are the sink task's until it returns.
+type spoolSink struct {
+	r        *spoolRun
+	e        *spoolEdge
+	task     int
+	gen      string // the edge's causal hash; "" to name segments by content
+	names    []string
+	finished bool // every record was read: the edge is complete
+}
+
+func (sk *spoolSink) run(ctx context.Context, p *buffer.Ports) error {
+	r, in := sk.r, p.In(0)
+	var tw *spool.TokenWriter
+	for {
+		if sk.e.isGone() {
+			return nil // the reader stopped: nobody wants the rest
+		}
+		rec, err := in.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if tw == nil {
+			name := ""
+			if sk.gen != "" {
+				name = spool.SegName(len(sk.names), spool.Hash(sk.gen, strconv.Itoa(len(sk.names))))
+			}
+			if tw, err = spool.NewTokenWriter(sk.e.p, name); err != nil {
+				return r.diskErr(err)
+			}
+		}
+		if err := tw.Add(rec); err != nil {
+			tw.Abort()
+			return r.diskErr(err)
+		}
+		if tw.Bytes() >= int64(r.so.Segment) {
+			if err := sk.commit(tw); err != nil {
+				return err
+			}
+			tw = nil
+		}
+	}
+	if tw != nil {
+		if err := sk.commit(tw); err != nil {
+			return err
+		}
+	}
+	sk.finished = true
+	return nil
+}
+
+// commit commits the segment tw holds as the next of the edge.
+func (sk *spoolSink) commit(tw *spool.TokenWriter) error {
+	r, k := sk.r, len(sk.names)
+	var name string
+	var err error
+	hit := false
+	if sk.gen == "" {
+		name, hit, err = tw.CommitContent(sk.e.p, k)
+	} else {
+		name = tw.Name()
+		if has, _ := sk.e.p.Has(name); has {
+			err = tw.Abort() // made by a run that stopped before its end: the same bytes
+		} else {
+			err = tw.Commit()
+		}
+	}
+	if err != nil {
+		return r.diskErr(err)
+	}
+	sk.names = append(sk.names, name)
+	sk.e.commit(k, name)
+	if hit {
+		r.segHit[sk.task].Add(1)
+	} else {
+		r.segRun[sk.task].Add(1)
+	}
+	r.committed(tw)
+	return nil
+}
+
+// finish completes the edge if the sink read all of its records: it
+// writes the end token (with the writer's exit status).
+func (sk *spoolSink) finish(status int) error {
+	if !sk.finished {
+		return nil
+	}
+	gen := sk.gen
+	if gen == "" {
+		gen = spool.Hash(append([]string{"content"}, sk.names...)...)
+	}
+	if err := spool.WriteEnd(sk.e.p, gen, sk.names, status); err != nil {
+		return err
+	}
+	sk.e.complete(gen, sk.names)
+	sk.r.afterCommit()
+	return nil
+}
+
+// committed counts a token written and calls the test hook.
+func (r *spoolRun) committed(tw *spool.TokenWriter) {
+	r.tokens.Add(1)
+	r.written.Add(tw.Written())
+	r.afterCommit()
+}
+
+func (r *spoolRun) afterCommit() {
+	if r.so.AfterCommit != nil {
+		r.so.AfterCommit()
+	}
+}
+
+// runMap runs a map step: each segment of its input, as it comes, on a
+// goroutine of its own (at most SpoolOptions.Workers at once over the
+// run), each with an instance of the task's per-record form; a segment
+// whose output is in the place already is skipped.
+func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
+	i := s.tasks[0]
+	t := r.g.Tasks[i]
+	in, out := r.edges[s.ins[0]], r.edges[s.outs[0]]
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+		free  = make(chan *task.PerRecord, r.so.Workers)
+		busy  atomic.Int64
+	)
+	fail := func(err error) {
+		once.Do(func() { first = err; cancel(err) })
+	}
+	start := time.Now()
+	var err error
+	n := 0
+	for ; ; n++ {
+		if h := in.peekGen(); h != "" {
+			out.setGen(spool.Hash("map", t.Ident, h))
+		}
+		var inName string
+		var ok bool
+		inName, ok, err = in.segment(ctx, n, out.goneCh())
+		if errors.Is(err, buffer.ErrReaderGone) {
+			in.setGone()
+			err = nil
+			ok = false
+		}
+		if err != nil || !ok {
+			break
+		}
+		outName := spool.SegName(n, spool.Hash(t.Ident, inName))
+		if has, _ := out.p.Has(outName); has {
+			out.commit(n, outName)
+			r.segHit[i].Add(1)
+			continue
+		}
+		select {
+		case r.sem <- struct{}{}:
+		case <-ctx.Done():
+			err = context.Cause(ctx)
+		}
+		if err != nil {
+			break
+		}
+		k := n
+		wg.Go(func() {
+			defer func() { <-r.sem }()
+			t0 := time.Now()
+			err := r.mapSegment(t, free, in, out, k, inName, outName)
+			busy.Add(int64(time.Since(t0)))
+			if err != nil {
+				fail(err)
+				return
+			}
+			out.commit(k, outName)
+			r.segRun[i].Add(1)
+		})
+	}
+	wg.Wait()
+	r.stepRunner.mu.Lock()
+	r.st.Tasks[i].Busy = time.Duration(busy.Load())
+	r.st.Tasks[i].Blocked = max(0, time.Since(start)-r.st.Tasks[i].Busy)
+	r.stepRunner.mu.Unlock()
+	if first != nil {
+		return &TaskError{Task: t.Name, Index: t.Index, Err: first}
+	}
+	if err != nil {
+		return err
+	}
+	if out.isGone() || !in.isDone() {
+		return nil
+	}
+	gen := spool.Hash("map", t.Ident, in.peekGen())
+	names := make([]string, n)
+	for k := range names {
+		names[k] = spool.SegName(k, spool.Hash(t.Ident, in.name(k)))
+	}
+	if err := spool.WriteEnd(out.p, gen, names, 0); err != nil {
+		return &TaskError{Task: t.Name, Index: t.Index, Err: r.diskErr(err)}
+	}
+	out.complete(gen, names)
+	r.afterCommit()
+	return nil
+}
+
+// errEmit is the emit of a stateless form's Start and End, which promise
+// to emit nothing.
+func errEmit([]byte) error {
+	return errors.New("a stateless per-record task emitted a record from Start or End")
+}
+
+// mapSegment runs task t's per-record form over segment inName of in and
+// commits its output as outName of out. free holds instances of the form
+// not in use.
+func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out *spoolEdge, k int, inName, outName string) error {
+	var rec *task.PerRecord
+	select {
+	case rec = <-free:
+	default:
+		rec = t.Rec.Fresh()
+	}
+	defer func() {
+		select {
+		case free <- rec:
+		default:
+		}
+	}()
+	tw, err := spool.NewTokenWriter(out.p, outName)
+	if err != nil {
+		return r.diskErr(err)
+	}
+	maxRec := r.o.MaxRecord
+	if maxRec == 0 {
+		maxRec = buffer.DefaultMaxRecord
+	}
+	emit := task.Emit(tw.Add)
+	// A stateless form's Start and End emit nothing (task.PerRecord.Fresh);
+	// they run around each segment, which is a stream of its own.
+	if rec.Start != nil {
+		err = rec.Start(errEmit)
+	}
+	if err == nil {
+		err = r.readSeg(in, k, inName, maxRec, func(b []byte) error {
+			if rec.Keep != nil {
+				if rec.Keep(b) {
+					return tw.Add(b)
+				}
+				return nil
+			}
+			return rec.Each(b, emit)
+		})
+	}
+	if err == nil && rec.End != nil {
+		err = rec.End(errEmit)
+	}
+	if err != nil {
+		tw.Abort()
+		return r.diskErr(err)
+	}
+	if err := tw.Commit(); err != nil {
+		return r.diskErr(err)
+	}
+	r.stepRunner.mu.Lock()
+	e := &r.st.Edges[out.k]
+	e.Records += tw.Records()
+	e.Bytes += tw.Bytes()
+	r.stepRunner.mu.Unlock()
+	r.committed(tw)
+	return nil
+}

@@ -1,0 +1,167 @@
+package spool
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpipe/tpipe/spool/place"
+)
+
+func TestNames(t *testing.T) {
+	h := Hash("a", "b")
+	if len(h) != HashLen || h == Hash("ab") || h == Hash("a", "b", "") || h != Hash("a", "b") {
+		t.Errorf("Hash: %q; parts must be told apart and the hash stable", h)
+	}
+	name := SegName(42, h)
+	if k, ok := ParseSeg(name); !ok || k != 42 {
+		t.Errorf("ParseSeg(%q) = %d, %v", name, k, ok)
+	}
+	if err := place.ValidName(name); err != nil {
+		t.Error(err)
+	}
+	if err := place.ValidName(EndName(h)); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []string{"", EndName(h), "00000001", "0000001." + h, "00000001." + h[1:], "0000000x." + h, "-0000001." + h} {
+		if _, ok := ParseSeg(bad); ok {
+			t.Errorf("ParseSeg(%q) accepted", bad)
+		}
+	}
+}
+
+func TestPlaceNames(t *testing.T) {
+	got := PlaceNames([]string{"F1", "@a", "@a", "graph", "a/b", "@a", ".x"})
+	want := []string{"F1", "@a", "@a#2", "edge4", "edge5", "@a#3", "edge7"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("PlaceNames = %v, want %v", got, want)
+	}
+}
+
+func FuzzParseSeg(f *testing.F) {
+	f.Add(SegName(3, Hash("x")))
+	f.Add("end.x")
+	f.Fuzz(func(t *testing.T, name string) {
+		k, ok := ParseSeg(name)
+		if ok && SegName(k, name[9:]) != name {
+			t.Errorf("ParseSeg(%q) = %d, but SegName gives %q", name, k, SegName(k, name[9:]))
+		}
+	})
+}
+
+func openPlace(t *testing.T) *place.Place {
+	t.Helper()
+	w, err := place.NewWorker(place.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	p, err := w.Open(filepath.Join(t.TempDir(), "F1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestTokensAndEnd(t *testing.T) {
+	p := openPlace(t)
+	var names []string
+	for k := range 3 {
+		name := SegName(k, Hash("gen", fmt.Sprint(k)))
+		tw, err := NewTokenWriter(p, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 100 {
+			tw.Add(fmt.Appendf(nil, "%d-%d\n", k, i))
+		}
+		if err := tw.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	if _, _, ok, err := ReadEnd(p, "gen"); ok || err != nil {
+		t.Fatalf("ReadEnd before WriteEnd: %v, %v", ok, err)
+	}
+	if err := WriteEnd(p, "gen", names, 1); err != nil {
+		t.Fatal(err)
+	}
+	got, status, ok, err := ReadEnd(p, "gen")
+	if !ok || err != nil || status != 1 || fmt.Sprint(got) != fmt.Sprint(names) {
+		t.Fatalf("ReadEnd = %v, %d, %v, %v", got, status, ok, err)
+	}
+	var recs []string
+	if _, err := ReadToken(p, names[1], 1<<20, func(rec []byte) error { recs = append(recs, string(rec)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 100 || recs[7] != "1-7\n" {
+		t.Errorf("token 1: %d records, %q", len(recs), recs[7])
+	}
+	// A segment gone: the place is no longer complete.
+	p.Remove(names[2])
+	if _, _, ok, err := ReadEnd(p, "gen"); ok || err != nil {
+		t.Errorf("ReadEnd with a segment gone: %v, %v", ok, err)
+	}
+	// Named by content: the same records twice are one token.
+	for pass := range 2 {
+		tw, _ := NewTokenWriter(p, "")
+		tw.Add([]byte("same\n"))
+		name, hit, err := tw.CommitContent(p, 5)
+		if err != nil || hit != (pass == 1) {
+			t.Errorf("pass %d: %s, hit %v, %v", pass, name, hit, err)
+		}
+	}
+}
+
+func TestEndTokenChecked(t *testing.T) {
+	p := openPlace(t)
+	tw, _ := NewTokenWriter(p, EndName("g"))
+	tw.Add([]byte("not a segment"))
+	tw.Add([]byte("status 0"))
+	tw.Commit()
+	var ce *CorruptError
+	if _, _, _, err := ReadEnd(p, "g"); !errors.As(err, &ce) || ce.Aside == "" {
+		t.Fatalf("ReadEnd of a bad end token: %v", err)
+	}
+	if has, _ := p.Has(EndName("g")); has {
+		t.Error("the bad end token was not moved aside")
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	root := t.TempDir()
+	user := filepath.Join(root, "home")
+	os.Mkdir(user, 0o755)
+	os.WriteFile(filepath.Join(user, "thesis.tex"), []byte("x"), 0o644)
+	var ne *NotSpoolError
+	if _, err := Open(user, place.Options{}); !errors.As(err, &ne) {
+		t.Errorf("Open of a user's directory: %v", err)
+	}
+	if _, err := GC(user, true, place.Options{}); !errors.As(err, &ne) {
+		t.Errorf("gc --all of a user's directory: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(user, "thesis.tex")); string(b) != "x" {
+		t.Error("the user's file was touched")
+	}
+	os.Symlink(user, filepath.Join(root, "link"))
+	if _, err := Open(filepath.Join(root, "link"), place.Options{}); err == nil || !strings.Contains(err.Error(), "link") {
+		t.Errorf("Open through a link: %v", err)
+	}
+	sp, err := Open(filepath.Join(root, "sp"), place.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	var iu *InUseError
+	if _, err := Open(filepath.Join(root, "sp"), place.Options{Host: "other"}); !errors.As(err, &iu) {
+		t.Errorf("Open of a spool in use: %v", err)
+	}
+	sp.SetRecord(&Record{Shape: "a", Tasks: []RecordTask{{Name: "sort"}}})
+	var og *OtherGraphError
+	if err := sp.Check(&Record{Shape: "b"}); !errors.As(err, &og) || !strings.Contains(err.Error(), "sort") {
+		t.Errorf("Check of another shape: %v", err)
+	}
+}

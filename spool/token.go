@@ -1,0 +1,243 @@
+package spool
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tpipe/tpipe/record/recfile"
+	"github.com/tpipe/tpipe/spool/place"
+)
+
+// Codec is the compression of tokens. S2 costs the least CPU per byte:
+// on 2 CPUs a spooled run spends most of its time compressing and
+// decompressing, and S2 was measured faster than zstd's fastest level
+// end to end (bench/README.md, the spool section).
+const Codec = recfile.S2
+
+// BlockSize is the raw bytes of records in one block of a token.
+const BlockSize = 256 << 10
+
+// CorruptError is a token that failed its checks when read: it has been
+// moved aside (to Aside) so that the next run makes it again.
+type CorruptError struct {
+	Path  string // where it was
+	Aside string // where it is now; "" if it could not be moved
+	Err   error
+}
+
+func (e *CorruptError) Error() string {
+	msg := fmt.Sprintf("corrupt token %s (%v)", e.Path, e.Err)
+	if e.Aside != "" {
+		return msg + fmt.Sprintf("; moved to %s; run again to make it anew", e.Aside)
+	}
+	return msg + "; remove it and run again to make it anew"
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// ReadToken calls each with every record of the token name of p, in
+// order, until each returns an error (which ReadToken returns). rec is
+// valid only during the call. maxRecord is the longest record the reader
+// accepts. A token that fails its checks is moved aside and is a
+// *CorruptError. It returns the bytes read from disk.
+func ReadToken(p *place.Place, name string, maxRecord int, each func(rec []byte) error) (int64, error) {
+	f, err := p.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	cr := &countReader{r: f}
+	r := recfile.NewReader(cr, recfile.ReadLimit(BlockSize, maxRecord))
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return cr.n, nil
+		}
+		var ce *recfile.CorruptError
+		if errors.As(err, &ce) {
+			f.Close()
+			path := filepath.Join(p.Dir(), name)
+			aside, aerr := p.Aside(name)
+			if aerr != nil {
+				aside = ""
+			}
+			return cr.n, &CorruptError{Path: path, Aside: aside, Err: err}
+		}
+		if err != nil {
+			return cr.n, fmt.Errorf("read %s: %w", filepath.Join(p.Dir(), name), err)
+		}
+		if err := each(rec); err != nil {
+			return cr.n, err
+		}
+	}
+}
+
+// TokenWriter writes the records of one token: Add them, then Commit
+// (under a name known before, or one made of the content, CommitContent)
+// or Abort. It is not safe for concurrent use.
+type TokenWriter struct {
+	name    string
+	pend    *place.Pending
+	w       *recfile.Writer
+	hash    hash.Hash
+	out     *countWriter
+	records int64
+	bytes   int64
+}
+
+// NewTokenWriter starts a token of p, to be named name (or, when name is
+// "", by its content: see CommitContent).
+func NewTokenWriter(p *place.Place, name string) (*TokenWriter, error) {
+	pname := name
+	if pname == "" {
+		pname = "content" // replaced at commit
+	}
+	pend, err := p.Create(pname)
+	if err != nil {
+		return nil, err
+	}
+	t := &TokenWriter{name: name, pend: pend}
+	t.out = &countWriter{w: pend}
+	var w io.Writer = t.out
+	if name == "" {
+		t.hash = sha256.New()
+		w = io.MultiWriter(t.out, t.hash)
+	}
+	t.w = recfile.NewWriter(w, Codec, BlockSize)
+	return t, nil
+}
+
+// Name returns the name the token is to have; "" for one named by its
+// content.
+func (t *TokenWriter) Name() string { return t.name }
+
+// Add appends a copy of rec.
+func (t *TokenWriter) Add(rec []byte) error {
+	t.records++
+	t.bytes += int64(len(rec))
+	return t.w.Add(rec)
+}
+
+// Records and Bytes count what was added; Written counts the bytes of the
+// file so far.
+func (t *TokenWriter) Records() int64 { return t.records }
+func (t *TokenWriter) Bytes() int64   { return t.bytes }
+func (t *TokenWriter) Written() int64 { return t.out.n }
+
+// Commit ends the file and makes the token ready under the name given to
+// NewTokenWriter. On error the token is aborted.
+func (t *TokenWriter) Commit() error {
+	if err := t.w.Close(); err != nil {
+		t.pend.Abort()
+		return err
+	}
+	return t.pend.Commit()
+}
+
+// CommitContent ends the file of a token made without a name and names
+// it segment k with the hash of its content. When that token is there
+// already (a rerun on the same input), nothing is written and cached is
+// true.
+func (t *TokenWriter) CommitContent(p *place.Place, k int) (name string, cached bool, err error) {
+	if err := t.w.Close(); err != nil {
+		t.pend.Abort()
+		return "", false, err
+	}
+	name = SegName(k, hex.EncodeToString(t.hash.Sum(nil))[:HashLen])
+	if has, _ := p.Has(name); has {
+		return name, true, t.pend.Abort()
+	}
+	return name, false, t.pend.CommitAs(name)
+}
+
+// Abort drops the token.
+func (t *TokenWriter) Abort() error { return t.pend.Abort() }
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// WriteEnd completes place p, of causal hash gen, with the names of its
+// segments in order and the exit status of the task that wrote them (a
+// rerun that finds the place complete reports it again).
+func WriteEnd(p *place.Place, gen string, names []string, status int) error {
+	t, err := NewTokenWriter(p, EndName(gen))
+	if err != nil {
+		return err
+	}
+	recs := append(names[:len(names):len(names)], "status "+strconv.Itoa(status))
+	for _, n := range recs {
+		if err := t.Add([]byte(n)); err != nil {
+			t.Abort()
+			return err
+		}
+	}
+	return t.Commit()
+}
+
+// ReadEnd returns the segments of place p recorded by its end token for
+// gen, and the status WriteEnd was given; ok is false when there is no
+// end token, or when a segment it names is gone (the place must then be
+// made again). An end token that fails its checks is moved aside and is
+// a *CorruptError.
+func ReadEnd(p *place.Place, gen string) (names []string, status int, ok bool, err error) {
+	if has, err := p.Has(EndName(gen)); err != nil || !has {
+		return nil, 0, false, err
+	}
+	var recs []string
+	_, err = ReadToken(p, EndName(gen), place.MaxName, func(rec []byte) error {
+		recs = append(recs, string(rec))
+		return nil
+	})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	bad := func(why string) error {
+		path := filepath.Join(p.Dir(), EndName(gen))
+		aside, _ := p.Aside(EndName(gen))
+		return &CorruptError{Path: path, Aside: aside, Err: errors.New(why)}
+	}
+	if len(recs) == 0 {
+		return nil, 0, false, bad("no status")
+	}
+	last, recs := recs[len(recs)-1], recs[:len(recs)-1]
+	s, found := strings.CutPrefix(last, "status ")
+	status, serr := strconv.Atoi(s)
+	if !found || serr != nil {
+		return nil, 0, false, bad(fmt.Sprintf("%q is not a status", last))
+	}
+	for _, n := range recs {
+		if _, ok := ParseSeg(n); !ok {
+			return nil, 0, false, bad(fmt.Sprintf("%q is not a segment's name", n))
+		}
+		if has, err := p.Has(n); err != nil || !has {
+			return nil, 0, false, err
+		}
+	}
+	return recs, status, true, nil
+}
