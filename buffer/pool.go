@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"time"
@@ -180,6 +181,13 @@ type Pool struct {
 	watchers sync.WaitGroup
 	closed   bool // Close has begun: arm no timer
 	recycled bool // Close gave the buffers' memory away (recycle.go)
+
+	// The clock of waits (waittime.go): epoch holds the monotonic reading
+	// it counts from; the tick times waits that go on.
+	epoch     time.Time
+	tick      *time.Timer
+	tickArmed bool
+	fakeClock func() int64 // set by tests: the clock of waits
 }
 
 // Op names a point where a task may block; a Hook sees it before the task
@@ -237,7 +245,7 @@ func NewPool(o Options) (*Pool, error) {
 	if maxRec == 0 {
 		maxRec = DefaultMaxRecord
 	}
-	p := &Pool{o: o, size: s, maxRec: maxRec, nrec: nrec, nbuf: b}
+	p := &Pool{o: o, size: s, maxRec: maxRec, nrec: nrec, nbuf: b, epoch: time.Now()}
 	if o.Spill {
 		dir := o.SpillDir
 		if dir == "" {
@@ -268,6 +276,7 @@ func (p *Pool) NewQueue(name string, c int) (*Queue, error) {
 // task. Register every task before any starts.
 func (p *Pool) NewProc(name string, index int, ins, outs []*Queue) (*Proc, error) {
 	t := &proc{pool: p, name: name, index: index, wake: make(chan struct{}, 1), prog: -1}
+	t.waits.rng = rand.Uint64()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, q := range ins {
@@ -533,6 +542,7 @@ func (p *Pool) Close() error {
 	return nil
 }
 
-// now is a variable so that tests of the statistics could pin time; the
-// runtime reads the clock only when a task blocks or ends.
+// now is the clock of waits outside the process (outside.go), a variable
+// so that tests can pin it. Waits in the pool are timed on the pool's own
+// monotonic clock (waittime.go).
 var now = time.Now
