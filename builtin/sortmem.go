@@ -568,19 +568,9 @@ func sortByKeyBelow(e, tmp []sortEntry, shift int) {
 		insertionByKey(e)
 		return
 	}
-	var or, and uint64 = 0, ^uint64(0)
-	for i := range e {
-		or |= e[i].key
-		and &= e[i].key
+	if shift, ok := sortTopByte(e, shift); ok {
+		radixPass(e, tmp, shift)
 	}
-	diff := (or ^ and) & (1<<(shift+8) - 1)
-	if diff == 0 {
-		return
-	}
-	for diff>>shift&0xff == 0 {
-		shift -= 8
-	}
-	radixPass(e, tmp, shift)
 }
 
 func insertionByKey(e []sortEntry) {
