@@ -492,7 +492,9 @@ func TestSortFoldSameAsGNU(t *testing.T) {
 		} {
 			argv := append([]string{"sort"}, args...)
 			want := runGNU(t, "", argv, in)
-			for _, budget := range []int{0, 64 << 10} {
+			// 64 KiB: runs of a few hundred lines, too small to fold;
+			// 1 MiB: a few runs, each folding.
+			for _, budget := range []int{0, 64 << 10, 1 << 20} {
 				var stdout, stderr bytes.Buffer
 				env := &builtin.Env{Stderr: &stderr, TempDir: t.TempDir(), SortMemory: budget}
 				got := runWithEnv(t, env, &stdout, &stderr, argv, in)

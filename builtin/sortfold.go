@@ -27,9 +27,11 @@ import (
 )
 
 const (
-	sortFoldCheck = 1 << 15 // lines offered before the first check
-	sortFoldMin   = 8       // a table must fold at least 1 line in this many
-	sortFoldSlots = 1 << 12 // the table's first size
+	sortFoldCheck = 1 << 15                                        // lines offered before the first check
+	sortFoldMin   = 8                                              // a table must fold at least 1 line in this many
+	sortFoldSlots = 1 << 12                                        // the table's first size
+	sortFoldShare = 8                                              // a sort folds only if its table's first size is at most 1/8 of its budget
+	sortFoldFirst = sortFoldSlots * int(unsafe.Sizeof(sortSlot{})) // bytes of the table's first size
 )
 
 // sortFold is the hash table of a sortBuffer's distinct lines. A slot

@@ -15,7 +15,7 @@ import (
 // memory it counts stays within its budget.
 func TestSortFoldModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		budget := rapid.SampledFrom([]int{1 << 30, 200 << 10}).Draw(rt, "budget")
+		budget := rapid.SampledFrom([]int{1 << 30, 1 << 20}).Draw(rt, "budget")
 		b := newSortBuffer(budget, true)
 		distinct := rapid.IntRange(1, 5000).Draw(rt, "distinct")
 		n := rapid.IntRange(0, 3*sortFoldCheck).Draw(rt, "lines")
@@ -89,6 +89,17 @@ func TestSortFoldModel(t *testing.T) {
 }
 
 // Few copies: the table goes at the first check.
+// A budget too small for the table's first size holds lines one by one:
+// a table taking most of it would leave runs of a few lines.
+func TestSortFoldSmallBudget(t *testing.T) {
+	if b := newSortBuffer(sortFoldShare*sortFoldFirst-1, true); b.fold != nil || b.used != 0 {
+		t.Errorf("a budget of %d bytes folds (%d bytes used)", b.budget, b.used)
+	}
+	if b := newSortBuffer(sortFoldShare*sortFoldFirst, true); b.fold == nil {
+		t.Errorf("a budget of %d bytes does not fold", b.budget)
+	}
+}
+
 func TestSortFoldStops(t *testing.T) {
 	b := newSortBuffer(1<<30, true)
 	for i := range sortFoldCheck + 1 {

@@ -66,7 +66,9 @@ type sortBuffer struct {
 // of a line if fold is set.
 func newSortBuffer(budget int, fold bool) *sortBuffer {
 	b := &sortBuffer{budget: budget}
-	if fold {
+	// A table that takes much of a small budget (sort -S 64K) would leave
+	// room for a few lines a run, and spill them one run at a time.
+	if fold && sortFoldShare*sortFoldFirst <= budget {
 		b.fold = newSortFold()
 		b.used = b.fold.bytes()
 	}
