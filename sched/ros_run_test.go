@@ -148,3 +148,72 @@ func TestROSCancel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Under ros a per-record filter runs as plain calls from the scheduler
+// (buffer.Filter), and falls back to its own loop where a buffer needs it
+// (a record longer than S) or at its end when it has an End: the output
+// is the serial one in every case, with one buffer, and a panic in keep
+// is the filter's error.
+func TestROSFiltersAsCalls(t *testing.T) {
+	even := func(r []byte) bool { return len(r)%2 == 0 }
+	long := bytes.Repeat([]byte("ab"), 20) // longer than S = 16
+	input := [][]byte{[]byte("a"), []byte("bb"), long, []byte("cccc"), []byte("d"), long[:30], []byte("ee")}
+	withEnd := task.PerRecord{Keep: even, End: func(emit task.Emit) error { return emit([]byte("end")) }}
+	for _, tc := range []struct {
+		name     string
+		src      *graph.Task
+		filters  []task.PerRecord
+		want     [][]byte
+		panicked bool
+	}{
+		{"short records", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input[:2]...)},
+			[]task.PerRecord{task.Filter(even), task.Filter(even)}, [][]byte{[]byte("bb")}, false},
+		{"long records", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input...)},
+			[]task.PerRecord{task.Filter(even), task.Filter(even)}, [][]byte{[]byte("bb"), long, []byte("cccc"), long[:30], []byte("ee")}, false},
+		{"end", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input...)},
+			[]task.PerRecord{task.Filter(even), withEnd}, [][]byte{[]byte("bb"), long, []byte("cccc"), long[:30], []byte("ee"), []byte("end")}, false},
+		{"blocking source", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input...), Blocking: true},
+			[]task.PerRecord{task.Filter(even)}, [][]byte{[]byte("bb"), long, []byte("cccc"), long[:30], []byte("ee")}, false},
+		{"panic", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input...)},
+			[]task.PerRecord{task.Filter(func(r []byte) bool {
+				if len(r) == 4 {
+					panic("four")
+				}
+				return true
+			})}, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var out [][]byte
+			tasks := []*graph.Task{tc.src}
+			for i, f := range tc.filters {
+				tasks = append(tasks, &graph.Task{Name: fmt.Sprint("filter", i+1), In: 1, Out: 1, Rec: &f})
+			}
+			tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)})
+			st, err := sched.Run(ctx, graph.Chain(1, tasks...), sched.Options{Policy: sched.ROS, RecordSize: 16})
+			if tc.panicked {
+				var pe *sched.PanicError
+				var te *sched.TaskError
+				if !errors.As(err, &pe) || !errors.As(err, &te) || te.Task != "filter1" {
+					t.Fatalf("err = %v, want the filter's panic", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprintf("%q", out) != fmt.Sprintf("%q", tc.want) {
+				t.Fatalf("got %q, want %q", out, tc.want)
+			}
+			if !tc.src.Blocking && st.Buffers != 1 {
+				t.Fatalf("B = %d, want 1", st.Buffers)
+			}
+			for _, ts := range st.Tasks {
+				if ts.Name == "" || ts.Err != "" {
+					t.Fatalf("task statistics %+v", ts)
+				}
+			}
+		})
+	}
+}
