@@ -21,7 +21,11 @@ import (
 // Tasks keep their blocking Read and Write: each runs as a coroutine
 // (iter.Pull), and parking in the pool yields back to the scheduler, a
 // direct handoff with no trip through the goroutine scheduler's queues and
-// no busy waiting.
+// no busy waiting. A per-record filter is cheaper still: it needs no
+// stack of its own between buffers, so the scheduler calls it as a
+// function (buffer.Filter.Step, the loop jamming of section 5 at run
+// time), with no switch at all, and resumes it as a coroutine only for
+// what a step leaves to the task's own loop (see rosFilter).
 //
 // A task that reads records in place and then writes would hold the only
 // buffer while it needs another, so under ros every task with outputs
