@@ -172,9 +172,10 @@ func (o *Output) Copy(in *Input) error {
 		}
 	}
 	b := in.cur
-	if b == in.priv {
-		// The private buffer of CopyReads stays with its task: copy the
-		// pieces, a chain's last one left open.
+	if b == in.priv || b.pins > 0 {
+		// The private buffer of CopyReads stays with its task, and a
+		// buffer with kept records with its reader: copy the pieces, a
+		// chain's last one left open.
 		for in.i < len(b.ends) {
 			end := int(b.ends[in.i])
 			piece := b.data[in.off:end:end]
@@ -219,11 +220,12 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 		}
 	}
 	b := in.cur
-	if b == in.priv || b.cont {
+	if b == in.priv || b.cont || b.pins > 0 {
 		// Records already copied out by Read (CopyReads): the private
 		// buffer never goes to a queue, so the kept ones are copied. A
 		// buffer that ends with the first piece of a long record cannot
-		// move either; that record is read whole, as by Read.
+		// move either; that record is read whole, as by Read. Nor can
+		// one whose reader keeps records of it (Hold).
 		for w := b.whole(); in.i < w; {
 			end := int(b.ends[in.i])
 			rec := b.data[in.off:end:end]

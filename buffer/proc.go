@@ -241,6 +241,7 @@ func (c *Proc) Finish(failed bool) {
 	}
 	for _, in := range t.ins {
 		in.stopLocked()
+		in.dropKeptLocked()
 	}
 	p.live--
 	p.checkStallLocked()

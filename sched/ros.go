@@ -165,6 +165,12 @@ func planROS(g *graph.Graph, pl *Plan) {
 	} else {
 		pl.Shape = "Record Oriented Scheduling: one buffer suffices for a chain (Theorem 4.1)"
 	}
+	if n, who := g.Held(); n > 0 {
+		pl.BoundIs += ", plus every queue into a task that keeps buffers or above one"
+		pl.Shape += fmt.Sprintf("; tasks that keep what they read (%s, %d buffers in all) read in place and write while they keep, so that their input queues, and those above, may all be full when they need a buffer: "+
+			"B counts those queues whole, as Theorem 3.2 does, and the one buffer of Theorem 4.1 circulates among the rest",
+			who, n)
+	}
 }
 
 // rosBound is the B the ros policy needs: by Theorem 4.1 one buffer for the
@@ -172,10 +178,31 @@ func planROS(g *graph.Graph, pl *Plan) {
 // (graph.Task.Blocking) that writes, the capacity of its outputs: such a
 // task is outside the one-at-a-time rule and can keep that many buffers
 // (a partly filled one counts against the same capacity as queued ones).
+//
+// A task that keeps buffers of its input (graph.Task.Holds) reads it in
+// place, not copied, and writes while it keeps them: Theorem 4.1's one
+// circulating buffer no longer suffices. When such a task waits for FREE,
+// its input queue may be full (what it keeps, what it reads, what its
+// writer queued), and so may every queue above it, each reader blocked on
+// the queue below (TestDelaysCompleteUnderEveryPolicy found both). So B
+// counts, as Theorem 3.2 does, every queue into such a task or into a
+// task above one, and the one circulating buffer on top.
 func rosBound(g *graph.Graph) int {
+	keeps := make([]bool, len(g.Tasks)) // holds, or feeds one that does
+	for i, t := range g.Tasks {
+		if t.Holds > 0 {
+			keeps[i] = true
+			for u, is := range ancestors(g, i).of {
+				keeps[u] = keeps[u] || is
+			}
+		}
+	}
 	b := 1
 	for _, e := range g.Edges {
-		if g.Tasks[e.From.Task].Blocking {
+		switch {
+		case keeps[e.To.Task]:
+			b += g.QueueCap(e)
+		case g.Tasks[e.From.Task].Blocking:
 			b += e.Cap
 		}
 	}
@@ -207,7 +234,9 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	woken.Store(-1)
 	for idx, i := range order {
 		p := r.procs[i]
-		if g.Tasks[i].Out > 0 || g.Tasks[i].Blocking {
+		// A task that keeps what it reads (graph.Task.Holds) reads in
+		// place; rosBound gives it the buffers for that.
+		if g.Tasks[i].Out > 0 && g.Tasks[i].Holds == 0 || g.Tasks[i].Blocking {
 			p.CopyReads()
 		}
 		if g.Tasks[i].Blocking {

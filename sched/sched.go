@@ -255,6 +255,11 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	if adjust := pl.Runs.row().plan; adjust != nil {
 		adjust(g, pl)
 	}
+	if n, who := g.Held(); n > 0 && pl.Runs != ROS {
+		pl.Shape += fmt.Sprintf("; the capacities count the %d buffers that tasks keep besides the ones they read (%s): "+
+			"each input queue of such a task has as many slots more, so that its writer keeps its room, and every kept buffer is charged to it, "+
+			"so Theorem 3.2's argument holds with B grown by exactly %d", n, who, n)
+	}
 	if pl.RecordSize == 0 {
 		pl.RecordSize = DefaultRecordSize
 	}
@@ -389,9 +394,9 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 		outs[i] = make([]*buffer.Queue, t.Out)
 	}
 	for k, e := range g.Edges {
-		c := e.Cap
+		c := g.QueueCap(e)
 		if pl.capAuto {
-			c = capAutoStart
+			c = capAutoStart + g.Tasks[e.To.Task].Holds
 		}
 		q, err := pool.NewQueue(e.Name, c)
 		if err != nil {
