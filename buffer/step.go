@@ -21,8 +21,9 @@ import (
 // ErrStepUnfit is returned by Filter.Step when the next buffer needs the
 // filter's general form (Output.Pass in the task's own loop): the first
 // piece of a record longer than S, a queue spilled to disk or overflowing
-// to a stuck program. Nothing was taken; the scheduler runs the task's
-// general form from then on, with the same ports.
+// to a stuck program. The scheduler runs the task's general form from
+// then on, with the same ports: a buffer handed over to the step, if
+// any, is the input's current one, which Pass reads first.
 var ErrStepUnfit = errors.New("buffer: the filter's next buffer needs its general form")
 
 // Filter is a task that keeps the records of its input 0 for which keep
@@ -61,8 +62,30 @@ func (ps *Ports) Filter(keep func(rec []byte) bool) *Filter {
 // panic in keep leaves the filter holding its buffer, which Finish gives
 // back.
 func (f *Filter) Step() error {
-	p := f.in.t.pool
-	p.mu.Lock()
+	in := f.in
+	t := in.t
+	p := t.pool
+	if t.handed {
+		// A writer handed its buffer over as it woke the task
+		// (Queue.pushLocked), and counted the wait; the wake, which
+		// the scheduler saw (Proc.Waiting) before this call, orders
+		// its writes before these reads. The buffer is sifted before
+		// the lock is taken, so a record costs one lock section.
+		t.handed = false
+		f.waited = waiting{}
+		if b := in.cur; b.cont {
+			return ErrStepUnfit
+		}
+		first, w := in.sift(f.keep, nil)
+		p.mu.Lock()
+		if w == first {
+			in.giveBackLocked() // nothing kept
+		} else {
+			f.holding, f.first = true, first
+		}
+	} else {
+		p.mu.Lock()
+	}
 	err := f.stepLocked()
 	p.mu.Unlock() // not deferred: keep runs unlocked, and may panic
 	return err
@@ -120,7 +143,7 @@ func (f *Filter) stepLocked() error {
 				return io.EOF
 			}
 			q.readerWaitsLocked(t)
-			f.waitLocked(waiting{kind: waitRead, q: q})
+			f.waitLocked(waiting{kind: waitRead, q: q, in: in})
 			return nil
 		}
 		if t.mustYieldLocked() {
