@@ -20,10 +20,10 @@ import (
 
 // ErrStepUnfit is returned by Filter.Step when the next buffer needs the
 // filter's general form (Output.Pass in the task's own loop): the first
-// piece of a record longer than S, a queue spilled to disk or overflowing
-// to a stuck program. The scheduler runs the task's general form from
-// then on, with the same ports: a buffer handed over to the step, if
-// any, is the input's current one, which Pass reads first.
+// piece of a record longer than S, or an input queue spilled to disk. The
+// scheduler runs the task's general form from then on, with the same
+// ports: a buffer handed over to the step, if any, is the input's current
+// one, which Pass reads first.
 var ErrStepUnfit = errors.New("buffer: the filter's next buffer needs its general form")
 
 // Filter is a task that keeps the records of its input 0 for which keep
@@ -112,10 +112,16 @@ func (f *Filter) stepLocked() error {
 				in.giveBackLocked()
 				return ErrReaderGone
 			}
-			if o.q.overflow {
-				return ErrStepUnfit
-			}
 			if o.q.occupancy() >= o.q.cap {
+				if o.q.overflow && o.q.n > 0 && p.spill != nil {
+					// Its reader is a bridge stuck on its program:
+					// spill, as a write would (reserveLocked).
+					if _, err := o.q.spillLocked(); err != nil {
+						p.abortLocked(err)
+						return err
+					}
+					continue
+				}
 				o.q.wwait = t
 				f.waitLocked(waiting{kind: waitRoom, q: o.q})
 				return nil

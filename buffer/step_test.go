@@ -224,3 +224,69 @@ func TestFilterStepEnds(t *testing.T) {
 		t.Fatalf("FREE has %d of 3 buffers at the end", free)
 	}
 }
+
+// A filter run by steps whose output's reader is a bridge stuck on its
+// program (the queue overflows) spills that queue rather than wait for
+// room, as a write does; the reader then gets every record, in order.
+func TestFilterStepSpillsOverflow(t *testing.T) {
+	pool, err := NewPool(Options{Buffers: 4, RecordSize: 8, Spill: true, SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := pool.NewQueue("a", 2)
+	b, _ := pool.NewQueue("b", 1)
+	src, _ := pool.NewProc("src", 0, nil, []*Queue{a})
+	filt, _ := pool.NewProc("filter", 1, []*Queue{a}, []*Queue{b})
+	sink, _ := pool.NewProc("sink", 2, []*Queue{b}, nil)
+	filt.SetParker(&stepParker{})
+	f := filt.Ports().Filter(func([]byte) bool { return true })
+	for _, rec := range []string{"one", "two"} {
+		if err := src.Ports().Out(0).Write([]byte(rec)); err != nil {
+			t.Fatal(err)
+		}
+		src.Ports().Flush()
+	}
+	if err := f.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := filt.Wait(); !ok || w.On != "room" {
+		t.Fatalf("the filter waits %v on %q, want on room", ok, w.On)
+	}
+	pool.mu.Lock()
+	b.overflow = true
+	b.roomLocked() // the resolution that marks it wakes the writer too (waitfor.go)
+	pool.mu.Unlock()
+	if err := f.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if b.Stats().Spills == 0 {
+		t.Fatal("the overflowing queue was not spilled")
+	}
+	if err := pool.Check(); err != nil {
+		t.Fatal(err)
+	}
+	src.Finish(false)
+	if err := f.Step(); err != io.EOF {
+		t.Fatalf("step at the end: %v, want io.EOF", err)
+	}
+	filt.Finish(false)
+	var got []string
+	in := sink.Ports().In(0)
+	for {
+		rec, err := in.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(rec))
+	}
+	sink.Finish(false)
+	if strings.Join(got, ",") != "one,two" {
+		t.Fatalf("sink read %q, want one, two", got)
+	}
+	if err := pool.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
