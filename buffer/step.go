@@ -143,17 +143,19 @@ func (f *Filter) stepLocked() error {
 		if in.cur != nil || o.pend != nil || q.backlog() > 0 || q.n > 0 && q.ring[q.head].cont {
 			return ErrStepUnfit
 		}
-		if q.n == 0 {
-			if q.eof {
-				in.eof = true
-				return io.EOF
-			}
+		if q.n == 0 && !q.eof {
 			q.readerWaitsLocked(t)
 			f.waitLocked(waiting{kind: waitRead, q: q, in: in})
 			return nil
 		}
+		// A buffer or the end is there: the task could go on, so it
+		// gives way first if it must, as in nextLocked.
 		if t.mustYieldLocked() {
 			return nil
+		}
+		if q.n == 0 {
+			in.eof = true
+			return io.EOF
 		}
 		in.takeLocked(q.popLocked())
 		p.mu.Unlock()

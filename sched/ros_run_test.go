@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -264,4 +265,37 @@ func TestROSFilterChainsMatchSerial(t *testing.T) {
 			t.Fatalf("got %q, serial gives %q", got, want)
 		}
 	})
+}
+
+// Filters run as calls switch where they switched as coroutines: the
+// golden trace of src | f1 | f2 | sink was written by the coroutine form
+// (before filters ran as calls), and the calls give it line for line,
+// the end included (a filter that finds the end gives way first to a
+// greater task woken, as the coroutine did).
+func TestROSFilterTraceGolden(t *testing.T) {
+	var recs [][]byte
+	for i := range 12 {
+		recs = append(recs, []byte(fmt.Sprint(i%5, strings.Repeat("x", i*3%20))))
+	}
+	var out [][]byte
+	g := graph.Chain(1,
+		&graph.Task{Name: "src", Out: 1, Fn: task.Records(recs...)},
+		&graph.Task{Name: "f1", In: 1, Out: 1, Rec: ptr(task.Filter(func(r []byte) bool { return r[0]%2 == 0 }))},
+		&graph.Task{Name: "f2", In: 1, Out: 1, Rec: ptr(task.Filter(func(r []byte) bool { return len(r) > 3 }))},
+		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
+	)
+	var trace bytes.Buffer
+	if _, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.ROS, RecordSize: 32, Trace: &trace}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "ros", "filters.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trace.String() != string(want) {
+		t.Errorf("trace differs from the coroutine form's:\n%s", trace.String())
+	}
+	if len(out) != 5 {
+		t.Errorf("sink got %d records, want 5", len(out))
+	}
 }
