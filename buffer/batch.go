@@ -251,6 +251,19 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 		}
 		return nil
 	}
+	first, w := in.sift(keep, skip)
+	if w == first {
+		return nil // nothing kept; the buffer goes back to FREE on the next read
+	}
+	return o.move(in, first)
+}
+
+// sift keeps the records of the buffer being read, from the next one on,
+// for which keep (or skip, see Sieve) says so, packing them in place, and
+// consumes the buffer. The kept records are those from index first to w;
+// none were kept if w == first.
+func (in *Input) sift(keep func(rec []byte) bool, skip func([]byte) (int, bool)) (first, w int) {
+	b := in.cur
 	first, w, woff := in.i, in.i, in.off
 	// take moves record i (from off to end) into the kept part.
 	take := func(off, end int) {
@@ -289,8 +302,5 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 	// Everything is consumed as far as the reader goes: nothing is left to
 	// Forward. If the buffer moves on, lo is set to the first kept record.
 	in.i, in.off, b.lo = w, woff, w
-	if w == first {
-		return nil // nothing kept; the buffer goes back to FREE on the next read
-	}
-	return o.move(in, first)
+	return first, w
 }

@@ -441,9 +441,15 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 // others go on; buffer.ErrReaderGone is success; any other error is a hard
 // failure that aborts the run, unless it is the run's abort itself.
 func (r *runState) runTask(i int) {
-	t, p := r.g.Tasks[i], r.procs[i]
 	t0 := time.Now()
-	err := call(r.ctx, r.pl.taskFunc(r.g, i), p.Ports())
+	r.endTask(i, t0, call(r.ctx, r.pl.taskFunc(r.g, i), r.procs[i].Ports()))
+}
+
+// endTask ends task i, begun at t0, whose function returned err: it
+// records the task's status and error (aborting the run on a failure),
+// finishes its ports and keeps its statistics.
+func (r *runState) endTask(i int, t0 time.Time, err error) {
+	t, p := r.g.Tasks[i], r.procs[i]
 	status := 0
 	var exit *task.ExitError
 	if errors.As(err, &exit) {
