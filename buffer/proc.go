@@ -27,6 +27,7 @@ type proc struct {
 	outs    []*Output
 	wake    chan struct{}
 	park    Parker // nil: park on wake
+	by      UnparkerBy
 	preempt Preempter
 	yielder Yielder
 	// parked mirrors wait.kind != waitNone for schedulers that poll
@@ -147,6 +148,19 @@ type WaitTracker interface {
 	TracksWaits()
 }
 
+// UnparkerBy is a Parker told which task made t runnable, where the pool
+// knows it: a buffer pushed to a queue wakes the queue's reader by the
+// queue's writer, and the push runs on the writer's thread (its goroutine
+// or coroutine, or whichever calls its Finish). A scheduler that runs
+// both tasks on one thread can note such a wake with no atomic operation.
+// Every other wake (an Abort, a spill brought back, a buffer given back to
+// FREE) comes through Unpark.
+type UnparkerBy interface {
+	Parker
+	// UnparkBy is Unpark, with the task by whose thread t is woken.
+	UnparkBy(t, by *Proc)
+}
+
 // SetParker makes the task park with pk; call it before the task starts.
 // A pk that is a Yielder gives way as a Yielder does, even if it is a
 // Preempter too.
@@ -154,6 +168,7 @@ func (c *Proc) SetParker(pk Parker) {
 	c.park = pk
 	_, tracks := pk.(WaitTracker)
 	c.mirror = pk != nil && !tracks
+	c.by, _ = pk.(UnparkerBy)
 	c.preempt, c.yielder = nil, nil
 	if y, ok := pk.(Yielder); ok {
 		c.yielder = y
@@ -417,16 +432,23 @@ func (t *proc) unwaitLocked() {
 }
 
 // wakeLocked makes a parked task runnable.
-func (p *Pool) wakeLocked(t *proc) {
+func (p *Pool) wakeLocked(t *proc) { p.wakeByLocked(t, nil) }
+
+// wakeByLocked makes a parked task runnable on the thread of task by, if
+// not nil (see UnparkerBy).
+func (p *Pool) wakeByLocked(t, by *proc) {
 	if t.wait.kind == waitNone {
 		return
 	}
 	t.unwaitLocked()
-	if t.park != nil {
+	switch {
+	case by != nil && t.by != nil:
+		t.by.UnparkBy((*Proc)(t), (*Proc)(by))
+	case t.park != nil:
 		t.park.Unpark((*Proc)(t))
-		return
+	default:
+		t.wake <- struct{}{}
 	}
-	t.wake <- struct{}{}
 }
 
 // readerWaitsLocked records that t, q's reader, waits for a buffer, and

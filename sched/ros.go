@@ -99,6 +99,9 @@ type rosParker struct {
 	// at that choice no greater task was runnable, so a greater one now
 	// must have been woken since.
 	woken *wokenSet
+	// external is rosCore.external, by index: the tasks on their own
+	// goroutines. Fixed before any task starts.
+	external []bool
 	// parked is set by Park and cleared by Yield, on the task's coroutine;
 	// the scheduler reads it when the task has switched back.
 	parked bool
@@ -111,6 +114,23 @@ func (k *rosParker) Park(t *buffer.Proc) error {
 
 func (k *rosParker) Unpark(t *buffer.Proc) {
 	k.woken.add(t.Index())
+	k.notifyIdle()
+}
+
+// UnparkBy is Unpark for a wake on the thread of task by: if by is one of
+// the tasks the scheduler runs, the wake is on the scheduler's thread
+// (buffer.UnparkerBy), and is noted with no atomic operation.
+func (k *rosParker) UnparkBy(t, by *buffer.Proc) {
+	if k.external[by.Index()] {
+		k.Unpark(t)
+		return
+	}
+	k.woken.addLocal(t.Index())
+}
+
+// notifyIdle wakes the scheduler if it waits for a task on its own
+// goroutine.
+func (k *rosParker) notifyIdle() {
 	if k.notify != nil {
 		select {
 		case k.notify <- struct{}{}:
@@ -134,29 +154,39 @@ func (k *rosParker) TracksWaits() {}
 var (
 	_ buffer.Yielder     = (*rosParker)(nil)
 	_ buffer.WaitTracker = (*rosParker)(nil)
+	_ buffer.UnparkerBy  = (*rosParker)(nil)
 )
 
 // wokenSet is the set of tasks, by index, woken since the scheduler last
 // took it: a bit per task. Unpark adds to it with the pool's lock held,
 // from whichever goroutine wakes the task (a task on its own goroutine, or
-// an Abort); the scheduler takes it whole. One atomic OR per wake, where
-// a flag per task set and cleared by the pool cost two atomic stores.
+// an Abort), with one atomic OR, where a flag per task set and cleared by
+// the pool cost two atomic stores; UnparkBy adds a wake on the
+// scheduler's own thread to local, a plain word, with none. The scheduler
+// takes the set whole.
 type wokenSet struct {
 	words []atomic.Uint64
+	local []uint64 // only on the scheduler's thread
 }
 
-func newWokenSet(n int) *wokenSet { return &wokenSet{words: make([]atomic.Uint64, (n+63)/64)} }
+func newWokenSet(n int) *wokenSet {
+	return &wokenSet{words: make([]atomic.Uint64, (n+63)/64), local: make([]uint64, (n+63)/64)}
+}
 
 func (s *wokenSet) add(idx int) { s.words[idx/64].Or(1 << (idx % 64)) }
 
-// above reports whether a task of index greater than idx is in the set.
+// addLocal adds idx on the scheduler's thread.
+func (s *wokenSet) addLocal(idx int) { s.local[idx/64] |= 1 << (idx % 64) }
+
+// above reports whether a task of index greater than idx is in the set;
+// it runs on the scheduler's thread.
 func (s *wokenSet) above(idx int) bool {
 	i := idx / 64
-	if s.words[i].Load()>>(idx%64)>>1 != 0 {
+	if (s.local[i]|s.words[i].Load())>>(idx%64)>>1 != 0 {
 		return true
 	}
 	for i++; i < len(s.words); i++ {
-		if s.words[i].Load() != 0 {
+		if s.local[i]|s.words[i].Load() != 0 {
 			return true
 		}
 	}
@@ -168,11 +198,12 @@ func (s *wokenSet) above(idx int) bool {
 func (s *wokenSet) take(woke func(idx int)) int {
 	top := -1
 	for i := range s.words {
-		w := &s.words[i]
-		if w.Load() == 0 {
-			continue
+		x := s.local[i]
+		s.local[i] = 0
+		if w := &s.words[i]; w.Load() != 0 {
+			x |= w.Swap(0)
 		}
-		for x := w.Swap(0); x != 0; x &= x - 1 {
+		for ; x != 0; x &= x - 1 {
 			idx := i*64 + bits.TrailingZeros64(x)
 			woke(idx)
 			top = idx
@@ -318,7 +349,7 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			co.yield = yield
 			r.endTask(i, starts[idx], call(r.ctx, r.pl.taskFunc(r.g, i), p.Ports()))
 		})
-		parkers[idx] = &rosParker{co: co, notify: coNotify, idx: idx, woken: woken}
+		parkers[idx] = &rosParker{co: co, notify: coNotify, idx: idx, woken: woken, external: core.external}
 		p.SetParker(parkers[idx])
 		cos[idx] = co
 		if keep := rosFilter(g, &r.pl, o, i); keep != nil {

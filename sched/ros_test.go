@@ -35,7 +35,7 @@ func TestROSCoreNext(t *testing.T) {
 }
 
 // The set of tasks woken against a dumb model (a map), over sizes that
-// span several words: add, above and take agree with it after every step.
+// span several words: add, addLocal, above and take agree with it after every step.
 func TestWokenSetModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 200).Draw(t, "tasks")
@@ -43,9 +43,12 @@ func TestWokenSetModel(t *testing.T) {
 		model := map[int]bool{}
 		for i := range rapid.IntRange(1, 60).Draw(t, "steps") {
 			idx := rapid.IntRange(0, n-1).Draw(t, fmt.Sprint("idx", i))
-			switch rapid.IntRange(0, 2).Draw(t, fmt.Sprint("op", i)) {
+			switch rapid.IntRange(0, 3).Draw(t, fmt.Sprint("op", i)) {
 			case 0:
 				s.add(idx)
+				model[idx] = true
+			case 3:
+				s.addLocal(idx)
 				model[idx] = true
 			case 1:
 				want := false
