@@ -207,6 +207,9 @@ func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 				if file, ok := sched.SpoolInPlace(j.Graph, k); ok {
 					return file + " (in place)"
 				}
+				if sched.SpoolVirtual(j.Graph, k) {
+					return filepath.Join(dir, places[k]) + "/ (virtual)"
+				}
 				return filepath.Join(dir, places[k]) + "/"
 			}
 		}

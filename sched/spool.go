@@ -97,7 +97,15 @@ func SpoolPlaces(g *graph.Graph) []string {
 
 // isMap reports whether task t runs on its input's segments apart.
 func isMap(t *graph.Task) bool {
-	return t.Rec != nil && t.Rec.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != ""
+	return t.Rec != nil && t.Rec.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != "" && t.Together == ""
+}
+
+// fusedEdge reports whether edge k of g joins two map tasks: the spool
+// runs them as one pass over each segment (loop jamming, as the fused
+// policy does in memory), and the edge's place stays empty (virtual).
+func fusedEdge(g *graph.Graph, k int) bool {
+	e := g.Edges[k]
+	return isMap(g.Tasks[e.From.Task]) && isMap(g.Tasks[e.To.Task])
 }
 
 // inPlace reports whether task t's output is a file the spool reads in
@@ -106,17 +114,38 @@ func inPlace(t *graph.Task) bool {
 	return t.File != "" && t.Ident != "" && t.In == 0 && t.Out == 1 && t.Together == ""
 }
 
-// SpoolForm says in words how the spool runs task t: per segment, over
-// the whole stream, or not at all (its file is read in place).
-func SpoolForm(t *graph.Task) string {
+// SpoolForm says in words how the spool runs task i of g: per segment
+// (with the map tasks it is fused with), over the whole stream, or not at
+// all (its file is read in place).
+func SpoolForm(g *graph.Graph, i int) string {
+	t := g.Tasks[i]
 	switch {
 	case inPlace(t):
 		return "not run: its file is read in place, in segments cut at line ends"
 	case isMap(t):
+		var with []string
+		for k, e := range g.Edges {
+			switch {
+			case e.From.Task == i && fusedEdge(g, k):
+				with = append(with, fmt.Sprintf("%s (%s not written)", g.Tasks[e.To.Task].Name, e.Name))
+			case e.To.Task == i && fusedEdge(g, k):
+				with = append(with, g.Tasks[e.From.Task].Name)
+			}
+		}
+		if len(with) > 0 {
+			return "per segment, in parallel, in one pass with " + strings.Join(with, " and ")
+		}
 		return "per segment, in parallel"
 	}
 	return "whole stream"
 }
+
+// SpoolVirtual reports whether edge k of g has no tokens under the spool:
+// it joins two tasks that run in one pass over each segment (see
+// SpoolForm), so its records never leave memory. Its place is made and
+// named all the same, and its causal hash is computed, so that the names
+// of the tokens after it are those the two tasks would give apart.
+func SpoolVirtual(g *graph.Graph, k int) bool { return fusedEdge(g, k) }
 
 // SpoolInPlace returns the file that edge k of g is read from in place
 // under the spool, if its writer is such a file (see SpoolForm).
@@ -143,8 +172,9 @@ func spoolShape(g *graph.Graph, places []string) string {
 // segments come in by position; several map jobs may commit them out of
 // order.
 type spoolEdge struct {
-	k int
-	p *place.Place
+	k       int
+	p       *place.Place
+	virtual bool // inside a chain of map tasks: never written (SpoolVirtual)
 
 	mu      sync.Mutex
 	names   []string // committed segments by position; "" not yet
@@ -300,11 +330,15 @@ func (e *spoolEdge) goneCh() <-chan struct{} {
 	return e.goneC
 }
 
-// all returns the committed names, for the Record's live list.
+// all returns the committed names, for the Record's live list; a
+// virtual edge has none.
 func (e *spoolEdge) all() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []string
+	if e.virtual {
+		return nil
+	}
 	for _, n := range e.names {
 		if n != "" {
 			out = append(out, n)
@@ -317,12 +351,15 @@ func (e *spoolEdge) all() []string {
 }
 
 // spoolStep is a step of the run: tasks that run as one, with the edges
-// they read and write from outside the step, in task and port order.
+// they read and write from outside the step, in task and port order. A
+// map step is a chain of map tasks, in order, that runs in one pass over
+// each segment: the edges between them (virtual) are never written.
 type spoolStep struct {
 	tasks   []int
 	ins     []int
 	outs    []int
 	outTask []int // the task that writes each of outs
+	virtual []int // of a map step: the edges inside its chain, in order
 	isMap   bool
 	content bool     // a task has no Ident: outputs named by content
 	gens    []string // the outputs' causal hashes, when known before the run
@@ -463,6 +500,7 @@ func (r *spoolRun) plan() error {
 		s.inPlace = len(tasks) == 1 && inPlace(g.Tasks[tasks[0]])
 		r.steps = append(r.steps, s)
 	}
+	r.fuseMaps()
 	gen := make([]string, len(g.Edges)) // known before the run, or ""
 	for _, s := range r.steps {
 		if s.inPlace {
@@ -481,6 +519,11 @@ func (r *spoolRun) plan() error {
 		for j, k := range s.outs {
 			if s.gens != nil {
 				gen[k] = s.gens[j]
+			}
+		}
+		if s.isMap && in[0] != "" {
+			for j, h := range r.chainGens(s, in[0])[:len(s.virtual)] {
+				r.edges[s.virtual[j]].setGen(h)
 			}
 		}
 		if s.gens != nil && len(s.outs) > 0 {
@@ -504,6 +547,36 @@ func (r *spoolRun) plan() error {
 		}
 	}
 	return nil
+}
+
+// fuseMaps joins each map step to the map step that reads its output, so
+// that a chain of map tasks is one step (see fusedEdge). serialSteps
+// orders the steps so that a writer comes before its reader.
+func (r *spoolRun) fuseMaps() {
+	g := r.g
+	var kept []*spoolStep
+	for _, s := range r.steps {
+		if s.isMap && fusedEdge(g, s.ins[0]) {
+			head := kept[r.stepOf[g.Edges[s.ins[0]].From.Task]]
+			head.virtual = append(head.virtual, s.ins[0])
+			head.tasks = append(head.tasks, s.tasks...)
+			head.outs, head.outTask = s.outs, s.outTask
+			for _, i := range s.tasks {
+				r.stepOf[i] = r.stepOf[head.tasks[0]]
+			}
+			continue
+		}
+		for _, i := range s.tasks {
+			r.stepOf[i] = len(kept)
+		}
+		kept = append(kept, s)
+	}
+	r.steps = kept
+	for _, s := range r.steps {
+		for _, k := range s.virtual {
+			r.edges[k].virtual = true
+		}
+	}
 }
 
 // readInPlace opens the file of in-place step s and cuts it into
@@ -617,7 +690,8 @@ func (r *spoolRun) outGens(s *spoolStep, in []string) []string {
 		}
 	}
 	if s.isMap {
-		return []string{spool.Hash("map", r.g.Tasks[s.tasks[0]].Ident, in[0])}
+		gens := r.chainGens(s, in[0])
+		return gens[len(gens)-1:]
 	}
 	parts := []string{"step"}
 	for _, i := range s.tasks {
@@ -630,6 +704,30 @@ func (r *spoolRun) outGens(s *spoolStep, in []string) []string {
 		gens[j] = spool.Hash(step, "out", strconv.Itoa(j))
 	}
 	return gens
+}
+
+// chainGens returns the causal hash of the output of each task of map
+// step s, given its input's: those of its virtual edges, then its
+// output's. Each is what the task would have run alone.
+func (r *spoolRun) chainGens(s *spoolStep, in string) []string {
+	gens := make([]string, len(s.tasks))
+	for j, i := range s.tasks {
+		in = spool.Hash("map", r.g.Tasks[i].Ident, in)
+		gens[j] = in
+	}
+	return gens
+}
+
+// chainNames returns the names of segment n of the output of each task
+// of map step s, given its input segment's: a chain's output segment is
+// named as its last task alone would have named it.
+func (r *spoolRun) chainNames(s *spoolStep, n int, in string) []string {
+	names := make([]string, len(s.tasks))
+	for j, i := range s.tasks {
+		in = spool.SegName(n, spool.Hash(r.g.Tasks[i].Ident, in))
+		names[j] = in
+	}
+	return names
 }
 
 // cached reports whether every output place of s is complete for gens;
@@ -711,7 +809,9 @@ func (r *spoolRun) run(ctx context.Context) error {
 	}
 	live := map[string][]string{}
 	for k, e := range r.edges {
-		if names := e.all(); len(names) > 0 {
+		if e.virtual {
+			live[r.places[k]] = []string{} // gc empties it
+		} else if names := e.all(); len(names) > 0 {
 			live[r.places[k]] = names
 		} else if old, ok := r.record.Live[r.places[k]]; ok {
 			live[r.places[k]] = old // not read this run: what the last one used
@@ -981,11 +1081,10 @@ func (r *spoolRun) afterCommit() {
 
 // runMap runs a map step: each segment of its input, as it comes, on a
 // goroutine of its own (at most SpoolOptions.Workers at once over the
-// run), each with an instance of the task's per-record form; a segment
-// whose output is in the place already is skipped.
+// run), through the step's chain of tasks, each with an instance of its
+// per-record form; a segment whose output is in the place already is
+// skipped.
 func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
-	i := s.tasks[0]
-	t := r.g.Tasks[i]
 	in, out := r.edges[s.ins[0]], r.edges[s.outs[0]]
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -993,7 +1092,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		wg    sync.WaitGroup
 		once  sync.Once
 		first error
-		free  = make(chan *task.PerRecord, r.so.Workers)
+		free  = make(chan []*task.PerRecord, r.so.Workers)
 		busy  atomic.Int64
 	)
 	fail := func(err error) {
@@ -1004,7 +1103,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 	n := 0
 	for ; ; n++ {
 		if h := in.peekGen(); h != "" {
-			out.setGen(spool.Hash("map", t.Ident, h))
+			out.setGen(r.outGens(s, []string{h})[0])
 		}
 		var inName string
 		var ok bool
@@ -1017,10 +1116,11 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		if err != nil || !ok {
 			break
 		}
-		outName := spool.SegName(n, spool.Hash(t.Ident, inName))
+		names := r.chainNames(s, n, inName)
+		outName := names[len(names)-1]
 		if has, _ := out.p.Has(outName); has {
 			out.commit(n, outName)
-			r.segHit[i].Add(1)
+			r.segHit[s.outTask[0]].Add(1)
 			continue
 		}
 		select {
@@ -1035,23 +1135,29 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		wg.Go(func() {
 			defer func() { <-r.sem }()
 			t0 := time.Now()
-			err := r.mapSegment(t, free, in, out, k, inName, outName)
+			err := r.mapSegment(s, free, in, out, k, inName, outName)
 			busy.Add(int64(time.Since(t0)))
 			if err != nil {
 				fail(err)
 				return
 			}
 			out.commit(k, outName)
-			r.segRun[i].Add(1)
+			for _, i := range s.tasks {
+				r.segRun[i].Add(1)
+			}
 		})
 	}
 	wg.Wait()
 	r.stepRunner.mu.Lock()
-	r.st.Tasks[i].Busy = time.Duration(busy.Load())
-	r.st.Tasks[i].Blocked = max(0, time.Since(start)-r.st.Tasks[i].Busy)
+	for _, i := range s.tasks {
+		// The tasks of a chain share its time: they ran as one loop.
+		ts := &r.st.Tasks[i]
+		ts.Busy = time.Duration(busy.Load()) / time.Duration(len(s.tasks))
+		ts.Blocked = max(0, time.Since(start)-ts.Busy)
+	}
 	r.stepRunner.mu.Unlock()
 	if first != nil {
-		return &TaskError{Task: t.Name, Index: t.Index, Err: first}
+		return first
 	}
 	if err != nil {
 		return err
@@ -1059,18 +1165,34 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 	if out.isGone() || !in.isDone() {
 		return nil
 	}
-	gen := spool.Hash("map", t.Ident, in.peekGen())
+	gen := r.outGens(s, []string{in.peekGen()})[0]
 	names := make([]string, n)
 	for k := range names {
-		names[k] = spool.SegName(k, spool.Hash(t.Ident, in.name(k)))
+		seg := r.chainNames(s, k, in.name(k))
+		names[k] = seg[len(seg)-1]
 	}
 	if err := spool.WriteEnd(out.p, gen, names, 0); err != nil {
-		return &TaskError{Task: t.Name, Index: t.Index, Err: r.diskErr(err)}
+		return r.taskErr(s.outTask[0], r.diskErr(err))
 	}
 	out.complete(gen, names)
 	r.afterCommit()
 	return nil
 }
+
+// taskErr is err as task i's.
+func (r *spoolRun) taskErr(i int, err error) error {
+	t := r.g.Tasks[i]
+	return &TaskError{Task: t.Name, Index: t.Index, Err: err}
+}
+
+// chainErr is an error of task j of a map step's chain.
+type chainErr struct {
+	j   int
+	err error
+}
+
+func (e *chainErr) Error() string { return e.err.Error() }
+func (e *chainErr) Unwrap() error { return e.err }
 
 // errEmit is the emit of a stateless form's Start and End, which promise
 // to emit nothing.
@@ -1078,58 +1200,108 @@ func errEmit([]byte) error {
 	return errors.New("a stateless per-record task emitted a record from Start or End")
 }
 
-// mapSegment runs task t's per-record form over segment inName of in and
-// commits its output as outName of out. free holds instances of the form
-// not in use.
-func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out *spoolEdge, k int, inName, outName string) error {
-	var rec *task.PerRecord
+// mapSegment runs the chain of map step s over segment inName of in and
+// commits its output as outName of out. free holds instances of the
+// chain's per-record forms not in use. An error is a *TaskError of the
+// task that failed (the last one for a failure to write).
+func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in, out *spoolEdge, k int, inName, outName string) error {
+	var recs []*task.PerRecord
 	select {
-	case rec = <-free:
+	case recs = <-free:
 	default:
-		rec = t.Rec.Fresh()
+		for _, i := range s.tasks {
+			recs = append(recs, r.g.Tasks[i].Rec.Fresh())
+		}
 	}
 	defer func() {
 		select {
-		case free <- rec:
+		case free <- recs:
 		default:
 		}
 	}()
+	last := s.outTask[0]
 	tw, err := spool.NewTokenWriter(out.p, outName)
 	if err != nil {
-		return r.diskErr(err)
+		return r.taskErr(last, r.diskErr(err))
 	}
 	maxRec := r.o.MaxRecord
 	if maxRec == 0 {
 		maxRec = buffer.DefaultMaxRecord
 	}
-	emit := task.Emit(tw.Add)
+	// The chain from its end: feed[j] takes a record into task j, whose
+	// records go on to feed[j+1], the last task's into the token. counts
+	// are the records and bytes of the chain's virtual edges.
+	counts := make([][2]int64, len(s.virtual))
+	feed := make([]task.Emit, len(recs)+1)
+	feed[len(recs)] = func(b []byte) error {
+		if err := tw.Add(b); err != nil {
+			return &chainErr{len(recs) - 1, err}
+		}
+		return nil
+	}
+	for j := len(recs) - 1; j >= 0; j-- {
+		rec, next := recs[j], feed[j+1]
+		if j < len(recs)-1 {
+			c := &counts[j]
+			next = func(b []byte) error {
+				c[0]++
+				c[1] += int64(len(b))
+				return feed[j+1](b)
+			}
+		}
+		feed[j] = func(b []byte) error {
+			var err error
+			if rec.Keep != nil {
+				if !rec.Keep(b) {
+					return nil
+				}
+				err = next(b)
+			} else {
+				err = rec.Each(b, next)
+			}
+			if _, ok := err.(*chainErr); err != nil && !ok {
+				err = &chainErr{j, err}
+			}
+			return err
+		}
+	}
 	// A stateless form's Start and End emit nothing (task.PerRecord.Fresh);
 	// they run around each segment, which is a stream of its own.
-	if rec.Start != nil {
-		err = rec.Start(errEmit)
+	for j, rec := range recs {
+		if err == nil && rec.Start != nil {
+			if err = rec.Start(errEmit); err != nil {
+				err = &chainErr{j, err}
+			}
+		}
 	}
 	if err == nil {
-		err = r.readSeg(in, k, inName, maxRec, func(b []byte) error {
-			if rec.Keep != nil {
-				if rec.Keep(b) {
-					return tw.Add(b)
-				}
-				return nil
-			}
-			return rec.Each(b, emit)
-		})
+		err = r.readSeg(in, k, inName, maxRec, feed[0])
 	}
-	if err == nil && rec.End != nil {
-		err = rec.End(errEmit)
+	for j, rec := range recs {
+		if err == nil && rec.End != nil {
+			if err = rec.End(errEmit); err != nil {
+				err = &chainErr{j, err}
+			}
+		}
 	}
 	if err != nil {
 		tw.Abort()
-		return r.diskErr(err)
+		i := s.tasks[0] // reading the input fails the first task
+		var ce *chainErr
+		if errors.As(err, &ce) {
+			i, err = s.tasks[ce.j], ce.err
+		}
+		return r.taskErr(i, r.diskErr(err))
 	}
 	if err := tw.Commit(); err != nil {
-		return r.diskErr(err)
+		return r.taskErr(last, r.diskErr(err))
 	}
 	r.stepRunner.mu.Lock()
+	for j, c := range counts {
+		e := &r.st.Edges[s.virtual[j]]
+		e.Records += c[0]
+		e.Bytes += c[1]
+	}
 	e := &r.st.Edges[out.k]
 	e.Records += tw.Records()
 	e.Bytes += tw.Bytes()

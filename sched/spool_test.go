@@ -245,3 +245,141 @@ func TestSpoolRecord(t *testing.T) {
 }
 
 func placeOpts() place.Options { return place.Options{NoSync: true} }
+
+// chainGraph is src | upper | A | B | sink over n lines: spoolGraph with
+// two more maps after upper, which prefix each line with their name. fail,
+// if not "", names the map that fails on the 10th line it sees.
+func chainGraph(n int, out *bytes.Buffer, fail string) *graph.Graph {
+	g := spoolGraph(n, out)
+	sink := len(g.Tasks) - 1
+	g.Edges = g.Edges[:1] // keep src -> upper
+	from := 1
+	for _, name := range []string{"A", "B"} {
+		var mk func() *task.PerRecord
+		mk = func() *task.PerRecord {
+			seen := 0
+			r := task.Map(func(rec, scratch []byte) []byte { return append(append(scratch, name+" "...), rec...) })
+			each := r.Each
+			r.Each = func(rec []byte, emit task.Emit) error {
+				if seen++; name == fail && seen == 10 {
+					return errors.New("bad line")
+				}
+				return each(rec, emit)
+			}
+			r.Fresh = mk
+			return &r
+		}
+		i := g.AddRecord(name, *mk())
+		g.Tasks[i].Ident = name
+		g.Connect(from, 0, i, 0, 0)
+		from = i
+	}
+	g.Connect(from, 0, sink, 0, 0)
+	return g
+}
+
+func wantChain(n int) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(wantUpper(n), "\n") {
+		if l != "" {
+			b.WriteString("B A " + l)
+		}
+	}
+	return b.String()
+}
+
+// A chain of map tasks runs as one pass over each segment: the places
+// between them stay empty (virtual), the last one's tokens are named as
+// the tasks apart would name them, a rerun finds them all, and a change
+// to one task reruns the chain and nothing before it.
+func TestSpoolFusedChain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sp")
+	var out bytes.Buffer
+	g := chainGraph(2000, &out, "")
+	st, err := runSpoolGraph(t, g, dir)
+	if err != nil || out.String() != wantChain(2000) {
+		t.Fatalf("first run: %v, %d bytes", err, out.Len())
+	}
+	for k := range g.Edges {
+		if want := k == 1 || k == 2; SpoolVirtual(g, k) != want {
+			t.Errorf("edge %s virtual: %v", g.Edges[k].Name, !want)
+		}
+	}
+	segs := func(place string) []string {
+		var names []string
+		ents, _ := os.ReadDir(filepath.Join(dir, place))
+		for _, e := range ents {
+			if _, ok := spool.ParseSeg(e.Name()); ok {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	if n := len(segs("F2")) + len(segs("F3")); n != 0 {
+		t.Errorf("%d tokens in the virtual places", n)
+	}
+	src := segs("F1")
+	last := segs("F4")
+	if len(last) != len(src) || len(src) < 3 {
+		t.Fatalf("%d segments out of the chain for %d in", len(last), len(src))
+	}
+	// Named as upper, A and B apart would have named them.
+	for k, name := range src {
+		for _, ident := range []string{"upper", "A", "B"} {
+			name = spool.SegName(k, spool.Hash(ident, name))
+		}
+		if last[k] != name {
+			t.Errorf("segment %d named %s; apart it would be %s", k, last[k], name)
+		}
+	}
+	const upper, b = 1, 4 // the tasks: src, upper, sink, A, B
+	for _, i := range []int{upper, 3, b} {
+		if ts := st.Tasks[i]; ts.SegmentsRun != len(src) {
+			t.Errorf("%s ran %d segments, want %d", ts.Name, ts.SegmentsRun, len(src))
+		}
+	}
+	if e := st.Edges[2]; e.Records != 2000 || e.Bytes != int64(len(wantChain(2000))-2*2000) {
+		t.Errorf("virtual edge %s counted %d records, %d bytes", e.Name, e.Records, e.Bytes)
+	}
+
+	out.Reset()
+	st, err = runSpoolGraph(t, chainGraph(2000, &out, ""), dir)
+	if err != nil || out.String() != wantChain(2000) {
+		t.Fatalf("rerun: %v", err)
+	}
+	for _, ts := range st.Tasks {
+		if ts.SegmentsRun != 0 {
+			t.Errorf("rerun: %s ran %d segments", ts.Name, ts.SegmentsRun)
+		}
+	}
+	if st.Tasks[b].SegmentsCached != len(src) {
+		t.Errorf("rerun: B found %d segments cached, want %d", st.Tasks[b].SegmentsCached, len(src))
+	}
+	if gs, err := spool.GC(dir, false, placeOpts()); err != nil || gs.Tokens != 0 {
+		t.Errorf("gc after a fused run: %+v, %v", gs, err)
+	}
+
+	// B changes: the chain (upper, A and B) runs again, src does not.
+	out.Reset()
+	g = chainGraph(2000, &out, "")
+	g.Tasks[b].Ident = "B, changed"
+	st, err = runSpoolGraph(t, g, dir)
+	if err != nil || out.String() != wantChain(2000) {
+		t.Fatalf("after B changed: %v", err)
+	}
+	if st.Tasks[0].SegmentsRun != 0 || st.Tasks[upper].SegmentsRun != len(src) || st.Tasks[b].SegmentsRun != len(src) {
+		t.Errorf("after B changed: src ran %d, upper %d, B %d segments", st.Tasks[0].SegmentsRun, st.Tasks[upper].SegmentsRun, st.Tasks[b].SegmentsRun)
+	}
+}
+
+// A task of a chain that fails is named, not the chain's first or last.
+func TestSpoolFusedChainFailure(t *testing.T) {
+	for _, name := range []string{"A", "B"} {
+		var out bytes.Buffer
+		_, err := runSpoolGraph(t, chainGraph(100, &out, name), filepath.Join(t.TempDir(), "sp"))
+		var te *TaskError
+		if !errors.As(err, &te) || te.Task != name || !strings.Contains(err.Error(), "bad line") {
+			t.Errorf("%s fails: error %v", name, err)
+		}
+	}
+}
