@@ -380,7 +380,8 @@ type spoolRun struct {
 	ins     [][]int
 	outs    [][]int
 	record  *spool.Record
-	sem     chan struct{} // map jobs at once
+	sem     chan struct{} // map jobs computing at once
+	syncing chan struct{} // map jobs committing at once
 	segRun  []atomic.Int64
 	segHit  []atomic.Int64
 	tokens  atomic.Int64
@@ -405,7 +406,7 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 		so.Workers = runtime.GOMAXPROCS(0)
 	}
 	start := time.Now()
-	r := &spoolRun{stepRunner: newStepRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers),
+	r := &spoolRun{stepRunner: newStepRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers), syncing: make(chan struct{}, so.Workers),
 		segRun: make([]atomic.Int64, len(g.Tasks)), segHit: make([]atomic.Int64, len(g.Tasks))}
 	detach := o.Live.Attach(r.sample)
 	defer detach()
@@ -1133,10 +1134,17 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		}
 		k := n
 		wg.Go(func() {
-			defer func() { <-r.sem }()
 			t0 := time.Now()
-			err := r.mapSegment(s, free, in, out, k, inName, outName)
+			tw, counts, err := r.mapSegment(s, free, in, k, inName, outName)
 			busy.Add(int64(time.Since(t0)))
+			// The token goes to disk (fsync) on a slot of its own, so that
+			// another segment computes meanwhile.
+			r.syncing <- struct{}{}
+			<-r.sem
+			if err == nil {
+				err = r.commitMap(s, out, tw, counts)
+			}
+			<-r.syncing
 			if err != nil {
 				fail(err)
 				return
@@ -1201,10 +1209,12 @@ func errEmit([]byte) error {
 }
 
 // mapSegment runs the chain of map step s over segment inName of in and
-// commits its output as outName of out. free holds instances of the
-// chain's per-record forms not in use. An error is a *TaskError of the
-// task that failed (the last one for a failure to write).
-func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in, out *spoolEdge, k int, inName, outName string) error {
+// returns its output, to be committed as outName (commitMap), and the
+// records and bytes of each of the chain's virtual edges. free holds
+// instances of the chain's per-record forms not in use. An error is a
+// *TaskError of the task that failed (the last one for a failure to
+// write); the token is then dropped.
+func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in *spoolEdge, k int, inName, outName string) (*spool.TokenWriter, [][2]int64, error) {
 	var recs []*task.PerRecord
 	select {
 	case recs = <-free:
@@ -1220,9 +1230,9 @@ func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in, out
 		}
 	}()
 	last := s.outTask[0]
-	tw, err := spool.NewTokenWriter(out.p, outName)
+	tw, err := spool.NewTokenWriter(r.edges[s.outs[0]].p, outName)
 	if err != nil {
-		return r.taskErr(last, r.diskErr(err))
+		return nil, nil, r.taskErr(last, r.diskErr(err))
 	}
 	maxRec := r.o.MaxRecord
 	if maxRec == 0 {
@@ -1291,10 +1301,16 @@ func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in, out
 		if errors.As(err, &ce) {
 			i, err = s.tasks[ce.j], ce.err
 		}
-		return r.taskErr(i, r.diskErr(err))
+		return nil, nil, r.taskErr(i, r.diskErr(err))
 	}
+	return tw, counts, nil
+}
+
+// commitMap commits tw, the output of a segment of map step s, to out,
+// and counts it with the records of the chain's virtual edges.
+func (r *spoolRun) commitMap(s *spoolStep, out *spoolEdge, tw *spool.TokenWriter, counts [][2]int64) error {
 	if err := tw.Commit(); err != nil {
-		return r.taskErr(last, r.diskErr(err))
+		return r.taskErr(s.outTask[0], r.diskErr(err))
 	}
 	r.stepRunner.mu.Lock()
 	for j, c := range counts {
