@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -637,31 +636,68 @@ func lineBounds(f *os.File, seg int64) ([]int64, error) {
 	return bounds, nil
 }
 
+// rangeBufs are readRange's buffers. A segment of the default size is
+// four reads of one, where a bufio.Scanner made 64 (64 KiB each).
+var rangeBufs = sync.Pool{New: func() any { return new([rangeBuf]byte) }}
+
+const rangeBuf = 1 << 20
+
 // readRange calls each with the lines of bytes [from, to) of f, each with
 // its '\n' (the last may have none), as the runner's line framing cuts
 // them; a line longer than maxRec is a *record.TooLargeError. It returns
-// the bytes read.
+// the bytes read. The line passed to each is valid only during the call.
 func readRange(f *os.File, from, to int64, maxRec int, each func([]byte) error) (int64, error) {
-	sc := bufio.NewScanner(io.NewSectionReader(f, from, to-from))
-	sc.Buffer(make([]byte, 0, 64<<10), maxRec+1)
-	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			return i + 1, data[:i+1], nil
+	pooled := rangeBufs.Get().(*[rangeBuf]byte)
+	defer rangeBufs.Put(pooled)
+	buf := pooled[:]
+	tooLarge := func(size int, atLeast bool) error {
+		return &record.TooLargeError{Size: size, Max: maxRec, AtLeast: atLeast, Limit: buffer.MaxRecordLimit}
+	}
+	start, end, at := 0, 0, from // buf[start:end] is read and not yet handed out
+	for {
+		for {
+			i := bytes.IndexByte(buf[start:end], '\n')
+			if i < 0 {
+				break
+			}
+			line := buf[start : start+i+1]
+			if len(line) > maxRec {
+				return to - from, tooLarge(len(line), false)
+			}
+			if err := each(line); err != nil {
+				return to - from, err
+			}
+			start += i + 1
 		}
-		if atEOF && len(data) > 0 {
-			return len(data), data, nil
+		if at == to {
+			if start == end {
+				return to - from, nil
+			}
+			if end-start > maxRec {
+				return to - from, tooLarge(end-start, false)
+			}
+			return to - from, each(buf[start:end])
 		}
-		return 0, nil, nil
-	})
-	for sc.Scan() {
-		if err := each(sc.Bytes()); err != nil {
+		// The part of a line read so far goes to the front; a line longer
+		// than the buffer grows it (not the pooled one) up to maxRec.
+		end = copy(buf, buf[start:end])
+		start = 0
+		if end == len(buf) {
+			if end > maxRec {
+				return to - from, tooLarge(maxRec+1, true)
+			}
+			buf = append(buf, make([]byte, min(len(buf), maxRec+1-len(buf)))...)
+		}
+		n, err := f.ReadAt(buf[end:min(int64(len(buf)), int64(end)+to-at)], at)
+		end += n
+		at += int64(n)
+		if err != nil && (err != io.EOF || at < to) {
+			if err == io.EOF {
+				err = fmt.Errorf("%s: %w (the file was cut while read)", f.Name(), io.ErrUnexpectedEOF)
+			}
 			return to - from, err
 		}
 	}
-	if errors.Is(sc.Err(), bufio.ErrTooLong) {
-		return to - from, &record.TooLargeError{Size: maxRec + 1, Max: maxRec, AtLeast: true, Limit: buffer.MaxRecordLimit}
-	}
-	return to - from, sc.Err()
 }
 
 // readSeg calls each with the records of segment k of edge e, named

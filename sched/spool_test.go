@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -381,5 +383,62 @@ func TestSpoolFusedChainFailure(t *testing.T) {
 		if !errors.As(err, &te) || te.Task != name || !strings.Contains(err.Error(), "bad line") {
 			t.Errorf("%s fails: error %v", name, err)
 		}
+	}
+}
+
+// readRange over the ranges lineBounds cuts gives back the file's lines,
+// whole, in order, across its buffer's edges and for lines longer than
+// the buffer; a line over the record limit is a *record.TooLargeError.
+func TestSpoolReadRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 14))
+	var b bytes.Buffer
+	var want []string
+	for b.Len() < 5<<20 {
+		n := rng.IntN(200)
+		if rng.IntN(500) == 0 {
+			n = rangeBuf + rng.IntN(rangeBuf) // longer than the buffer
+		}
+		line := strings.Repeat(string(rune('a'+rng.IntN(26))), n) + "\n"
+		want = append(want, line)
+		b.WriteString(line)
+	}
+	want = append(want, "no newline at the end")
+	b.WriteString(want[len(want)-1])
+	name := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(name, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, seg := range []int64{1, 4 << 10, 1 << 20, 3 << 20, 64 << 20} {
+		bounds, err := lineBounds(f, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for k := range len(bounds) - 1 {
+			n, err := readRange(f, bounds[k], bounds[k+1], 4<<20, func(line []byte) error {
+				got = append(got, string(line))
+				return nil
+			})
+			if err != nil || n != bounds[k+1]-bounds[k] {
+				t.Fatalf("segment %d: %d bytes, %v", k, n, err)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("segments of %d: %d lines, want %d", seg, len(got), len(want))
+		}
+	}
+	var tl *record.TooLargeError
+	_, err = readRange(f, 0, int64(b.Len()), 150, func([]byte) error { return nil })
+	if !errors.As(err, &tl) || tl.Max != 150 {
+		t.Errorf("a line over 150 bytes: %v", err)
+	}
+	_, err = readRange(f, 0, int64(b.Len()), rangeBuf+10, func([]byte) error { return nil })
+	if !errors.As(err, &tl) || tl.Max != rangeBuf+10 {
+		t.Errorf("a line longer than the buffer and the limit: %v", err)
 	}
 }
