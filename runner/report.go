@@ -108,7 +108,8 @@ func explainSpool(w io.Writer, pl *sched.Plan) {
 	if o.NoSync {
 		fsync = "off"
 	}
-	fmt.Fprintf(w, "spool %s: every queue a place (a directory), its records in segments of %s (--segment), fsync %s\n", dir, size(int64(seg)), fsync)
+	fmt.Fprintf(w, "spool %s: every queue a place (a directory), its records in segments of %s (--segment), fsync %s, compress %s\n",
+		dir, size(int64(seg)), fsync, o.Codec)
 	for k, p := range sched.SpoolPlaces(g) {
 		e := g.Edges[k]
 		where := filepath.Join(dir, p) + "/"

@@ -18,6 +18,7 @@ import (
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/spool"
 	"github.com/tpipe/tpipe/spool/place"
 	"github.com/tpipe/tpipe/task"
@@ -68,6 +69,9 @@ type SpoolOptions struct {
 	// NoSync skips fsync: faster, and a power loss may lose tokens the
 	// run counted as written (a process crash does not).
 	NoSync bool
+	// Codec compresses the tokens the run writes; the zero value is
+	// recfile.None, spool.DefaultCodec. Tokens of any codec are read.
+	Codec recfile.Codec
 	// Workers is how many map segments run at once; 0 means GOMAXPROCS.
 	Workers int
 	// AfterCommit, if set, is called after each token is committed;
@@ -79,6 +83,7 @@ type SpoolOptions struct {
 type SpoolStats struct {
 	Dir           string `json:"dir"`
 	Segment       int    `json:"segment"`
+	Codec         string `json:"codec"` // of the tokens written
 	TokensWritten int64  `json:"tokens_written"`
 	BytesWritten  int64  `json:"bytes_written"` // on disk, compressed
 	BytesRead     int64  `json:"bytes_read"`
@@ -414,7 +419,7 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 			r.st.Tasks[i].SegmentsRun = int(r.segRun[i].Load())
 			r.st.Tasks[i].SegmentsCached = int(r.segHit[i].Load())
 		}
-		r.st.Spool = &SpoolStats{Dir: so.Dir, Segment: so.Segment, TokensWritten: r.tokens.Load(), BytesWritten: r.written.Load(), BytesRead: r.read.Load()}
+		r.st.Spool = &SpoolStats{Dir: so.Dir, Segment: so.Segment, Codec: so.Codec.String(), TokensWritten: r.tokens.Load(), BytesWritten: r.written.Load(), BytesRead: r.read.Load()}
 		r.st.Wall = time.Since(start)
 		st = r.st
 	}()
@@ -1031,7 +1036,7 @@ func (sk *spoolSink) run(ctx context.Context, p *buffer.Ports) error {
 			if sk.gen != "" {
 				name = spool.SegName(len(sk.names), spool.Hash(sk.gen, strconv.Itoa(len(sk.names))))
 			}
-			if tw, err = spool.NewTokenWriter(sk.e.p, name); err != nil {
+			if tw, err = spool.NewTokenWriter(sk.e.p, name, r.so.Codec); err != nil {
 				return r.diskErr(err)
 			}
 		}
@@ -1266,7 +1271,7 @@ func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in *spo
 		}
 	}()
 	last := s.outTask[0]
-	tw, err := spool.NewTokenWriter(r.edges[s.outs[0]].p, outName)
+	tw, err := spool.NewTokenWriter(r.edges[s.outs[0]].p, outName, r.so.Codec)
 	if err != nil {
 		return nil, nil, r.taskErr(last, r.diskErr(err))
 	}

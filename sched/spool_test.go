@@ -17,6 +17,7 @@ import (
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/spool"
 	"github.com/tpipe/tpipe/spool/place"
 	"github.com/tpipe/tpipe/task"
@@ -440,5 +441,26 @@ func TestSpoolReadRange(t *testing.T) {
 	_, err = readRange(f, 0, int64(b.Len()), rangeBuf+10, func([]byte) error { return nil })
 	if !errors.As(err, &tl) || tl.Max != rangeBuf+10 {
 		t.Errorf("a line longer than the buffer and the limit: %v", err)
+	}
+}
+
+// The tokens are written in the codec SpoolOptions.Codec names (the
+// recfile header's sixth byte) and read back whatever it is.
+func TestSpoolCodec(t *testing.T) {
+	for _, c := range []recfile.Codec{recfile.None, recfile.S2, recfile.Zstd} {
+		dir := filepath.Join(t.TempDir(), "sp")
+		var out bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		st, err := runPolicy(ctx, Spool, spoolGraph(2000, &out), Options{Spool: &SpoolOptions{Dir: dir, Segment: 4096, NoSync: true, Codec: c}})
+		cancel()
+		if err != nil || out.String() != wantUpper(2000) || st.Spool.Codec != c.String() {
+			t.Fatalf("%v: %v, %d bytes, stats say %q", c, err, out.Len(), st.Spool.Codec)
+		}
+		toks, _ := filepath.Glob(filepath.Join(dir, "F2", "0*"))
+		for _, tok := range toks {
+			if b, err := os.ReadFile(tok); err != nil || len(b) < 8 || recfile.Codec(b[5]) != c {
+				t.Fatalf("%v: token %s: %v, header % x", c, tok, err, b[:min(8, len(b))])
+			}
+		}
 	}
 }

@@ -16,11 +16,13 @@ import (
 	"github.com/tpipe/tpipe/spool/place"
 )
 
-// Codec is the compression of tokens. S2 costs the least CPU per byte:
-// on 2 CPUs a spooled run spends most of its time compressing and
-// decompressing, and S2 was measured faster than zstd's fastest level
-// end to end (bench/README.md, the spool section).
-const Codec = recfile.S2
+// DefaultCodec is the compression of tokens when none is chosen: none.
+// On a local disk (and on tmpfs) a spooled run of log lines was a quarter
+// faster in CPU time with raw tokens than with S2, the cheapest codec,
+// which spent 400 to 700 MB/s of one CPU to write a third of the bytes
+// (bench/README.md, the spool section). S2 or zstd pay on a disk slower
+// than that, or where space counts more than time.
+const DefaultCodec = recfile.None
 
 // BlockSize is the raw bytes of records in one block of a token.
 const BlockSize = 256 << 10
@@ -85,10 +87,11 @@ func ReadToken(p *place.Place, name string, maxRecord int, each func(rec []byte)
 // readers and writers keep the block memory of the recfile readers and
 // writers of tokens from one token to the next: a run reads and writes
 // hundreds of them, and allocating a block's buffers anew for each made
-// the garbage collector a tenth of a spooled run.
+// the garbage collector a tenth of a spooled run. writers has a pool per
+// codec.
 var (
 	readers = sync.Pool{New: func() any { return recfile.NewReader(nil, 0) }}
-	writers = sync.Pool{New: func() any { return recfile.NewWriter(nil, Codec, BlockSize) }}
+	writers [recfile.Zstd + 1]sync.Pool
 )
 
 // TokenWriter writes the records of one token: Add them, then Commit
@@ -96,6 +99,7 @@ var (
 // or Abort. It is not safe for concurrent use.
 type TokenWriter struct {
 	name    string
+	codec   recfile.Codec
 	pend    *place.Pending
 	w       *recfile.Writer
 	hash    hash.Hash
@@ -104,9 +108,12 @@ type TokenWriter struct {
 	bytes   int64
 }
 
-// NewTokenWriter starts a token of p, to be named name (or, when name is
-// "", by its content: see CommitContent).
-func NewTokenWriter(p *place.Place, name string) (*TokenWriter, error) {
+// NewTokenWriter starts a token of p in codec c, to be named name (or,
+// when name is "", by its content: see CommitContent).
+func NewTokenWriter(p *place.Place, name string, c recfile.Codec) (*TokenWriter, error) {
+	if int(c) >= len(writers) {
+		return nil, fmt.Errorf("spool: unknown codec %v", c)
+	}
 	pname := name
 	if pname == "" {
 		pname = "content" // replaced at commit
@@ -122,8 +129,13 @@ func NewTokenWriter(p *place.Place, name string) (*TokenWriter, error) {
 		t.hash = sha256.New()
 		w = io.MultiWriter(t.out, t.hash)
 	}
-	t.w = writers.Get().(*recfile.Writer)
-	t.w.Reset(w)
+	t.codec = c
+	if pw, ok := writers[c].Get().(*recfile.Writer); ok {
+		t.w = pw
+		t.w.Reset(w)
+	} else {
+		t.w = recfile.NewWriter(w, c, BlockSize)
+	}
 	return t, nil
 }
 
@@ -161,7 +173,7 @@ func (t *TokenWriter) Commit() error {
 func (t *TokenWriter) release() {
 	if t.w != nil {
 		t.w.Reset(nil)
-		writers.Put(t.w)
+		writers[t.codec].Put(t.w)
 		t.w = nil
 	}
 }
@@ -216,7 +228,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // segments in order and the exit status of the task that wrote them (a
 // rerun that finds the place complete reports it again).
 func WriteEnd(p *place.Place, gen string, names []string, status int) error {
-	t, err := NewTokenWriter(p, EndName(gen))
+	t, err := NewTokenWriter(p, EndName(gen), recfile.None) // a few names
 	if err != nil {
 		return err
 	}
