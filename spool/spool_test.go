@@ -170,3 +170,45 @@ func TestOpenRefuses(t *testing.T) {
 		t.Errorf("Check of another shape: %v", err)
 	}
 }
+
+// SetRecord writes the Record only when it changes: a rerun's Record is
+// the one on disk, and rewriting it would cost two fsyncs for nothing. A
+// Spool opened later finds what was written.
+func TestSetRecordOnlyWhenChanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sp")
+	rec := func(live string) *Record {
+		r := &Record{Shape: "s", Tasks: []RecordTask{{Name: "sort", Ident: "sort"}}}
+		if live != "" {
+			r.Live = map[string][]string{"F1": {live}}
+		}
+		return r
+	}
+	stat := func() os.FileInfo {
+		fi, _ := os.Stat(filepath.Join(dir, GraphToken))
+		return fi
+	}
+	for _, step := range []struct {
+		live    string
+		written bool
+	}{{"", true}, {"", false}, {"a", true}, {"a", false}, {"b", true}} {
+		sp, err := Open(dir, place.Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rec(step.live)
+		if err := sp.Check(r); err != nil {
+			t.Fatal(err)
+		}
+		before := stat()
+		if err := sp.SetRecord(r); err != nil {
+			t.Fatal(err)
+		}
+		if written := before == nil || !os.SameFile(before, stat()); written != step.written {
+			t.Errorf("live %q: written %v, want %v", step.live, written, step.written)
+		}
+		if got, err := sp.Record(); err != nil || fmt.Sprint(got.Live) != fmt.Sprint(r.Live) {
+			t.Errorf("live %q: read back %+v, %v", step.live, got, err)
+		}
+		sp.Close()
+	}
+}
