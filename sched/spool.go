@@ -192,6 +192,12 @@ type spoolEdge struct {
 	// bounds[k+1] delimit its segment k.
 	file   *os.File
 	bounds []int64
+	// early holds the files of committed segments not yet durable (see
+	// spoolsync.go); pending counts the segments the syncer has not
+	// renamed yet.
+	early   map[int]*os.File
+	pending sync.WaitGroup
+	lost    bool // a segment failed to commit: the edge is not complete on disk
 }
 
 func newSpoolEdge(k int, p *place.Place) *spoolEdge {
@@ -385,7 +391,7 @@ type spoolRun struct {
 	outs    [][]int
 	record  *spool.Record
 	sem     chan struct{} // map jobs computing at once
-	syncing chan struct{} // map jobs committing at once
+	syncer  *spoolSyncer
 	segRun  []atomic.Int64
 	segHit  []atomic.Int64
 	tokens  atomic.Int64
@@ -410,7 +416,7 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 		so.Workers = runtime.GOMAXPROCS(0)
 	}
 	start := time.Now()
-	r := &spoolRun{stepRunner: newStepRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers), syncing: make(chan struct{}, so.Workers),
+	r := &spoolRun{stepRunner: newStepRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers),
 		segRun: make([]atomic.Int64, len(g.Tasks)), segHit: make([]atomic.Int64, len(g.Tasks))}
 	detach := o.Live.Attach(r.sample)
 	defer detach()
@@ -712,6 +718,9 @@ func (r *spoolRun) readSeg(e *spoolEdge, k int, name string, maxRec int, each fu
 	var err error
 	if e.file != nil {
 		n, err = readRange(e.file, e.bounds[k], e.bounds[k+1], maxRec, each)
+	} else if f := e.takeEarly(k); f != nil {
+		n, err = spool.ReadWritten(f, maxRec, each)
+		f.Close()
 	} else {
 		n, err = spool.ReadToken(e.p, name, maxRec, each)
 	}
@@ -819,6 +828,16 @@ func (r *spoolRun) run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	r.syncer = newSpoolSyncer(r.so.Workers, func(err error) {
+		if r.fail(err) {
+			cancel(err)
+		}
+	})
+	defer func() {
+		for _, e := range r.edges {
+			e.closeEarly()
+		}
+	}()
 	var wg sync.WaitGroup
 	for _, s := range r.steps {
 		if !s.run {
@@ -840,6 +859,9 @@ func (r *spoolRun) run(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	if err := r.syncer.close(); err != nil {
+		r.fail(fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err)))
+	}
 	r.mu.Lock()
 	first, status := r.first, r.status
 	r.mu.Unlock()
@@ -1020,6 +1042,11 @@ type spoolSink struct {
 func (sk *spoolSink) run(ctx context.Context, p *buffer.Ports) error {
 	r, in := sk.r, p.In(0)
 	var tw *spool.TokenWriter
+	defer func() {
+		if tw != nil {
+			tw.Abort() // the run failed or the reader went: no part token
+		}
+	}()
 	for {
 		if sk.e.isGone() {
 			return nil // the reader stopped: nobody wants the rest
@@ -1041,18 +1068,20 @@ func (sk *spoolSink) run(ctx context.Context, p *buffer.Ports) error {
 			}
 		}
 		if err := tw.Add(rec); err != nil {
-			tw.Abort()
 			return r.diskErr(err)
 		}
 		if tw.Bytes() >= int64(r.so.Segment) {
-			if err := sk.commit(tw); err != nil {
+			err := sk.commit(ctx, tw)
+			tw = nil
+			if err != nil {
 				return err
 			}
-			tw = nil
 		}
 	}
 	if tw != nil {
-		if err := sk.commit(tw); err != nil {
+		err := sk.commit(ctx, tw)
+		tw = nil
+		if err != nil {
 			return err
 		}
 	}
@@ -1061,33 +1090,49 @@ func (sk *spoolSink) run(ctx context.Context, p *buffer.Ports) error {
 }
 
 // commit commits the segment tw holds as the next of the edge.
-func (sk *spoolSink) commit(tw *spool.TokenWriter) error {
+func (sk *spoolSink) commit(ctx context.Context, tw *spool.TokenWriter) error {
 	r, k := sk.r, len(sk.names)
-	var name string
-	var err error
-	hit := false
-	if sk.gen == "" {
-		name, hit, err = tw.CommitContent(sk.e.p, k)
-	} else {
-		name = tw.Name()
-		if has, _ := sk.e.p.Has(name); has {
-			err = tw.Abort() // made by a run that stopped before its end: the same bytes
-		} else {
-			err = tw.Commit()
-		}
-	}
+	name, err := tw.Finish(k)
 	if err != nil {
 		return r.diskErr(err)
 	}
 	sk.names = append(sk.names, name)
-	sk.e.commit(k, name)
-	if hit {
-		r.segHit[sk.task].Add(1)
-	} else {
-		r.segRun[sk.task].Add(1)
+	if has, _ := sk.e.p.Has(name); has {
+		// Made by a run that stopped before its end: the same bytes. A
+		// token named by its content is then the cache's.
+		if err := tw.Abort(); err != nil {
+			return r.diskErr(err)
+		}
+		sk.e.commit(k, name)
+		if sk.gen == "" {
+			r.segHit[sk.task].Add(1)
+		} else {
+			r.segRun[sk.task].Add(1)
+		}
+		r.committed(tw)
+		return nil
 	}
-	r.committed(tw)
-	return nil
+	return r.handOver(ctx, sk.e, k, name, tw, sk.task, func() { r.segRun[sk.task].Add(1) })
+}
+
+// handOver gives finished token tw, segment k of edge e named name, to
+// the edge's reader and to the syncer (see spoolsync.go); done runs once
+// it is committed. A failure to commit it is task i's.
+func (r *spoolRun) handOver(ctx context.Context, e *spoolEdge, k int, name string, tw *spool.TokenWriter, i int, done func()) error {
+	f, err := tw.OpenWritten()
+	if err != nil {
+		tw.Abort()
+		return r.diskErr(err)
+	}
+	e.publish(k, name, f)
+	return r.syncer.commit(ctx, e, k, tw, func(err error) error {
+		if err != nil {
+			return r.taskErr(i, r.diskErr(err))
+		}
+		done()
+		r.committed(tw)
+		return nil
+	})
 }
 
 // finish completes the edge if the sink read all of its records: it
@@ -1100,11 +1145,25 @@ func (sk *spoolSink) finish(status int) error {
 	if gen == "" {
 		gen = spool.Hash(append([]string{"content"}, sk.names...)...)
 	}
-	if err := spool.WriteEnd(sk.e.p, gen, sk.names, status); err != nil {
+	return sk.r.writeEnd(sk.e, gen, sk.names, status)
+}
+
+// writeEnd completes edge e: its reader learns it at once; its end token
+// is written once the syncer has renamed every segment it names, so that
+// an end token on disk always names segments that are there.
+func (r *spoolRun) writeEnd(e *spoolEdge, gen string, names []string, status int) error {
+	e.complete(gen, names)
+	e.pending.Wait()
+	e.mu.Lock()
+	lost := e.lost
+	e.mu.Unlock()
+	if lost {
+		return nil // the run fails with the commit's error
+	}
+	if err := spool.WriteEnd(e.p, gen, names, status); err != nil {
 		return err
 	}
-	sk.e.complete(gen, sk.names)
-	sk.r.afterCommit()
+	r.afterCommit()
 	return nil
 }
 
@@ -1178,21 +1237,12 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 			t0 := time.Now()
 			tw, counts, err := r.mapSegment(s, free, in, k, inName, outName)
 			busy.Add(int64(time.Since(t0)))
-			// The token goes to disk (fsync) on a slot of its own, so that
-			// another segment computes meanwhile.
-			r.syncing <- struct{}{}
-			<-r.sem
+			<-r.sem // the disk's work is the syncer's: another segment computes meanwhile
 			if err == nil {
-				err = r.commitMap(s, out, tw, counts)
+				err = r.commitMap(ctx, s, out, k, tw, counts)
 			}
-			<-r.syncing
 			if err != nil {
 				fail(err)
-				return
-			}
-			out.commit(k, outName)
-			for _, i := range s.tasks {
-				r.segRun[i].Add(1)
 			}
 		})
 	}
@@ -1220,11 +1270,9 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		seg := r.chainNames(s, k, in.name(k))
 		names[k] = seg[len(seg)-1]
 	}
-	if err := spool.WriteEnd(out.p, gen, names, 0); err != nil {
+	if err := r.writeEnd(out, gen, names, 0); err != nil {
 		return r.taskErr(s.outTask[0], r.diskErr(err))
 	}
-	out.complete(gen, names)
-	r.afterCommit()
 	return nil
 }
 
@@ -1347,22 +1395,28 @@ func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in *spo
 	return tw, counts, nil
 }
 
-// commitMap commits tw, the output of a segment of map step s, to out,
-// and counts it with the records of the chain's virtual edges.
-func (r *spoolRun) commitMap(s *spoolStep, out *spoolEdge, tw *spool.TokenWriter, counts [][2]int64) error {
-	if err := tw.Commit(); err != nil {
-		return r.taskErr(s.outTask[0], r.diskErr(err))
+// commitMap hands tw, the output of segment k of map step s, over to out
+// (handOver), and once it is committed counts it with the records of the
+// chain's virtual edges.
+func (r *spoolRun) commitMap(ctx context.Context, s *spoolStep, out *spoolEdge, k int, tw *spool.TokenWriter, counts [][2]int64) error {
+	last := s.outTask[0]
+	name, err := tw.Finish(k)
+	if err != nil {
+		return r.taskErr(last, r.diskErr(err))
 	}
-	r.stepRunner.mu.Lock()
-	for j, c := range counts {
-		e := &r.st.Edges[s.virtual[j]]
-		e.Records += c[0]
-		e.Bytes += c[1]
-	}
-	e := &r.st.Edges[out.k]
-	e.Records += tw.Records()
-	e.Bytes += tw.Bytes()
-	r.stepRunner.mu.Unlock()
-	r.committed(tw)
-	return nil
+	return r.handOver(ctx, out, k, name, tw, last, func() {
+		r.stepRunner.mu.Lock()
+		for j, c := range counts {
+			e := &r.st.Edges[s.virtual[j]]
+			e.Records += c[0]
+			e.Bytes += c[1]
+		}
+		e := &r.st.Edges[out.k]
+		e.Records += tw.Records()
+		e.Bytes += tw.Bytes()
+		r.stepRunner.mu.Unlock()
+		for _, i := range s.tasks {
+			r.segRun[i].Add(1)
+		}
+	})
 }

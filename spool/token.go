@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,30 +58,66 @@ func ReadToken(p *place.Place, name string, maxRecord int, each func(rec []byte)
 		return 0, err
 	}
 	defer f.Close()
-	cr := &countReader{r: f}
+	path := filepath.Join(p.Dir(), name)
+	n, eachErr, err := readFile(f, maxRecord, each)
+	var ce *CorruptError
+	switch {
+	case eachErr != nil:
+		return n, eachErr
+	case errors.As(err, &ce):
+		f.Close()
+		ce.Path = path
+		if aside, aerr := p.Aside(name); aerr == nil {
+			ce.Aside = aside
+		}
+		return n, ce
+	case err != nil:
+		return n, fmt.Errorf("read %s: %w", path, err)
+	}
+	return n, nil
+}
+
+// ReadWritten is ReadToken of a token read before its commit, through the
+// file TokenWriter.OpenWritten gave, which the caller closes. A token that
+// fails its checks (a bug of this process, or a disk that lost what it
+// was given moments ago) is a *CorruptError and stays where it is.
+func ReadWritten(f *os.File, maxRecord int, each func(rec []byte) error) (int64, error) {
+	n, eachErr, err := readFile(f, maxRecord, each)
+	var ce *CorruptError
+	switch {
+	case eachErr != nil:
+		return n, eachErr
+	case errors.As(err, &ce):
+		ce.Path = f.Name()
+		return n, ce
+	case err != nil:
+		return n, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return n, nil
+}
+
+// readFile calls each with the records of the token in f, from its start.
+// eachErr is each's error; err the reader's: a *CorruptError with no path
+// yet, or an I/O error.
+func readFile(f *os.File, maxRecord int, each func(rec []byte) error) (n int64, eachErr, err error) {
+	cr := &countReader{r: io.NewSectionReader(f, 0, math.MaxInt64)}
 	r := readers.Get().(*recfile.Reader)
 	defer readers.Put(r)
 	r.Reset(cr, recfile.ReadLimit(BlockSize, maxRecord))
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
-			return cr.n, nil
+			return cr.n, nil, nil
 		}
 		var ce *recfile.CorruptError
 		if errors.As(err, &ce) {
-			f.Close()
-			path := filepath.Join(p.Dir(), name)
-			aside, aerr := p.Aside(name)
-			if aerr != nil {
-				aside = ""
-			}
-			return cr.n, &CorruptError{Path: path, Aside: aside, Err: err}
+			return cr.n, nil, &CorruptError{Err: err}
 		}
 		if err != nil {
-			return cr.n, fmt.Errorf("read %s: %w", filepath.Join(p.Dir(), name), err)
+			return cr.n, nil, err
 		}
 		if err := each(rec); err != nil {
-			return cr.n, err
+			return cr.n, err, nil
 		}
 	}
 }
@@ -96,7 +134,10 @@ var (
 
 // TokenWriter writes the records of one token: Add them, then Commit
 // (under a name known before, or one made of the content, CommitContent)
-// or Abort. It is not safe for concurrent use.
+// or Abort. A writer that lets the token be read before it is durable
+// calls Finish, then OpenWritten for its readers, then CommitNoDirSync
+// (and Place.SyncDir after it) or Abort. It is not safe for concurrent
+// use.
 type TokenWriter struct {
 	name    string
 	codec   recfile.Codec
@@ -195,6 +236,31 @@ func (t *TokenWriter) CommitContent(p *place.Place, k int) (name string, cached 
 	}
 	return name, false, t.pend.CommitAs(name)
 }
+
+// Finish ends the file: every record is in it. A token made without a
+// name is named segment k with the hash of its content; Finish returns the
+// token's name.
+func (t *TokenWriter) Finish(k int) (string, error) {
+	err := t.w.Close()
+	t.release()
+	if err == nil && t.name == "" {
+		t.name = SegName(k, hex.EncodeToString(t.hash.Sum(nil))[:HashLen])
+		err = t.pend.Rename(t.name)
+	}
+	if err != nil {
+		t.pend.Abort()
+	}
+	return t.name, err
+}
+
+// OpenWritten opens the finished token for reading before it is
+// committed (see place.Pending.OpenWritten); read it with ReadWritten.
+func (t *TokenWriter) OpenWritten() (*os.File, error) { return t.pend.OpenWritten() }
+
+// CommitNoDirSync makes the finished token ready under its name, its
+// file synced, its name not yet durable (place.Pending.CommitNoDirSync).
+// On error the token is aborted.
+func (t *TokenWriter) CommitNoDirSync() error { return t.pend.CommitNoDirSync() }
 
 // Abort drops the token.
 func (t *TokenWriter) Abort() error {

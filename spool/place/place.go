@@ -215,7 +215,7 @@ func (t *Pending) Commit() error {
 	if t.done {
 		return errors.New("place: commit after commit or abort")
 	}
-	err := t.commit()
+	err := t.commit(true)
 	if err != nil {
 		t.Abort()
 	}
@@ -226,15 +226,51 @@ func (t *Pending) Commit() error {
 // CommitAs is Commit under another name than Create's: for a token named
 // after its content, known only once it is written.
 func (t *Pending) CommitAs(name string) error {
-	if err := ValidName(name); err != nil {
+	if err := t.Rename(name); err != nil {
 		t.Abort()
 		return err
 	}
-	t.name = name
 	return t.Commit()
 }
 
-func (t *Pending) commit() error {
+// Rename changes the name the token is to have at Commit.
+func (t *Pending) Rename(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	t.name = name
+	return nil
+}
+
+// CommitNoDirSync is Commit without the sync of the directory: the token
+// is whole under its name (its file was synced before the rename), but
+// after a power loss the rename may be undone, leaving the file in .tmp
+// for Reap. A caller that commits many tokens syncs the directory once
+// after them (SyncDir); until then it must not count them as durable.
+func (t *Pending) CommitNoDirSync() error {
+	if t.done {
+		return errors.New("place: commit after commit or abort")
+	}
+	err := t.commit(false)
+	if err != nil {
+		t.Abort()
+	}
+	t.done = true
+	return err
+}
+
+// OpenWritten opens what has been written to the token so far for
+// reading, under its temporary name: a reader may read a token the writer
+// has finished before Commit makes it durable, and keep reading it after
+// the rename. The caller closes the file.
+func (t *Pending) OpenWritten() (*os.File, error) {
+	if t.done {
+		return nil, errors.New("place: open of a committed or aborted token")
+	}
+	return openFile(t.f.Name())
+}
+
+func (t *Pending) commit(dirSync bool) error {
 	sync := !t.p.w.o.NoSync
 	if sync {
 		if err := t.f.Sync(); err != nil {
@@ -247,10 +283,20 @@ func (t *Pending) commit() error {
 	if err := os.Rename(t.f.Name(), t.p.path(t.name)); err != nil {
 		return err
 	}
-	if sync {
+	if sync && dirSync {
 		return syncDir(t.p.dir)
 	}
 	return nil
+}
+
+// SyncDir makes the names of the place's tokens durable: those committed
+// with CommitNoDirSync before it returns. It does nothing when the worker
+// does not sync (Options.NoSync).
+func (p *Place) SyncDir() error {
+	if p.w.o.NoSync {
+		return nil
+	}
+	return syncDir(p.dir)
 }
 
 // Abort removes the token's file. After Commit it does nothing.

@@ -226,6 +226,53 @@ func TestPutTokens(t *testing.T) {
 	}
 }
 
+// A token may be read as soon as it is written, before Commit, and the
+// reader keeps its file through the rename; CommitNoDirSync and SyncDir
+// make it ready as Commit does, in two steps.
+func TestReadBeforeCommit(t *testing.T) {
+	for _, noSync := range []bool{true, false} {
+		w, err := NewWorker(Options{Heartbeat: -1, NoSync: noSync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := open(t, w, filepath.Join(t.TempDir(), "F1"))
+		pend, err := p.Create("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(pend, "early")
+		f, err := pend.OpenWritten()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pend.Rename("y"); err != nil {
+			t.Fatal(err)
+		}
+		if err := pend.CommitNoDirSync(); err != nil {
+			t.Fatal(err)
+		}
+		if got := text(f, nil); got != "early" {
+			t.Errorf("read through the rename: %q", got)
+		}
+		if err := p.SyncDir(); err != nil {
+			t.Fatal(err)
+		}
+		if got := text(p.Open("y")); got != "early" {
+			t.Errorf("token y = %q", got)
+		}
+		if _, err := pend.OpenWritten(); err == nil {
+			t.Error("OpenWritten after commit")
+		}
+		if err := pend.Rename("../z"); !errors.Is(err, ErrBadName) {
+			t.Errorf("Rename(../z) = %v", err)
+		}
+		if e := entries(t, p, tmpDir); len(e) != 0 {
+			t.Errorf(".tmp after the commit: %v", e)
+		}
+		w.Close()
+	}
+}
+
 func TestPermissions(t *testing.T) {
 	w := worker(t, "", nil)
 	dir := filepath.Join(t.TempDir(), "spool", "F1")
