@@ -1163,6 +1163,7 @@ func (r *spoolRun) writeEnd(e *spoolEdge, gen string, names []string, status int
 	if err := spool.WriteEnd(e.p, gen, names, status); err != nil {
 		return err
 	}
+	r.syncer.synced(e.p)
 	r.afterCommit()
 	return nil
 }

@@ -86,14 +86,27 @@ func (y *spoolSyncer) commit(ctx context.Context, e *spoolEdge, k int, tw *spool
 	}
 }
 
-// close waits for the tokens handed over, then syncs the directory of
-// every place that got one. It returns the first error of those syncs.
+// synced records that the names of p's tokens are durable: its end token
+// was committed, with a sync of its directory, after every segment.
+func (y *spoolSyncer) synced(p *place.Place) {
+	y.mu.Lock()
+	delete(y.dirty, p)
+	y.mu.Unlock()
+}
+
+// close waits for the tokens handed over, then syncs, all at once, the
+// directory of every place that got one and no end token after it. It
+// returns the first error of those syncs.
 func (y *spoolSyncer) close() error {
 	close(y.jobs)
 	y.wg.Wait()
-	var first error
+	errs := make(chan error, len(y.dirty))
 	for p := range y.dirty {
-		if err := p.SyncDir(); err != nil && first == nil {
+		go func() { errs <- p.SyncDir() }()
+	}
+	var first error
+	for range y.dirty {
+		if err := <-errs; err != nil && first == nil {
 			first = err
 		}
 	}
