@@ -58,23 +58,15 @@ func ReadToken(p *place.Place, name string, maxRecord int, each func(rec []byte)
 		return 0, err
 	}
 	defer f.Close()
-	path := filepath.Join(p.Dir(), name)
-	n, eachErr, err := readFile(f, maxRecord, each)
-	var ce *CorruptError
-	switch {
-	case eachErr != nil:
-		return n, eachErr
-	case errors.As(err, &ce):
+	n, corrupt, err := readFile(f, filepath.Join(p.Dir(), name), maxRecord, each)
+	if corrupt != nil {
 		f.Close()
-		ce.Path = path
 		if aside, aerr := p.Aside(name); aerr == nil {
-			ce.Aside = aside
+			corrupt.Aside = aside
 		}
-		return n, ce
-	case err != nil:
-		return n, fmt.Errorf("read %s: %w", path, err)
+		return n, corrupt
 	}
-	return n, nil
+	return n, err
 }
 
 // ReadWritten is ReadToken of a token read before its commit, through the
@@ -82,24 +74,17 @@ func ReadToken(p *place.Place, name string, maxRecord int, each func(rec []byte)
 // fails its checks (a bug of this process, or a disk that lost what it
 // was given moments ago) is a *CorruptError and stays where it is.
 func ReadWritten(f *os.File, maxRecord int, each func(rec []byte) error) (int64, error) {
-	n, eachErr, err := readFile(f, maxRecord, each)
-	var ce *CorruptError
-	switch {
-	case eachErr != nil:
-		return n, eachErr
-	case errors.As(err, &ce):
-		ce.Path = f.Name()
-		return n, ce
-	case err != nil:
-		return n, fmt.Errorf("read %s: %w", f.Name(), err)
+	n, corrupt, err := readFile(f, f.Name(), maxRecord, each)
+	if corrupt != nil {
+		return n, corrupt
 	}
-	return n, nil
+	return n, err
 }
 
-// readFile calls each with the records of the token in f, from its start.
-// eachErr is each's error; err the reader's: a *CorruptError with no path
-// yet, or an I/O error.
-func readFile(f *os.File, maxRecord int, each func(rec []byte) error) (n int64, eachErr, err error) {
+// readFile calls each with the records of the token in f, at path, from
+// its start. A token that fails its checks is corrupt; err is each's
+// error as it is, or the reader's.
+func readFile(f *os.File, path string, maxRecord int, each func(rec []byte) error) (n int64, corrupt *CorruptError, err error) {
 	cr := &countReader{r: io.NewSectionReader(f, 0, math.MaxInt64)}
 	r := readers.Get().(*recfile.Reader)
 	defer readers.Put(r)
@@ -111,13 +96,13 @@ func readFile(f *os.File, maxRecord int, each func(rec []byte) error) (n int64, 
 		}
 		var ce *recfile.CorruptError
 		if errors.As(err, &ce) {
-			return cr.n, nil, &CorruptError{Err: err}
+			return cr.n, &CorruptError{Path: path, Err: err}, nil
 		}
 		if err != nil {
-			return cr.n, nil, err
+			return cr.n, nil, fmt.Errorf("read %s: %w", path, err)
 		}
 		if err := each(rec); err != nil {
-			return cr.n, err, nil
+			return cr.n, nil, err
 		}
 	}
 }

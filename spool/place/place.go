@@ -211,17 +211,7 @@ func (t *Pending) File() *os.File { return t.f }
 // Commit makes the token ready: it syncs the file, renames it to its name
 // in the place (replacing a token of that name) and syncs the directory.
 // After an error the token is aborted.
-func (t *Pending) Commit() error {
-	if t.done {
-		return errors.New("place: commit after commit or abort")
-	}
-	err := t.commit(true)
-	if err != nil {
-		t.Abort()
-	}
-	t.done = true
-	return err
-}
+func (t *Pending) Commit() error { return t.commitOnce(true) }
 
 // CommitAs is Commit under another name than Create's: for a token named
 // after its content, known only once it is written.
@@ -247,11 +237,14 @@ func (t *Pending) Rename(name string) error {
 // after a power loss the rename may be undone, leaving the file in .tmp
 // for Reap. A caller that commits many tokens syncs the directory once
 // after them (SyncDir); until then it must not count them as durable.
-func (t *Pending) CommitNoDirSync() error {
+func (t *Pending) CommitNoDirSync() error { return t.commitOnce(false) }
+
+// commitOnce commits the token, or aborts it on error; once only.
+func (t *Pending) commitOnce(dirSync bool) error {
 	if t.done {
 		return errors.New("place: commit after commit or abort")
 	}
-	err := t.commit(false)
+	err := t.commit(dirSync)
 	if err != nil {
 		t.Abort()
 	}
