@@ -183,7 +183,14 @@ type Pending struct {
 	name string
 	f    *os.File
 	done bool
+	// written and started count the bytes Write wrote and those whose
+	// writeback it has started.
+	written, started int64
 }
+
+// writebackEvery is how many bytes Write lets build up before it starts
+// their writeback, when the worker syncs.
+const writebackEvery = 1 << 20
 
 // Create starts writing the token name. Nobody sees it until Commit.
 func (p *Place) Create(name string) (*Pending, error) {
@@ -201,8 +208,18 @@ func (p *Place) Create(name string) (*Pending, error) {
 // Name returns the token's name.
 func (t *Pending) Name() string { return t.name }
 
-// Write writes to the token's file.
-func (t *Pending) Write(b []byte) (int, error) { return t.f.Write(b) }
+// Write writes to the token's file. Unless the worker does not sync, it
+// starts the writeback of every MiB written, so that the sync at commit
+// has little left to wait for.
+func (t *Pending) Write(b []byte) (int, error) {
+	n, err := t.f.Write(b)
+	t.written += int64(n)
+	if t.written-t.started >= writebackEvery && !t.p.w.o.NoSync {
+		startWriteback(t.f, t.started, t.written-t.started)
+		t.started = t.written
+	}
+	return n, err
+}
 
 // File returns the token's file, for a caller that writes it otherwise
 // (io.Copy, ReadFrom). It must not be closed.

@@ -228,7 +228,8 @@ func TestPutTokens(t *testing.T) {
 
 // A token may be read as soon as it is written, before Commit, and the
 // reader keeps its file through the rename; CommitNoDirSync and SyncDir
-// make it ready as Commit does, in two steps.
+// make it ready as Commit does, in two steps. (A worker that syncs starts
+// the writeback of each MiB as it is written: 3 of them here.)
 func TestReadBeforeCommit(t *testing.T) {
 	for _, noSync := range []bool{true, false} {
 		w, err := NewWorker(Options{Heartbeat: -1, NoSync: noSync})
@@ -240,7 +241,15 @@ func TestReadBeforeCommit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.WriteString(pend, "early")
+		body := "early"
+		if !noSync {
+			body += strings.Repeat("x", 3*writebackEvery+1)
+		}
+		for i := 0; i < len(body); i += 100000 {
+			if _, err := io.WriteString(pend, body[i:min(len(body), i+100000)]); err != nil {
+				t.Fatal(err)
+			}
+		}
 		f, err := pend.OpenWritten()
 		if err != nil {
 			t.Fatal(err)
@@ -251,14 +260,14 @@ func TestReadBeforeCommit(t *testing.T) {
 		if err := pend.CommitNoDirSync(); err != nil {
 			t.Fatal(err)
 		}
-		if got := text(f, nil); got != "early" {
-			t.Errorf("read through the rename: %q", got)
+		if got := text(f, nil); got != body {
+			t.Errorf("read through the rename: %d bytes, want %d", len(got), len(body))
 		}
 		if err := p.SyncDir(); err != nil {
 			t.Fatal(err)
 		}
-		if got := text(p.Open("y")); got != "early" {
-			t.Errorf("token y = %q", got)
+		if got := text(p.Open("y")); got != body {
+			t.Errorf("token y: %d bytes, want %d", len(got), len(body))
 		}
 		if _, err := pend.OpenWritten(); err == nil {
 			t.Error("OpenWritten after commit")
