@@ -84,6 +84,17 @@
 // such a wait is in its grace, looks again when the grace runs out (see
 // outside.go).
 //
+// # Handoff and time blocked
+//
+// A writer that pushes a buffer to a reader waiting for it hands the
+// buffer over under its lock, as a channel hands a value to a waiting
+// receiver: the reader goes on without taking the lock again. A task's
+// time blocked (Proc.Blocked, which --stats, the live view, --cap auto
+// and auto replicas read) is timed exactly for tasks that wait rarely and
+// by sampling for tasks that wait every few microseconds, where two
+// readings of the clock per wait would cost as much as the handoff
+// itself (waittime.go says how, and how accurate it is).
+//
 // # Concurrency
 //
 // A Pool, its Queues and Procs are safe for concurrent use. Ports, and the

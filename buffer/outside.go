@@ -204,7 +204,7 @@ func (p *Pool) watchFired(gen uint64) {
 	}
 }
 
-// stopWatch stops the timer and waits for a run of it in progress; the
+// stopWatch stops the timers and waits for a run of one in progress; the
 // pool takes no new one.
 func (p *Pool) stopWatch() {
 	p.mu.Lock()
@@ -213,6 +213,7 @@ func (p *Pool) stopWatch() {
 		p.watchers.Done()
 	}
 	p.watch = nil
+	p.stopTickLocked()
 	p.mu.Unlock()
 	p.watchers.Wait()
 }

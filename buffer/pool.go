@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"time"
@@ -176,6 +177,14 @@ type Pool struct {
 	watchGen uint64    // which timer is current
 	watchers sync.WaitGroup
 	closed   bool // Close has begun: arm no timer
+	recycled bool // Close gave the buffers' memory away (recycle.go)
+
+	// The clock of waits (waittime.go): epoch holds the monotonic reading
+	// it counts from; the tick times waits that go on.
+	epoch     time.Time
+	tick      *time.Timer
+	tickArmed bool
+	fakeClock func() int64 // set by tests: the clock of waits
 }
 
 // Op names a point where a task may block; a Hook sees it before the task
@@ -233,7 +242,7 @@ func NewPool(o Options) (*Pool, error) {
 	if maxRec == 0 {
 		maxRec = DefaultMaxRecord
 	}
-	p := &Pool{o: o, size: s, maxRec: maxRec, nrec: nrec, nbuf: b}
+	p := &Pool{o: o, size: s, maxRec: maxRec, nrec: nrec, nbuf: b, epoch: time.Now()}
 	if o.Spill {
 		dir := o.SpillDir
 		if dir == "" {
@@ -264,6 +273,7 @@ func (p *Pool) NewQueue(name string, c int) (*Queue, error) {
 // task. Register every task before any starts.
 func (p *Pool) NewProc(name string, index int, ins, outs []*Queue) (*Proc, error) {
 	t := &proc{pool: p, name: name, index: index, wake: make(chan struct{}, 1), prog: -1}
+	t.waits.rng = rand.Uint64()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, q := range ins {
@@ -364,7 +374,7 @@ func (p *Pool) takeFreeLocked() *Buf {
 		b = p.free[n-1]
 		p.free = p.free[:n-1]
 	} else if len(p.bufs) < p.nbuf {
-		b = &Buf{data: make([]byte, 0, p.size), ends: make([]int32, 0, p.nrec), id: len(p.bufs)}
+		b = p.newBuf(len(p.bufs))
 		p.bufs = append(p.bufs, b)
 	} else {
 		return nil
@@ -511,8 +521,9 @@ func (s ResolveStats) String() string {
 	return fmt.Sprintf("%d growths, %d spills, %d bytes spilled (%d on disk)", s.Growths, s.Spills, s.SpilledBytes, s.DiskBytes)
 }
 
-// Close releases the spill files of the pool. Call it after every task has
-// finished.
+// Close releases the spill files of the pool, and its buffers' memory for
+// the next pool of its record size (see recycle.go). Call it once, after
+// every task has finished.
 func (p *Pool) Close() error {
 	p.stopWatch()
 	p.mu.Lock()
@@ -520,9 +531,11 @@ func (p *Pool) Close() error {
 	for _, q := range p.queues {
 		q.discardLocked()
 	}
+	p.recycleLocked()
 	return nil
 }
 
-// now is a variable so that tests of the statistics could pin time; the
-// runtime reads the clock only when a task blocks or ends.
+// now is the clock of waits outside the process (outside.go), a variable
+// so that tests can pin it. Waits in the pool are timed on the pool's own
+// monotonic clock (waittime.go).
 var now = time.Now

@@ -76,6 +76,7 @@ func (ps *Ports) Ready() (int, error) {
 	t.yieldPoint(OpRead)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+look:
 	for {
 		if p.err != nil {
 			return -1, p.err
@@ -90,6 +91,9 @@ func (ps *Ports) Ready() (int, error) {
 			open++
 			q := in.q
 			if (in.cur != nil && in.i < len(in.cur.ends)) || q.n > 0 || q.backlog() > 0 || q.eof {
+				if t.giveWayLocked() {
+					continue look
+				}
 				t.rr = (i + 1) % n
 				return i, nil
 			}
@@ -312,14 +316,39 @@ func (in *Input) fillFor(copyOut bool) error {
 	p := t.pool
 	t.yieldPoint(OpRead)
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	q := in.q
 	if in.cur != nil {
 		in.giveBackLocked()
+	}
+	err := in.nextLocked(copyOut)
+	if err == errHanded {
+		return nil // handed over while the task waited, and unlocked
+	}
+	p.mu.Unlock()
+	return err
+}
+
+// nextLocked takes the next buffer of in's queue, waiting while it is
+// empty; io.EOF at the end. With copyOut and a private buffer, the batch
+// is copied into it and the pool's buffer goes back at once. It returns
+// errHanded, with the lock let go, when a writer handed the buffer over
+// while the task waited.
+func (in *Input) nextLocked(copyOut bool) error {
+	t, q := in.t, in.q
+	p := t.pool
+	// A writer may hand its buffer straight to this input while the task
+	// waits, unless the task copies what it reads, or a Preempter replays
+	// a model's schedule step by step (package proofs), where a buffer
+	// stays queued until its reader's own step takes it.
+	hand := in
+	if copyOut && in.priv != nil || t.preempt != nil {
+		hand = nil
 	}
 	for {
 		if p.err != nil {
 			return p.err
+		}
+		if (q.backlog() > 0 || q.n > 0 || q.eof) && t.giveWayLocked() {
+			continue
 		}
 		if q.backlog() > 0 {
 			if err := in.readBackLocked(); err != nil {
@@ -331,12 +360,7 @@ func (in *Input) fillFor(copyOut bool) error {
 			return nil
 		}
 		if q.n > 0 {
-			b := q.popLocked()
-			q.held++
-			in.cur, in.i, in.off = b, b.lo, 0
-			if b.lo > 0 {
-				in.off = int(b.ends[b.lo-1])
-			}
+			in.takeLocked(q.popLocked())
 			if copyOut && in.priv != nil {
 				in.copyOutLocked()
 			}
@@ -348,9 +372,18 @@ func (in *Input) fillFor(copyOut bool) error {
 		}
 		t.flushLocked()
 		q.readerWaitsLocked(t)
-		if err := t.parkLocked(waiting{waitRead, q}); err != nil {
+		if err := t.parkLocked(waiting{waitRead, q, hand}); err != nil {
 			return err
 		}
+	}
+}
+
+// takeLocked makes b, just taken from in's queue, the buffer being read.
+func (in *Input) takeLocked(b *Buf) {
+	in.q.held++
+	in.cur, in.i, in.off = b, b.lo, 0
+	if b.lo > 0 {
+		in.off = int(b.ends[b.lo-1])
 	}
 }
 
@@ -564,6 +597,9 @@ func (o *Output) reserveLocked() error {
 			return ErrReaderGone
 		}
 		if q.occupancy() < q.cap {
+			if t.giveWayLocked() {
+				continue
+			}
 			q.reserved++
 			return nil
 		}
@@ -576,7 +612,7 @@ func (o *Output) reserveLocked() error {
 			continue
 		}
 		q.wwait = t
-		if err := t.parkLocked(waiting{waitRoom, q}); err != nil {
+		if err := t.parkLocked(waiting{kind: waitRoom, q: q}); err != nil {
 			return err
 		}
 	}
@@ -778,7 +814,7 @@ func (o *Output) Drain() error {
 			return nil
 		}
 		q.wwait = t
-		if err := t.parkLocked(waiting{waitDrain, q}); err != nil {
+		if err := t.parkLocked(waiting{kind: waitDrain, q: q}); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 )
@@ -27,11 +28,18 @@ type proc struct {
 	wake    chan struct{}
 	park    Parker // nil: park on wake
 	preempt Preempter
+	yielder Yielder
 	// parked mirrors wait.kind != waitNone for schedulers that poll
-	// without the lock (set and cleared under it).
+	// without the lock (set and cleared under it), for tasks with a
+	// Parker; a task parked on its channel has no such scheduler, and
+	// Waiting reads its wait under the lock instead.
 	parked atomic.Bool
 	wait   waiting
 	got    *Buf // a buffer handed over from FREE while this task waited for it
+	// handed is set when a writer gave this task, waiting to read, the
+	// buffer it pushed (Queue.pushLocked): the task goes on without
+	// taking the pool's lock again.
+	handed bool
 	done   bool
 	slot   int // position in pool.procs, for stuckLocked
 	rr     int // the input Ready looks at first (round robin)
@@ -42,9 +50,7 @@ type proc struct {
 	outside  Op
 	outSince time.Time
 
-	blockedTime time.Duration
-	parkedAt    time.Time     // when the current wait began; zero when not waiting
-	lastWait    time.Duration // how long the last wait lasted, set at wake-up
+	waits waitClock // its time blocked, sampled (waittime.go)
 }
 
 type waitKind uint8
@@ -61,6 +67,10 @@ const (
 type waiting struct {
 	kind waitKind
 	q    *Queue
+	// in, waiting to read q, is the input a writer may hand its buffer to
+	// directly (nil: the reader copies what it reads, so it takes the
+	// buffer itself).
+	in *Input
 }
 
 // Proc is a scheduler's handle on one task of a pool (see Pool.NewProc):
@@ -96,19 +106,44 @@ type Parker interface {
 	Unpark(t *Proc)
 }
 
-// Preempter is a Parker that may make a task give way at the start of an
-// operation that may block. Record Oriented Scheduling needs it: the
-// runnable task with the greatest index must always be the one running, so
-// a task that has woken a greater one (by giving a buffer back) yields
-// before it can take that buffer again.
+// Preempter is a Parker that makes a task give way at the start of every
+// operation that may block, whether or not it would wait: a test that
+// replays a model's schedules step by step decides there which task goes
+// on (package proofs).
 type Preempter interface {
 	Preempt(t *Proc)
 }
 
+// Yielder is a Parker that makes a task give way where it could go on
+// without waiting, when its scheduler says another task must run first.
+// Record Oriented Scheduling needs it: the runnable task with the greatest
+// index must always be the one running, so a task that has woken a
+// greater one (by handing it a buffer, or giving one back) yields before
+// it can go on, and so before it can take that buffer again. An operation
+// that must wait parks instead (Park), which gives way too; yielding first
+// would only cost the scheduler a resumption that finds the wait.
+type Yielder interface {
+	// MustYield reports whether t must give way now. It is called by t's
+	// own task with the pool's lock held, so it must be cheap and must
+	// not block or call the pool.
+	MustYield(t *Proc) bool
+	// Yield gives way; it returns once t may run again. It is called
+	// without the pool's lock, after MustYield said so. A non-nil error
+	// (the scheduler stopped the task) aborts the pool.
+	Yield(t *Proc) error
+}
+
 // SetParker makes the task park with pk; call it before the task starts.
+// A pk that is a Yielder gives way as a Yielder does, even if it is a
+// Preempter too.
 func (c *Proc) SetParker(pk Parker) {
 	c.park = pk
-	c.preempt, _ = pk.(Preempter)
+	c.preempt, c.yielder = nil, nil
+	if y, ok := pk.(Yielder); ok {
+		c.yielder = y
+	} else {
+		c.preempt, _ = pk.(Preempter)
+	}
 }
 
 // CopyReads makes Read and ReadBatch on this task's inputs copy each batch
@@ -132,7 +167,14 @@ func (c *Proc) CopyReads() {
 
 // Waiting reports whether the task is parked waiting for a queue or FREE
 // (and not yet woken). A coroutine scheduler runs only tasks that are not.
-func (c *Proc) Waiting() bool { return c.parked.Load() }
+func (c *Proc) Waiting() bool {
+	if c.park == nil {
+		c.pool.mu.Lock()
+		defer c.pool.mu.Unlock()
+		return c.wait.kind != waitNone
+	}
+	return c.parked.Load()
+}
 
 // Wait describes what the task waits on, if it is waiting.
 func (c *Proc) Wait() (Wait, bool) {
@@ -154,15 +196,14 @@ func (c *Proc) Finished() bool {
 }
 
 // Blocked returns the time the task spent waiting in this package,
-// including the wait it is in now, if any.
+// including the wait it is in now, if any. It never decreases. Short
+// waits are timed by sampling: a task that waits less often than every
+// few microseconds is timed exactly, a faster one within a few percent
+// over some thousands of waits (see waittime.go).
 func (c *Proc) Blocked() time.Duration {
 	c.pool.mu.Lock()
 	defer c.pool.mu.Unlock()
-	d := c.blockedTime
-	if !c.parkedAt.IsZero() {
-		d += now().Sub(c.parkedAt)
-	}
-	return d
+	return c.pool.blockedLocked(c.t())
 }
 
 // Finish ends the task: it writes eof to every output (after handing over
@@ -205,8 +246,8 @@ func (c *Proc) Finish(failed bool) {
 	p.checkStallLocked()
 }
 
-// yieldPoint is where a task may be preempted: the start of an operation
-// that may block, outside the lock.
+// yieldPoint is the start of an operation that may block, outside the
+// lock: the Hook sees it, and a Preempter makes the task give way there.
 func (t *proc) yieldPoint(op Op) {
 	if h := t.pool.o.Hook; h != nil {
 		h.Before(t.index, op)
@@ -214,6 +255,26 @@ func (t *proc) yieldPoint(op Op) {
 	if t.preempt != nil {
 		t.preempt.Preempt((*Proc)(t))
 	}
+}
+
+// giveWayLocked is where a task under a Yielder gives way: at an
+// operation it is about to do without waiting (a read with a buffer or eof
+// there, a write with room). It reports whether the task gave way; the
+// pool's lock was let go meanwhile, so the caller must look again at what
+// it found.
+func (t *proc) giveWayLocked() bool {
+	y := t.yielder
+	if y == nil || !y.MustYield((*Proc)(t)) {
+		return false
+	}
+	p := t.pool
+	p.mu.Unlock()
+	err := y.Yield((*Proc)(t))
+	p.mu.Lock()
+	if err != nil {
+		p.abortLocked(err)
+	}
+	return true
 }
 
 func (t *proc) flushLocked() {
@@ -224,9 +285,14 @@ func (t *proc) flushLocked() {
 	}
 }
 
+// errHanded is parkLocked's word that the wait ended with a buffer handed
+// to the task (waiting.in), and that the pool's lock is not held.
+var errHanded = errors.New("buffer: handed a buffer")
+
 // parkLocked blocks the task until another task wakes it. It returns the
 // pool's error if the run was aborted meanwhile, or the Parker's if it
-// abandoned the wait (the wait is then undone).
+// abandoned the wait (the wait is then undone). It returns with the lock
+// held, except for errHanded.
 func (t *proc) parkLocked(w waiting) error {
 	p := t.pool
 	if p.err != nil {
@@ -234,11 +300,12 @@ func (t *proc) parkLocked(w waiting) error {
 	}
 	t.endOutsideLocked() // a task in the pool is not waiting on a pipe
 	t.wait = w
-	t.parked.Store(true)
+	if t.park != nil {
+		t.parked.Store(true)
+	}
 	p.blocked++
+	p.beginWaitLocked(t)
 	p.checkStallLocked()
-	start := now()
-	t.parkedAt = start
 	p.mu.Unlock()
 	var perr error
 	if t.park != nil {
@@ -246,7 +313,15 @@ func (t *proc) parkLocked(w waiting) error {
 	} else {
 		<-t.wake
 	}
+	if t.handed && perr == nil {
+		// The waker did the rest under its lock (Queue.pushLocked); the
+		// wake (a channel, or the scheduler's switch) orders its writes
+		// before these reads.
+		t.handed = false
+		return errHanded
+	}
 	p.mu.Lock()
+	t.handed = false
 	if perr != nil {
 		if t.wait.kind != waitNone {
 			// Not woken: take the task off every list it waits on.
@@ -260,7 +335,7 @@ func (t *proc) parkLocked(w waiting) error {
 		}
 		return perr
 	}
-	d := t.lastWait // counted into blockedTime by wakeLocked
+	d := t.waits.last // counted into the task's time blocked by wakeLocked
 	switch w.kind {
 	case waitRead:
 		w.q.readWait += d
@@ -300,15 +375,13 @@ func (t *proc) unwaitLocked() {
 		}
 	}
 	t.wait = waiting{}
-	t.parked.Store(false)
+	if t.park != nil {
+		t.parked.Store(false)
+	}
 	p.blocked--
 	// The wait ends here, not when the task next takes the lock: a
 	// sampler reading Blocked in between must not count it as busy.
-	if !t.parkedAt.IsZero() {
-		t.lastWait = now().Sub(t.parkedAt)
-		t.blockedTime += t.lastWait
-		t.parkedAt = time.Time{}
-	}
+	p.endWaitLocked(t)
 }
 
 // wakeLocked makes a parked task runnable.
@@ -372,7 +445,7 @@ func (t *proc) takeFreeWaitLocked(q *Queue) (*Buf, error) {
 			continue
 		}
 		p.freeWait = append(p.freeWait, t)
-		err := t.parkLocked(waiting{waitFree, q})
+		err := t.parkLocked(waiting{kind: waitFree, q: q})
 		if b := t.got; b != nil {
 			// Handed over while we waited.
 			t.got = nil

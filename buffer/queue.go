@@ -87,6 +87,16 @@ func (q *Queue) pushLocked(b *Buf) {
 	q.bytes += int64(b.bytes())
 	if r := q.rwait; r != nil {
 		q.rwait = nil
+		if in := r.wait.in; in != nil && r.wait.kind == waitRead && r.wait.q == q && q.n == 1 && q.backlog() == 0 {
+			// The reader waits for this very buffer: hand it over, as a
+			// channel hands a value to a waiting receiver, so that the
+			// reader need not take the lock again to take it.
+			in.takeLocked(q.popLocked())
+			r.handed = true
+			q.pool.wakeLocked(r)
+			q.readWait += r.waits.last
+			return
+		}
 		q.pool.wakeLocked(r)
 	}
 }
@@ -166,14 +176,18 @@ type QueueStats struct {
 	// reservations and the buffers the reader holds. At Cap the writer
 	// waits.
 	Len       int
-	Records   int64         // records that went through the queue
-	Bytes     int64         // their bytes
-	HighWater int           // most buffers queued at once
-	ReadWait  time.Duration // time its reader spent waiting for a buffer
-	WriteWait time.Duration // time its writer spent waiting for room or for FREE
-	Growths   int           // times a resolver raised its capacity
-	Spills    int           // times its queued buffers went to disk
-	Spilled   int64         // record bytes that went to disk
+	Records   int64 // records that went through the queue
+	Bytes     int64 // their bytes
+	HighWater int   // most buffers queued at once
+	// ReadWait is the time its reader spent waiting for a buffer, and
+	// WriteWait its writer's for room or for FREE; both are sums of the
+	// waits' timings (Proc.Blocked): exact for rare waits, sampled
+	// estimates for frequent short ones.
+	ReadWait  time.Duration
+	WriteWait time.Duration
+	Growths   int   // times a resolver raised its capacity
+	Spills    int   // times its queued buffers went to disk
+	Spilled   int64 // record bytes that went to disk
 }
 
 // Stats returns the queue's counters so far.

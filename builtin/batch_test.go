@@ -73,6 +73,12 @@ func TestGrepSeekSameAsGNU(t *testing.T) {
 		{"grep", "-vi", "gamma"}, {"grep", "-e", "delta", "-e", "a\x01b"},
 		{"grep", "-v", "-e", "zz", "-e", "Gamma"}, {"grep", "-F", "x\ty"}, {"grep", "-vF", "-e", "zz", "-e", "beta"},
 		{"grep", "-i", "-e", "GAMMA", "-e", "zz z"},
+		// Fixed: two patterns, one empty, cut the window to -1.
+		{"grep", "-e", "", "-e", "zz"}, {"grep", "-v", "-e", "zz", "-e", ""},
+		// Regexps search buffers too: a sequence, a needed string, a
+		// few strings, many.
+		{"grep", "took [0-9]ms"}, {"grep", "-v", "[ab]et"}, {"grep", "ERROR.*zz"}, {"grep", "-E", "ERROR|zz"},
+		{"grep", "-vF", "-e", "zz", "-e", "beta", "-e", "Gamma", "-e", "a\x01b", "-e", "lph"},
 	}
 	for _, n := range []int{0, 1, 2, 7, 300, 3000} {
 		for _, final := range []bool{true, false} {

@@ -158,7 +158,7 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 		}
 		return int(min(n, 1<<30)), nil
 	}
-	operands, err := getopt{cmd: "grep", shorts: "vicnEFGPoqae:f:wxrRhHlLm:A:B:C:sbZzTUd:D:yu0123456789", longs: grepLongs,
+	operands, err := getopt{cmd: "grep", shorts: "vicnEFGPoqae:f:wxrRhHlLm:A:B:C:sbZzTUId:D:yu0123456789", longs: grepLongs,
 		optArgs: string(grepColor)}.parse(args, func(c byte, arg string) error {
 		if c >= '0' && c <= '9' {
 			// -NUM is -C NUM; the digits of one word make one number.
@@ -189,6 +189,8 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 			g.quiet = true
 		case 'a':
 			g.text = true
+		case 'I':
+			g.skipBinary = true
 		case 'w':
 			mode = max(mode, grepWord)
 		case 'x':
@@ -345,14 +347,10 @@ func newGrep(env *Env, args []string) (*Cmd, error) {
 	c := &Cmd{Name: "grep", ReadsInput: readsInput(g.files), Reads: reads}
 	if g.perRecord() {
 		// Rec is the per-record form, for fusion; Fn looks at the start
-		// of the input for binary data first, and, for a literal, searches
-		// whole buffers.
+		// of the input for binary data first, and searches whole buffers
+		// where the matcher can.
 		c.Rec = g.filter()
-		l, _ := g.m.(*grepLiteral)
-		if l != nil && !l.seekable() {
-			l = nil
-		}
-		c.Fn = g.filterFunc(l)
+		c.Fn = g.filterFunc()
 		return c, nil
 	}
 	c.Fn = g.run
@@ -467,9 +465,9 @@ func (f *grepFilter) end(emit task.Emit) error {
 // filterFunc is the filter form as a Func. It first reads up to
 // grepBinaryProbe bytes ahead: if they hold a NUL, the input is binary from
 // its start and the general form takes over; if not, they go through the
-// filter and the rest follows, searched a buffer at a time for a literal
-// l (see sift) and a record at a time otherwise.
-func (g *grepCmd) filterFunc(l *grepLiteral) task.Func {
+// filter and the rest follows, searched a buffer at a time where the
+// matcher seeks (see sift) and a record at a time otherwise.
+func (g *grepCmd) filterFunc() task.Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
 		f := &grepFilter{grepCmd: g}
 		if !g.text {
@@ -478,7 +476,7 @@ func (g *grepCmd) filterFunc(l *grepLiteral) task.Func {
 				return err
 			}
 			if bin {
-				r := &grepRun{grepCmd: g, out: p.Out(0)}
+				r := g.newRun(p.Out(0))
 				return r.finish(r.file(ctx, p, "-", &grepFile{label: "(standard input)"}, ahead))
 			}
 			for _, rec := range ahead {
@@ -489,8 +487,8 @@ func (g *grepCmd) filterFunc(l *grepLiteral) task.Func {
 				}
 			}
 		}
-		if l != nil {
-			return g.sift(p, f, l)
+		if g.m.seeks() {
+			return g.sift(p, f)
 		}
 		return task.PerRecord{Keep: f.keep, End: f.end}.Func()(ctx, p)
 	}
@@ -516,15 +514,15 @@ func grepProbe(in *buffer.Input) (ahead [][]byte, bin bool, err error) {
 	return ahead, bin, nil
 }
 
-// sift is the filter form of a literal grep given the runtime the search
-// for the literal (Output.Sift with a Skip): a buffer is searched once, and
-// the lines before the first match are dropped (or kept, with -v) in bulk,
-// with no call per line. It writes what the per-record form writes.
-func (g *grepCmd) sift(p *buffer.Ports, f *grepFilter, l *grepLiteral) error {
+// sift is the filter form given the runtime the matcher's search of whole
+// buffers (Output.Sift with a Skip): a buffer is searched once, and the
+// lines before the first that may match are dropped (or kept, with -v) in
+// bulk, with no call per line. It writes what the per-record form writes.
+func (g *grepCmd) sift(p *buffer.Ports, f *grepFilter) error {
 	// seek returns the offset of the first byte Keep must decide, or
 	// -1 when every line shares the fate of those skipped.
 	seek := func(data []byte) int {
-		at := l.seek(data)
+		at, sure := g.m.seek(data)
 		if g.invert {
 			// The lines before at are kept without a call to keep: the
 			// last line of the input, if it lacks its '\n', must
@@ -546,8 +544,8 @@ func (g *grepCmd) sift(p *buffer.Ports, f *grepFilter, l *grepLiteral) error {
 			}
 		}
 		f.hit = 0
-		if at >= 0 && l.mode == grepAny {
-			// Under -w and -x, at is only a candidate: keep decides.
+		if at >= 0 && sure {
+			// Otherwise at is only a candidate: keep decides.
 			f.hit = uintptr(unsafe.Pointer(unsafe.SliceData(data))) + uintptr(at)
 		}
 		return at

@@ -1,9 +1,9 @@
 package builtin
 
 import (
-	"bytes"
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tpipe/tpipe/internal/backtrack"
@@ -36,13 +36,22 @@ const (
 	grepLine          // -x
 )
 
-// grepMatcher finds a pattern in a line (without its '\n'). Neither method
-// keeps line.
+// grepMatcher finds a pattern in a line (without its '\n'). No method
+// keeps its argument.
 type grepMatcher interface {
 	match(line []byte) bool
 	// find appends to dst the non-empty matches of line, leftmost-longest
 	// and not overlapping, as [start, end) offsets.
 	find(line []byte, dst [][2]int) [][2]int
+	// seek looks through data, whole lines back to back, for the first
+	// line that may match: it returns an offset inside that line, or -1
+	// when no line of data matches. The lines before that offset do not
+	// match; the line holding it surely does if sure is set, and match
+	// must decide it if not.
+	seek(data []byte) (at int, sure bool)
+	// seeks reports whether seek does better than offset 0, the first
+	// line, every time: whether it is worth calling at all.
+	seeks() bool
 }
 
 // grepNewMatcher compiles the patterns. Patterns without any special
@@ -63,15 +72,14 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool, mode grepMode) 
 		}
 	}
 	if literal {
-		l := &grepLiteral{fold: icase, mode: mode}
-		for _, p := range patterns {
-			b := []byte(p)
+		pats := make([][]byte, len(patterns))
+		for i, p := range patterns {
+			pats[i] = []byte(p)
 			if icase {
-				posixre.LowerASCII(b)
+				posixre.LowerASCII(pats[i])
 			}
-			l.pats = append(l.pats, b)
 		}
-		return l, nil
+		return newGrepLiteral(pats, icase, mode), nil
 	}
 	var fl posixre.Flags
 	if icase {
@@ -104,6 +112,9 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool, mode grepMode) 
 		return nil, &UsageError{Cmd: "grep", Msg: strings.TrimPrefix(err.Error(), "error parsing regexp: "), Status: 2}
 	}
 	m := &grepRegex{Matcher: posixre.NewMatcher(re), mode: mode}
+	if text, fold := m.Need(); text != nil {
+		m.need = newGrepNeedle(text, fold)
+	}
 	switch mode {
 	case grepAny:
 		m.longest = regexp.MustCompile(all)
@@ -117,7 +128,46 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool, mode grepMode) 
 		}
 		m.words = bt.(*grepBacktrack)
 	}
+	if len(srcs) == 1 {
+		if seq, ok := grepSeqOf(srcs[0], mode); ok {
+			// The regexp stays for -o, which asks where the matches are.
+			return &grepSeqRegex{grepRegex: m, seq: seq}, nil
+		}
+	}
+	if l := grepLiteralsAll(srcs, mode); l != nil {
+		return l, nil
+	}
 	return m, nil
+}
+
+// grepLiteralsAll returns the fixed strings that the translated patterns
+// srcs stand for, when each is a few strings (grepLiteralsOf) and all
+// fold alike, or nil.
+func grepLiteralsAll(srcs []string, mode grepMode) *grepLiteral {
+	var strs [][]byte
+	fold := false
+	for i, src := range srcs {
+		s, f, ok := grepLiteralsOf(src)
+		if !ok || i > 0 && f != fold || len(strs)+len(s) > grepLiteralsMax {
+			return nil
+		}
+		strs, fold = append(strs, s...), f
+	}
+	return newGrepLiteral(strs, fold, mode)
+}
+
+// newGrepLiteral makes the matcher of the strings pats, in lower case
+// with fold.
+func newGrepLiteral(pats [][]byte, fold bool, mode grepMode) *grepLiteral {
+	l := &grepLiteral{fold: fold, mode: mode}
+	for _, p := range pats {
+		l.pats = append(l.pats, newGrepNeedle(p, fold))
+	}
+	l.empty = slices.ContainsFunc(pats, func(p []byte) bool { return len(p) == 0 })
+	if len(pats) >= grepACMin && !l.empty {
+		l.ac = newGrepAC(pats, fold)
+	}
+	return l
 }
 
 func grepNewBacktrack(patterns []string, syn posixre.Syntax, fl posixre.Flags, mode grepMode) (grepMatcher, error) {
@@ -133,6 +183,11 @@ func grepNewBacktrack(patterns []string, syn posixre.Syntax, fl posixre.Flags, m
 			pre = posixre.NewMatcher(p)
 		}
 		b.pre = append(b.pre, pre)
+	}
+	if len(b.pre) == 1 && b.pre[0] != nil {
+		if text, fold := b.pre[0].Need(); text != nil {
+			b.need = newGrepNeedle(text, fold)
+		}
 	}
 	return b, nil
 }
@@ -150,68 +205,85 @@ func wordEndOK(line []byte, i int) bool   { return i == len(line) || !isWordByte
 // grepLiteral matches fixed strings; with fold, the strings are in lower
 // case and match ASCII letters of either case.
 type grepLiteral struct {
-	pats [][]byte
+	pats []grepNeedle
 	fold bool
 	mode grepMode
+	// ac finds the patterns all at once, when there are grepACMin or
+	// more (and none is empty): the table costs more than a needle's
+	// IndexByte for one or two, less than a pass over the buffer for
+	// each of many.
+	ac *grepAC
+	// empty is set when a pattern is empty: it matches every line.
+	empty bool
 }
 
-func (l *grepLiteral) index(s, pat []byte) int {
-	if l.fold {
-		return posixre.IndexFold(s, pat)
+// grepACMin is the number of patterns from which they are searched with
+// an Aho-Corasick automaton.
+const grepACMin = 4
+
+func (l *grepLiteral) seeks() bool { return true }
+
+// seek finds the first match of any pattern in data. No pattern holds
+// '\n', so a match lies inside one line. With several patterns, data is
+// searched a window at a time, so that a rare pattern is not searched to
+// the end for each match of a frequent one. An empty pattern matches at
+// 0, in every line. Under -w or -x a match found is only where a match may be: the line
+// that holds it must still be decided by match.
+func (l *grepLiteral) seek(data []byte) (int, bool) {
+	sure := l.mode == grepAny
+	if l.empty {
+		// Every line holds the empty string.
+		return min(0, len(data)-1), sure && len(data) > 0
 	}
-	return bytes.Index(s, pat)
-}
-
-// seekable reports whether seek may stand for match on a whole buffer:
-// no pattern is empty (which matches every line).
-func (l *grepLiteral) seekable() bool {
-	for _, p := range l.pats {
-		if len(p) == 0 {
-			return false
+	if l.ac != nil {
+		if end := l.ac.end(data); end > 0 {
+			return end - 1, sure
 		}
+		return -1, false
 	}
-	return len(l.pats) > 0
-}
-
-// seek returns the offset of the first match of any pattern in data, many
-// lines back to back, or -1. No pattern holds '\n', so a match lies inside
-// one line. With several patterns, data is searched a window at a time, so
-// that a rare pattern is not searched to the end for each match of a
-// frequent one. Under -w or -x, an offset is only where a match may be:
-// the line that holds it must still be decided by match.
-func (l *grepLiteral) seek(data []byte) int {
 	if len(l.pats) == 1 {
-		return l.index(data, l.pats[0])
+		return l.pats[0].index(data), sure
 	}
 	const window = 16 << 10
 	longest := 0
 	for _, p := range l.pats {
-		longest = max(longest, len(p))
+		longest = max(longest, len(p.text))
 	}
 	for s := 0; s < len(data); s += window {
 		w := data[s:min(len(data), s+window+longest-1)]
 		best := -1
-		for _, p := range l.pats {
+		for i := range l.pats {
+			p := &l.pats[i]
 			if best >= 0 {
 				// Only a match before the best so far matters.
-				w = w[:min(len(w), best+len(p)-1)]
+				w = w[:min(len(w), best+len(p.text)-1)]
 			}
-			if i := l.index(w, p); i >= 0 && (best < 0 || i < best) {
+			if i := p.index(w); i >= 0 && (best < 0 || i < best) {
 				best = i
 			}
 		}
 		if best >= 0 {
-			return s + best
+			return s + best, sure
 		}
 	}
-	return -1
+	return -1, false
 }
 
 func (l *grepLiteral) match(line []byte) bool {
-	for _, p := range l.pats {
+	if l.ac != nil {
 		switch l.mode {
 		case grepLine:
-			if len(line) == len(p) && l.index(line, p) == 0 {
+			return l.ac.whole(line)
+		case grepWord:
+			return l.ac.word(line)
+		}
+		return l.ac.end(line) >= 0
+	}
+	for i := range l.pats {
+		p := &l.pats[i]
+		switch l.mode {
+		case grepLine:
+			if len(line) == len(p.text) && p.equal(line) {
 				return true
 			}
 		case grepWord:
@@ -219,7 +291,7 @@ func (l *grepLiteral) match(line []byte) bool {
 				return true
 			}
 		default:
-			if l.index(line, p) >= 0 {
+			if p.index(line) >= 0 {
 				return true
 			}
 		}
@@ -229,14 +301,14 @@ func (l *grepLiteral) match(line []byte) bool {
 
 // wordAt returns the first offset at or after from where p occurs as a
 // whole word of line, or -1.
-func (l *grepLiteral) wordAt(line, p []byte, from int) int {
+func (l *grepLiteral) wordAt(line []byte, p *grepNeedle, from int) int {
 	for from <= len(line) {
-		i := l.index(line[from:], p)
+		i := p.index(line[from:])
 		if i < 0 {
 			return -1
 		}
 		i += from
-		if wordStartOK(line, i) && wordEndOK(line, i+len(p)) {
+		if wordStartOK(line, i) && wordEndOK(line, i+len(p.text)) {
 			return i
 		}
 		from = i + 1
@@ -253,18 +325,19 @@ func (l *grepLiteral) find(line []byte, dst [][2]int) [][2]int {
 	}
 	for pos := 0; pos <= len(line); {
 		start, size := -1, 0
-		for _, p := range l.pats {
+		for k := range l.pats {
+			p := &l.pats[k]
 			var i int
 			if l.mode == grepWord {
 				i = l.wordAt(line, p, pos)
-			} else if i = l.index(line[pos:], p); i >= 0 {
+			} else if i = p.index(line[pos:]); i >= 0 {
 				i += pos
 			}
 			if i < 0 {
 				continue
 			}
-			if start < 0 || i < start || i == start && len(p) > size {
-				start, size = i, len(p)
+			if start < 0 || i < start || i == start && len(p.text) > size {
+				start, size = i, len(p.text)
 			}
 		}
 		switch {
@@ -290,9 +363,32 @@ type grepRegex struct {
 	mode    grepMode
 	longest *regexp.Regexp // the patterns, leftmost-longest
 	words   *grepBacktrack // the patterns as -w finds them
+	need    grepNeedle     // a string every match holds, if any
 }
 
 func (g *grepRegex) match(line []byte) bool { return g.Match(line) }
+
+func (g *grepRegex) seeks() bool { return g.need.text != nil }
+
+// seek finds the string every match holds; without one, every line may
+// match.
+func (g *grepRegex) seek(data []byte) (int, bool) {
+	if g.need.text == nil {
+		return min(0, len(data)-1), false
+	}
+	return g.need.index(data), false
+}
+
+// grepSeqRegex is a regexp of fixed length over sets of ASCII bytes,
+// decided by a grepSeq; the regexp finds the matches for -o.
+type grepSeqRegex struct {
+	*grepRegex
+	seq *grepSeq
+}
+
+func (g *grepSeqRegex) match(line []byte) bool       { return g.seq.match(line) }
+func (g *grepSeqRegex) seeks() bool                  { return true }
+func (g *grepSeqRegex) seek(data []byte) (int, bool) { return g.seq.seek(data) }
 
 func (g *grepRegex) find(line []byte, dst [][2]int) [][2]int {
 	if !g.MayMatch(line) {
@@ -322,6 +418,16 @@ type grepBacktrack struct {
 	res  []*backtrack.Regexp
 	pre  []*posixre.Matcher // per pattern; nil where there is none
 	mode grepMode
+	need grepNeedle // with one pattern, a string its matches hold, if any
+}
+
+func (b *grepBacktrack) seeks() bool { return b.need.text != nil }
+
+func (b *grepBacktrack) seek(data []byte) (int, bool) {
+	if b.need.text == nil {
+		return min(0, len(data)-1), false
+	}
+	return b.need.index(data), false
 }
 
 // mayMatch reports whether pattern i may match line.

@@ -26,19 +26,30 @@ type grepRun struct {
 	*grepCmd
 	out      *buffer.Output
 	buf      []byte
+	block    []byte // what files are read into (grepBlocks), kept between them
 	spans    [][2]int
 	selected bool
 	failed   bool // an input could not be read
 	// used is set once a line was output (or, under -o, passed as
 	// context): a later group of context is set off by the separator.
 	used bool
+	// bulk is set when no line of context was asked for: the lines
+	// between matches need no look of their own (see scan).
+	bulk bool
+}
+
+// newRun starts a run of the general form writing to out.
+func (g *grepCmd) newRun(out *buffer.Output) *grepRun {
+	return &grepRun{grepCmd: g, out: out, bulk: g.before < 0 && g.after < 0}
 }
 
 // grepFile is the state of one input being searched.
 type grepFile struct {
-	label  string
-	named  bool  // output lines start with label
-	n      int   // the number of the line being searched
+	label string
+	named bool // output lines start with label
+	// n is the number of the line being searched; the lines that scan
+	// skips are counted only when -n asks for it.
+	n      int
 	offset int64 // the byte offset of the next line
 	count  int64 // lines selected
 	// afterLeft is how many lines of trailing context are still due.
@@ -112,7 +123,7 @@ func binaryMatches(env *Env, label string) {
 }
 
 func (g *grepCmd) run(ctx context.Context, p *buffer.Ports) error {
-	r := &grepRun{grepCmd: g, out: p.Out(0)}
+	r := g.newRun(p.Out(0))
 	if g.maxCount == 0 && !g.listMissing {
 		// GNU reads nothing at all.
 		return task.Exit(1)
@@ -329,77 +340,28 @@ func (r *grepRun) file(ctx context.Context, p *buffer.Ports, name string, f *gre
 	if r.before > 0 {
 		f.ring = make([]grepHeld, 0, min(r.before, 1024))
 	}
-	bin := len(ahead) > 0
-	probing := !r.text && !bin
-	binMatch := false
-	// line greps one record.
-	line := func(rec []byte) error {
-		if !r.text && !bin && bytes.IndexByte(record.TrimEOL(rec), 0) >= 0 {
-			bin = true
-		}
-		if !bin {
-			return r.line(f, rec)
-		}
-		if r.skipBinary {
-			return errGrepStop
-		}
-		f.n++
-		k := r.binarySelects(rec)
-		if k == 0 {
-			return nil
-		}
-		if err := r.selectLines(f, k); err != nil || r.count {
-			return err
-		}
-		binMatch = true
-		return errGrepBinary
-	}
-	// Until grepBinaryProbe bytes are read, records wait in ahead: a NUL
-	// among them makes the input binary from its first line.
-	size := 0
-	flush := func() error {
-		probing = false
-		for _, rec := range ahead {
-			if err := line(rec); err != nil {
-				return err
-			}
-		}
-		ahead = nil
-		return nil
-	}
+	g := &grepInput{r: r, f: f, bin: len(ahead) > 0, probing: !r.text && len(ahead) == 0}
 	var err error
-	if bin {
-		err = flush()
+	for _, rec := range ahead {
+		if err = g.line(rec); err != nil {
+			break
+		}
 	}
 	if err == nil {
-		err = eachRecord(ctx, r.env, p, name, func(rec []byte) error {
-			if !probing {
-				return line(rec)
-			}
-			ahead = append(ahead, bytes.Clone(rec))
-			size += len(rec)
-			if bytes.IndexByte(rec, 0) >= 0 {
-				bin = true
-				return flush()
-			}
-			if size >= grepBinaryProbe {
-				return flush()
-			}
-			return nil
-		})
+		err = eachBatch(ctx, r.env, p, name, &r.block, g.batch)
 	}
 	fe, isFile := err.(*fileError)
-	if probing && (err == nil || isFile && !fe.atOpen) {
+	if g.probing && (err == nil || isFile && !fe.atOpen) {
 		// The input ended (or failed part way) within the probe.
-		if ferr := flush(); ferr != nil {
-			err = ferr
+		if perr := g.endProbe(); perr != nil {
+			err = perr
 		}
 	}
 	if err == errGrepBinary || err == errGrepStop {
 		// GNU stops reading binary input at its first selected line.
 		err = nil
 	}
-	if binMatch {
+	if g.binMatch {
 		binaryMatches(r.env, f.label)
 	}
 	fe, isFile = err.(*fileError)
@@ -478,19 +440,27 @@ func (r *grepRun) nameEnd(sep byte) byte {
 
 // line greps one line of text input.
 func (r *grepRun) line(f *grepFile, rec []byte) error {
-	f.n++
-	off := f.offset
-	f.offset += int64(len(rec))
-	line := record.TrimEOL(rec)
 	if f.done {
 		// -m NUM lines are out: what follows is trailing context.
 		if f.afterLeft == 0 {
 			return errGrepStop
 		}
+		f.n++
+		off := f.offset
+		f.offset += int64(len(rec))
 		f.afterLeft--
-		return r.output(f, f.n, off, line, '-')
+		return r.output(f, f.n, off, record.TrimEOL(rec), '-')
 	}
-	if r.m.match(line) == r.invert {
+	return r.decide(f, rec, r.m.match(record.TrimEOL(rec)))
+}
+
+// decide takes one line of text input, which matched or not.
+func (r *grepRun) decide(f *grepFile, rec []byte, matched bool) error {
+	f.n++
+	off := f.offset
+	f.offset += int64(len(rec))
+	line := record.TrimEOL(rec)
+	if matched == r.invert {
 		switch {
 		case f.afterLeft > 0:
 			f.afterLeft--
@@ -518,7 +488,15 @@ func (r *grepRun) line(f *grepFile, rec []byte) error {
 		}
 	}
 	f.ring = f.ring[:0]
-	if err := r.output(f, f.n, off, line, ':'); err != nil {
+	var err error
+	if r.bulk && !r.only && !f.named && !r.number && !r.byteOffset {
+		// No prefix, no context: the line as it is.
+		r.used, f.lastOut = true, f.n
+		err = r.write(rec)
+	} else {
+		err = r.output(f, f.n, off, line, ':')
+	}
+	if err != nil {
 		return err
 	}
 	f.afterLeft = max(r.after, 0)

@@ -15,7 +15,12 @@ func rowStats(r Row) string {
 	if r.Done {
 		return "done"
 	}
-	s := fmt.Sprintf("%6s rec/s %11s  busy %3.0f%%", count(r.Records), size(r.Bytes)+"/s", 100*r.Busy)
+	var s string
+	if r.Unit != "" {
+		s = fmt.Sprintf("%6s %s/s  %d waiting  busy %3.0f%%", count(r.Records), r.Unit, r.Fill, 100*r.Busy)
+	} else {
+		s = fmt.Sprintf("%6s rec/s %11s  busy %3.0f%%", count(r.Records), size(r.Bytes)+"/s", 100*r.Busy)
+	}
 	if r.Bottleneck {
 		s += "  <- bottleneck"
 	}
@@ -61,8 +66,12 @@ func plainLine(f Frame) string {
 			fmt.Fprintf(&b, " %s done", r.Name)
 			continue
 		}
-		fmt.Fprintf(&b, " %s %s rec/s %s/s busy %.0f%%", r.Name, count(r.Records), size(r.Bytes), 100*r.Busy)
-		if r.Cap > 0 {
+		if r.Unit != "" {
+			fmt.Fprintf(&b, " %s %s %s/s %d waiting busy %.0f%%", r.Name, count(r.Records), r.Unit, r.Fill, 100*r.Busy)
+		} else {
+			fmt.Fprintf(&b, " %s %s rec/s %s/s busy %.0f%%", r.Name, count(r.Records), size(r.Bytes), 100*r.Busy)
+		}
+		if r.Cap > 0 && r.Unit == "" {
 			fmt.Fprintf(&b, " queue %d/%d", r.Fill, r.Cap)
 		}
 		if r.Bottleneck {

@@ -49,6 +49,10 @@ type Row struct {
 	// Bottleneck marks the row that holds the whole back.
 	Bottleneck bool
 	Done       bool
+	// Unit names what Records counts, when it is not records of a queue
+	// ("jobs" of a place): the row then shows no bytes, which such a
+	// source does not know, and Fill is the count of waiting ones.
+	Unit string
 }
 
 // Total is the progress of the whole, in Unit ("bytes" or "frames"): Done

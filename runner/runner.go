@@ -168,6 +168,12 @@ func (r *Runner) RunScript(ctx context.Context, src string) int {
 	if err != nil {
 		return r.reportCompile(src, err)
 	}
+	return r.runProgram(ctx, p)
+}
+
+// runProgram runs the graphs of a compiled script one after another and
+// returns the status of the last.
+func (r *Runner) runProgram(ctx context.Context, p *program) int {
 	if r.spooled() && len(p.groups) > 1 {
 		r.sayf("%v; this script has %d", errSpoolGraphs, len(p.groups))
 		return StatusUsage

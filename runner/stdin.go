@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"sync"
 )
 
@@ -20,8 +21,14 @@ var errStopped = errors.New("runner: reader stopped")
 // A Pump's one goroutine blocks in Read while a read is asked for. It is
 // owned by whoever made the Pump: Close, then Wait, which returns once any
 // Read in progress has returned (for os.Stdin, maybe only at exit).
+//
+// A regular file never keeps a read waiting, so a Pump on one has no
+// goroutine: its Reader reads the file in the source's own call (tpipe
+// pmjq runs a script per job with the job's file as stdin; a goroutine
+// and a 64 KiB chunk per read were most of a small job's cost).
 type Pump struct {
 	r       io.Reader
+	direct  bool          // r is a regular file: read it in the caller's goroutine
 	ask     chan struct{} // one slot: at most one read is asked for
 	got     chan chunk    // one slot: the pump never blocks on a result
 	mu      sync.Mutex
@@ -39,6 +46,13 @@ type chunk struct {
 // NewPump starts a Pump on r.
 func NewPump(r io.Reader) *Pump {
 	p := &Pump{r: r, ask: make(chan struct{}, 1), got: make(chan chunk, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			p.direct = true
+			close(p.done)
+			return p
+		}
+	}
 	go p.loop()
 	return p
 }
@@ -79,6 +93,16 @@ type pumpReader struct {
 }
 
 func (r *pumpReader) Read(b []byte) (int, error) {
+	if r.p.direct && len(r.rest) == 0 && r.err == nil {
+		select {
+		case <-r.stop:
+			return 0, errStopped
+		case <-r.ctx.Done():
+			return 0, r.ctx.Err()
+		default:
+			return r.p.r.Read(b)
+		}
+	}
 	if len(r.rest) == 0 && r.err == nil {
 		p := r.p
 		p.mu.Lock()

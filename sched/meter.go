@@ -27,10 +27,13 @@ type mark struct {
 type Rates struct {
 	Records, Bytes float64 // taken in (a source: put out) per second
 	// Busy is the share of wall time the task was busy (TaskSample.Busy),
-	// from 0 to 1.
+	// from 0 to 1. For a task that waits more often than every 32 µs it
+	// rests on sampled waits: each sample is within a few percent, and
+	// the EWMA smooths it further (see TaskSample.Busy).
 	Busy float64
 	// NsPerRecord is busy time per record taken in; it changes only in
-	// samples where records moved, and is 0 before the first.
+	// samples where records moved, and is 0 before the first. It has
+	// Busy's accuracy.
 	NsPerRecord float64
 }
 

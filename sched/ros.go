@@ -40,7 +40,14 @@ func newROSCore(n int) *rosCore {
 
 // next returns the index of the task to run, or -1 when none can.
 func (c *rosCore) next(waiting func(idx int) bool) int {
-	for i := len(c.done) - 1; i >= 0; i-- {
+	return c.nextFrom(len(c.done)-1, waiting)
+}
+
+// nextFrom is next for a caller that knows no task above from can run:
+// none was runnable above the last task chosen, and a task woken since
+// is at most the greatest index woken.
+func (c *rosCore) nextFrom(from int, waiting func(idx int) bool) int {
+	for i := min(from, len(c.done)-1); i >= 0; i-- {
 		if !c.done[i] && !c.external[i] && !waiting(i) {
 			return i
 		}
@@ -66,15 +73,15 @@ type coroutine struct {
 }
 
 // rosParker parks a coroutine task by yielding to the scheduler, and
-// tells an idle scheduler that a task may run again. It also preempts: a
-// task yields at the start of an operation that may block when a task with
-// a greater index has become runnable, since the paper's rule is that the
-// runnable task with the greatest index always runs (a task that gave the
-// one buffer back and woke a greater one must not take it again first).
+// tells an idle scheduler that a task may run again. It is a
+// buffer.Yielder too: a task about to go on without waiting yields when a
+// task with a greater index has become runnable, since the paper's rule is
+// that the runnable task with the greatest index always runs (a task that
+// gave the one buffer back and woke a greater one must not take it again
+// first). A task about to wait just parks: it was not runnable.
 type rosParker struct {
 	co     *coroutine
 	notify chan struct{}
-	pool   *buffer.Pool
 	idx    int
 	// woken is the greatest index made runnable since the scheduler last
 	// chose (-1: none); at that choice no greater task was runnable, so a
@@ -91,20 +98,21 @@ func (k *rosParker) Unpark(t *buffer.Proc) {
 			break
 		}
 	}
-	select {
-	case k.notify <- struct{}{}:
-	default:
-	}
-}
-
-func (k *rosParker) Preempt(t *buffer.Proc) {
-	if k.woken.Load() > int64(k.idx) {
-		if err := k.yield(); err != nil {
-			// There is no wait to abandon here: stop the run.
-			k.pool.Abort(err)
+	if k.notify != nil {
+		select {
+		case k.notify <- struct{}{}:
+		default:
 		}
 	}
 }
+
+// MustYield reports whether a task with a greater index was made runnable
+// since the scheduler chose this one.
+func (k *rosParker) MustYield(*buffer.Proc) bool { return k.woken.Load() > int64(k.idx) }
+
+func (k *rosParker) Yield(*buffer.Proc) error { return k.yield() }
+
+var _ buffer.Yielder = (*rosParker)(nil)
 
 // yield gives the CPU back to the scheduler; an error means the scheduler
 // stopped this coroutine and the task must end.
@@ -176,7 +184,13 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	order := g.Order() // order[idx] is the task at index idx
 	core := newROSCore(len(order))
 	cos := make([]*coroutine, len(order))
+	// notify wakes the scheduler when it waits for a task on its own
+	// goroutine; coroutines need it only if there are such tasks.
 	notify := make(chan struct{}, 1)
+	coNotify := notify
+	if !hasBlocking(g) {
+		coNotify = nil
+	}
 	var wg sync.WaitGroup
 	waiting := func(idx int) bool { return r.procs[order[idx]].Waiting() }
 	var woken atomic.Int64
@@ -196,7 +210,7 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			co.yield = yield
 			r.runTask(i)
 		})
-		p.SetParker(&rosParker{co: co, notify: notify, pool: r.pool, idx: idx, woken: &woken})
+		p.SetParker(&rosParker{co: co, notify: coNotify, idx: idx, woken: &woken})
 		cos[idx] = co
 	}
 	// Every task is set up before the first one starts.
@@ -221,18 +235,34 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			}
 		}
 	}()
-	for step := 1; !core.finished(); {
-		idx := core.next(waiting)
+	left := 0 // tasks the core schedules that are not done
+	for idx := range order {
+		if !core.external[idx] {
+			left++
+		}
+	}
+	last := len(order) - 1 // the task chosen last
+	for step := 1; left > 0; {
+		// Taking the greatest index woken also starts the record of wakes
+		// for the task about to run (rosParker.MustYield).
+		idx := core.nextFrom(max(int(woken.Swap(-1)), last), waiting)
 		if idx < 0 {
+			if coNotify == nil {
+				// Nothing could wake a task: the pool should have seen
+				// the stall. Aborting wakes every task, to end.
+				r.pool.Abort(errors.New("sched: internal error: no task can run under ros"))
+				continue
+			}
 			// Only tasks on their own goroutines can change anything now
 			// (the pool aborts a stall of the others at once).
 			<-notify
 			continue
 		}
+		last = idx
 		t := g.Tasks[order[idx]]
-		woken.Store(-1)
 		if _, more := cos[idx].next(); !more {
 			core.done[idx] = true
+			left--
 		}
 		if o.Trace != nil {
 			traceStep(o.Trace, step, t, r.procs[order[idx]], core.done[idx])

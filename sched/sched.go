@@ -94,7 +94,11 @@ type TaskError struct {
 func (e *TaskError) Error() string { return e.Task + ": " + e.Err.Error() }
 func (e *TaskError) Unwrap() error { return e.Err }
 
-// TaskStats are the statistics of one task.
+// TaskStats are the statistics of one task. Blocked comes from the pool's
+// timing of waits (buffer.Proc.Blocked): exact for a task that waits less
+// often than every 32 µs, and for a faster one an unbiased estimate from
+// sampled waits, within a few percent over thousands of waits and much
+// closer over a run. Busy is the rest of the task's wall time.
 type TaskStats struct {
 	Name    string        `json:"name"`
 	Index   int           `json:"index"`

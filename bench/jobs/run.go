@@ -31,8 +31,12 @@ type Config struct {
 	Workers              []int // worker counts of tpipe and parallel
 	Runs                 int   // runs per cell
 	Tpipe                string
-	TmpDir               string // "" is os.TempDir
-	Progress             io.Writer
+	// Base, if set, is a second tpipe binary (an older build) whose pmjq
+	// runs beside Tpipe's in the same rounds, for a before-and-after
+	// comparison.
+	Base     string
+	TmpDir   string // "" is os.TempDir
+	Progress io.Writer
 }
 
 // FullConfig is `bench -jobs`: 2000 jobs of 4 KiB and 4 of 64 MiB, 1, 2 and
@@ -65,6 +69,8 @@ const (
 const (
 	ToolTpipe       = "tpipe"
 	ToolTpipeNoSync = "tpipe --no-sync"
+	ToolBase        = "base tpipe"
+	ToolBaseNoSync  = "base tpipe --no-sync"
 	ToolParallel    = "parallel"
 	ToolBash        = "bash loop"
 )
@@ -89,12 +95,15 @@ func (c cell) String() string {
 }
 
 // command is the cell's command line, run in the work folder, where in/
-// holds the jobs and out/ is empty.
-func (c cell) command(tpipe string) []string {
+// holds the jobs and out/ is empty; base is Config.Base.
+func (c cell) command(tpipe, base string) []string {
 	switch c.tool {
-	case ToolTpipe, ToolTpipeNoSync:
+	case ToolTpipe, ToolTpipeNoSync, ToolBase, ToolBaseNoSync:
+		if c.tool == ToolBase || c.tool == ToolBaseNoSync {
+			tpipe = base
+		}
 		argv := []string{tpipe, "pmjq", "--once", "--workers", strconv.Itoa(c.workers)}
-		if c.tool == ToolTpipeNoSync {
+		if c.tool == ToolTpipeNoSync || c.tool == ToolBaseNoSync {
 			argv = append(argv, "--no-sync")
 		}
 		return append(argv, "in", c.filter, "out")
@@ -146,6 +155,11 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
+	tools := []string{ToolTpipe, ToolTpipeNoSync, ToolParallel}
+	if cfg.Base != "" {
+		tools = []string{ToolTpipe, ToolBase, ToolTpipeNoSync, ToolBaseNoSync, ToolParallel}
+		which += ", base tpipe at " + cfg.Base
+	}
 	var res []result
 	add := func(c cell) {
 		r := result{cell: c, jobs: cfg.Small}
@@ -156,14 +170,16 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 	}
 	for _, large := range []bool{false, true} {
 		for _, w := range cfg.Workers {
-			for _, t := range []string{ToolTpipe, ToolTpipeNoSync, ToolParallel} {
+			for _, t := range tools {
 				add(cell{t, FilterBuiltins, w, large})
 			}
 		}
 		add(cell{ToolBash, FilterBuiltins, 1, large})
 	}
-	for _, t := range []string{ToolTpipe, ToolParallel} {
-		add(cell{t, FilterExternal, cfg.Workers[len(cfg.Workers)-1], false})
+	for _, t := range tools {
+		if t != ToolTpipeNoSync && t != ToolBaseNoSync {
+			add(cell{t, FilterExternal, cfg.Workers[len(cfg.Workers)-1], false})
+		}
 	}
 	add(cell{ToolBash, FilterExternal, 1, false})
 	small, large := jobText(cfg.SmallSize), jobText(cfg.LargeSize)
@@ -183,7 +199,7 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 			if r.large {
 				job = large
 			}
-			s, err := runCell(ctx, work, tpipe, r, job)
+			s, err := runCell(ctx, work, r.command(tpipe, cfg.Base), r, job)
 			if err != nil {
 				r.err = err.Error()
 				fmt.Fprintf(progress, "%s: %v\n", r.cell, err)
@@ -202,7 +218,7 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 // runCell lays out the folder of jobs, runs the cell's command on it and
 // checks that every job was done: an output per job, of the size the
 // filter gives, and no job left.
-func runCell(ctx context.Context, work, tpipe string, r *result, job []byte) (sample, error) {
+func runCell(ctx context.Context, work string, argv []string, r *result, job []byte) (sample, error) {
 	var s sample
 	dir := filepath.Join(work, "run")
 	if err := os.RemoveAll(dir); err != nil {
@@ -221,7 +237,6 @@ func runCell(ctx context.Context, work, tpipe string, r *result, job []byte) (sa
 	}
 	// Flush the jobs to disk so that no run pays for another's writes.
 	exec.CommandContext(ctx, "sync").Run()
-	argv := r.command(tpipe)
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir

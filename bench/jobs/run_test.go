@@ -55,10 +55,11 @@ func TestCommands(t *testing.T) {
 	}{
 		{cell{ToolTpipe, FilterBuiltins, 2, false}, "tpipe ¦ pmjq ¦ --once ¦ --workers ¦ 2 ¦ in ¦ tr a-z A-Z | rev ¦ out"},
 		{cell{ToolTpipeNoSync, FilterBuiltins, 4, false}, "tpipe ¦ pmjq ¦ --once ¦ --workers ¦ 4 ¦ --no-sync ¦ in ¦ tr a-z A-Z | rev ¦ out"},
+		{cell{ToolBaseNoSync, FilterBuiltins, 1, false}, "old/tpipe ¦ pmjq ¦ --once ¦ --workers ¦ 1 ¦ --no-sync ¦ in ¦ tr a-z A-Z | rev ¦ out"},
 		{cell{ToolParallel, FilterExternal, 4, false}, "bash ¦ -c ¦ ls in | parallel --will-cite -j 4 '{ md5sum; } < in/{} > out/{} && rm in/{}'"},
 		{cell{ToolBash, FilterBuiltins, 1, false}, `bash ¦ -c ¦ for f in in/*; do { tr a-z A-Z | rev; } < "$f" > "out/${f#in/}" && rm "$f"; done`},
 	} {
-		if got := strings.Join(tc.c.command("tpipe"), " ¦ "); got != tc.want {
+		if got := strings.Join(tc.c.command("tpipe", "old/tpipe"), " ¦ "); got != tc.want {
 			t.Errorf("%v:\n got %s\nwant %s", tc.c, got, tc.want)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"sync"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -126,9 +127,13 @@ func runChain(ctx context.Context, spec chainSpec) (*sched.Stats, error) {
 // are recycled through a free list so memory stays bounded, as in tpipe;
 // each channel holds as many records as a tpipe queue of queueCap buffers.
 func runChannels(n int, rec []byte, rounds []int) int64 {
-	stages := len(rounds)
 	perBuf := max(1, min(recordSize(len(rec))/max(len(rec), 1), buffer.MaxRecords))
-	depth := queueCap * perBuf
+	return runChannelsDepth(n, rec, rounds, queueCap*perBuf)
+}
+
+// runChannelsDepth is runChannels with depth records per channel.
+func runChannelsDepth(n int, rec []byte, rounds []int, depth int) int64 {
+	stages := len(rounds)
 	free := make(chan []byte, depth*(stages+1)+2)
 	for range cap(free) {
 		free <- make([]byte, len(rec))
@@ -166,6 +171,49 @@ func runChannels(n int, rec []byte, rounds []int) int64 {
 	}
 	wg.Wait()
 	return total
+}
+
+// runPull is the cheapest switch between tasks Go has, as a chain: each
+// stage is a coroutine (iter.Pull) that pulls a record from the one before
+// and yields it on, so a record costs one switch into a stage and one back
+// per stage, and a single buffer holds it all the way, as under ros. The
+// sink drives the chain and counts the bytes.
+func runPull(n int, rec []byte, rounds []int) int64 {
+	buf := make([]byte, len(rec))
+	var src iter.Seq[[]byte] = func(yield func([]byte) bool) {
+		for range n {
+			copy(buf, rec)
+			if !yield(buf) {
+				return
+			}
+		}
+	}
+	for _, r := range rounds {
+		prev, k := src, keep(r)
+		src = func(yield func([]byte) bool) {
+			next, stop := iter.Pull(prev)
+			defer stop()
+			for {
+				r, ok := next()
+				if !ok {
+					return
+				}
+				if k(r) && !yield(r) {
+					return
+				}
+			}
+		}
+	}
+	next, stop := iter.Pull(src)
+	defer stop()
+	var total int64
+	for {
+		r, ok := next()
+		if !ok {
+			return total
+		}
+		total += int64(len(r))
+	}
 }
 
 // lineCounter counts the lines written to it: the ros trace has one line

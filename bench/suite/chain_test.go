@@ -3,6 +3,8 @@ package suite
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +29,7 @@ func BenchmarkChain(b *testing.B) {
 					b.SetBytes(int64(size))
 					b.ReportAllocs()
 					b.ResetTimer()
+					cpu0 := cpuTime()
 					var n int64
 					if policy == "channels" {
 						n = runChannels(b.N, rec, make([]int, stages))
@@ -34,10 +37,12 @@ func BenchmarkChain(b *testing.B) {
 						n = runTpipe(b, policy, b.N, stages, rec)
 					}
 					b.StopTimer()
+					cpu := cpuTime() - cpu0
 					if n != int64(b.N)*int64(size) {
 						b.Fatalf("sink saw %d bytes, want %d", n, int64(b.N)*int64(size))
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/rec")
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/rec")
 				})
 			}
 		}
@@ -46,20 +51,43 @@ func BenchmarkChain(b *testing.B) {
 
 // BenchmarkChainUnbatched is the chain with S equal to the record size, so
 // every record is a buffer of its own: the cost of a queue handoff (a
-// coroutine switch under ros) per record per stage.
+// coroutine switch under ros) per record per stage, the ns/stage metric.
+// Beside tpipe's policies run the two handoffs Go itself has, moving the
+// same records through as many edges: goroutines over buffered channels of
+// capacity 1 to 4 (channels-capK; concurrent's yardstick) and a chain of
+// iter.Pull coroutines (pull; ros's yardstick). Interleave them with
+// -count, since the machine drifts.
 func BenchmarkChainUnbatched(b *testing.B) {
-	for _, policy := range []string{"concurrent", "ros"} {
-		for _, stages := range chainStages {
-			b.Run(fmt.Sprintf("%s/stages=%d/rec=64", policy, stages), func(b *testing.B) {
+	kinds := []string{"concurrent", "ros", "channels-cap1", "channels-cap2", "channels-cap3", "channels-cap4", "pull"}
+	for _, stages := range chainStages {
+		for _, kind := range kinds {
+			b.Run(fmt.Sprintf("%s/stages=%d/rec=64", kind, stages), func(b *testing.B) {
 				rec := make([]byte, 64)
 				b.ReportAllocs()
 				b.ResetTimer()
-				n := runTpipeS(b, policy, b.N, stages, rec, len(rec))
+				cpu0 := cpuTime()
+				var n int64
+				var depth int
+				switch {
+				case kind == "pull":
+					n = runPull(b.N, rec, make([]int, stages))
+				case strings.HasPrefix(kind, "channels-cap"):
+					depth, _ = strconv.Atoi(strings.TrimPrefix(kind, "channels-cap"))
+					n = runChannelsDepth(b.N, rec, make([]int, stages), depth)
+				default:
+					n = runTpipeS(b, kind, b.N, stages, rec, len(rec))
+				}
 				b.StopTimer()
+				cpu := cpuTime() - cpu0
 				if n != int64(b.N)*64 {
 					b.Fatalf("sink saw %d bytes", n)
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/rec")
+				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+				b.ReportMetric(ns, "ns/rec")
+				b.ReportMetric(ns/float64(stages), "ns/stage")
+				// CPU time is steadier than wall time on a loaded machine;
+				// it includes the runtime's spinning for work.
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(stages), "cpu-ns/stage")
 			})
 		}
 	}

@@ -27,10 +27,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	jobsBench := fs.Bool("jobs", false, "benchmark the job engine instead: tpipe pmjq against GNU parallel and a bash loop on folders of jobs (needs parallel)")
 	corp := fs.Bool("corpus", false, "benchmark everyday pipelines instead: tpipe against bash + GNU coreutils on a generated access log and word lists")
 	tpipe := fs.String("tpipe", "", "with -video, -jobs or -corpus, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
-	base := fs.String("base", "", "with -corpus, a second tpipe binary (an older build) run in the same rounds, for a before-and-after table")
+	base := fs.String("base", "", "with -jobs or -corpus, a second tpipe binary (an older build) run in the same rounds, for a before-and-after table")
 	spooled := fs.Bool("spool", false, "benchmark the spool instead: --spool against in-memory runs by segment size, fsync on and off, on tmpfs and disk")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -47,7 +47,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return videoMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
 	}
 	if *jobsBench {
-		return jobsMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
+		return jobsMain(ctx, fs, *quick, *out, *runs, *tpipe, *base, stdout, stderr)
 	}
 	if *corp {
 		return corpusMain(ctx, fs, *quick, *out, *runs, *tpipe, *base, stdout, stderr)
@@ -152,7 +152,7 @@ func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, ru
 // jobsMain is `bench -jobs`: the job engine's benchmark of package
 // bench/jobs, writing jobs.md into out. Without GNU parallel it says why
 // it skips and succeeds, as -video does without ffmpeg.
-func jobsMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, runs int, tpipe string, stdout, stderr io.Writer) int {
+func jobsMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, runs int, tpipe, base string, stdout, stderr io.Writer) int {
 	cfg := jobs.FullConfig()
 	if quick {
 		cfg = jobs.QuickConfig()
@@ -161,7 +161,7 @@ func jobsMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, run
 	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, jobs.MinRuns, stderr); !ok {
 		return 2
 	}
-	cfg.Tpipe, cfg.Progress = tpipe, stderr
+	cfg.Tpipe, cfg.Base, cfg.Progress = tpipe, base, stderr
 	return sideStatus("-jobs", jobs.Run(ctx, cfg, out, stdout), jobs.ErrNoParallel, stderr)
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -16,75 +17,70 @@ import (
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/spool/jobs"
 	"github.com/tpipe/tpipe/spool/loadhook"
+	"github.com/tpipe/tpipe/spool/metrics"
 	"github.com/tpipe/tpipe/spool/place"
 	"github.com/tpipe/tpipe/spool/status"
 )
 
-const pmjqJobsUsage = `usage: tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]
+// The commands that run the job engine (package jobs) share one set of
+// flags, parsed here: tpipe pmjq in its forms, tpipe serve, and pmjq 1.0's
+// command line, which takes tpipe's flags beside its own options.
 
-Runs FILTER, a tpipe pipeline, on every file of INDIR as a job, as pmjq's
-daemons do: the job is FILTER's standard input, and its standard output
-becomes OUTDIR/<the job's name> (in every OUTDIR given), written under a
-temporary name and renamed whole; then the job is removed from INDIR. Any
-number of workers, processes and hosts sharing the folders share the jobs.
-A job whose FILTER fails is run again --retries times, then moved to
-INDIR.failed with NAME.stderr and NAME.status beside it. (tpipe pmjq --help
-shows the command's other forms: the and-merge, and pmjq 1.0's.)
+// jobForm is a command that runs the job engine.
+type jobForm int
 
-flags:
-`
+const (
+	formPmjq  jobForm = iota // tpipe pmjq: INDIR 'FILTER' OUTDIR, or --inputs
+	formServe                // tpipe serve DIR 'PIPELINE'
+	formPmjq1                // pmjq 1.0's command line
+)
 
-const serveUsage = `usage: tpipe serve [flags] DIR 'PIPELINE'
+// prog is how the form names itself in messages.
+func (form jobForm) prog() string {
+	return [...]string{"tpipe pmjq", "tpipe serve", "pmjq"}[form]
+}
 
-Serves PIPELINE: each file dropped in DIR/in is a job that flows through
-the pipeline, each command a stage with its workers and each edge a folder
-under DIR, and its result lands in DIR/out/<the job's name>. Any number of
-serve processes, on this host or on hosts sharing DIR, share the work.
-
-flags:
-`
-
-// jobFlags are the flags pmjq and serve share.
+// jobFlags are the flags of the job engine's commands.
 type jobFlags struct {
+	form       jobForm
 	cfg        runner.Config
 	o          jobs.Options
 	retries    int
 	atMostOnce bool
 	only       string // serve
-	// what is observed beside the engine (see workerFlags.observe)
+	cmd        string // pmjq --inputs
+	output     string // pmjq --inputs
+	// what is observed beside the engine (see observe)
 	status, metrics string
 	hooks           []loadhook.Hook
+	badSetting      error
 }
 
-// parseJobFlags parses the flags of pmjq or serve (name); on a usage
-// error it prints one line and ok is false with status 2, on --help the
-// usage goes to stdout with status 0.
-func parseJobFlags(name, usage string, args []string, stdout, stderr io.Writer) (f jobFlags, rest []string, status int, ok bool) {
-	var badSetting error
-	bad := func(format string, a ...any) (jobFlags, []string, int, bool) {
-		fmt.Fprintf(stderr, "tpipe %s: %s (see tpipe %s --help)\n", name, visible.Controls(fmt.Sprintf(format, a...)), name)
-		return f, nil, 2, false
-	}
-	hooks, args, err := loadhook.Extract(args)
-	if err != nil {
-		return bad("%v", err)
-	}
-	f.hooks = hooks
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// flagSet returns form's flags, bound to f. Only pmjq 1.0's command line
+// lacks --once (it has --quit-when-empty).
+func (f *jobFlags) flagSet(form jobForm) *flag.FlagSet {
+	f.form = form
+	fs := flag.NewFlagSet(form.prog(), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.BoolVar(&f.o.Once, "once", false, "exit when no job is left to do and no worker anywhere holds one (for scripts); status 1 if a job failed")
+	if form != formPmjq1 {
+		fs.BoolVar(&f.o.Once, "once", false, "exit when no job is left to do and no worker anywhere holds one (for scripts); status 1 if a job failed")
+	}
 	fs.DurationVar(&f.o.Lease, "lease", place.DefaultLease, "a claim not renewed for `D` is taken back by any worker (one of this host whose process is gone: at once)")
-	fs.IntVar(&f.o.Workers, "workers", runtime.NumCPU(), "jobs at once in this process")
+	fs.IntVar(&f.o.Workers, "workers", runtime.NumCPU(), "run `N` jobs at once in this process (default: the number of CPUs)")
 	fs.IntVar(&f.retries, "retries", 0, "run a failing job `N` more times before it goes to the failed folder")
 	fs.DurationVar(&f.o.RetryDelay, "retry-delay", 0, "wait `D` before running a failed job again")
 	fs.BoolVar(&f.atMostOnce, "at-most-once", false, "remove a job before its output is committed: a crash loses it instead of running it again")
 	fs.BoolVar(&f.o.NoSync, "no-sync", false, "do not fsync outputs and folders: faster; a power cut (not a crash of tpipe) may lose finished jobs")
 	fs.StringVar(&f.o.Host, "host", "", "the host `NAME` in this worker's claims (default: the host name); hosts that share folders must have different names")
-	if name == "serve" {
+	switch form {
+	case formServe:
 		fs.StringVar(&f.only, "only", "", "run the workers of stage `TASK` only (see --explain of the pipeline for the names)")
+	case formPmjq:
+		fs.StringVar(&f.cmd, "cmd", "", "the and-merge's command, argv words with `CMD` $1 $2... the paths of a set's files (with --inputs)")
+		fs.StringVar(&f.output, "output", "", "the and-merge's output folder `OUTDIR` (with --inputs); without it CMD's stdout is tpipe's")
 	}
 	statusHelp := "keep this worker's status file in `DIR`/.status (tpipe status DIR)"
-	if name == "serve" {
+	if form == formServe {
 		statusHelp += "; default the served DIR"
 	}
 	fs.StringVar(&f.status, "status", "", statusHelp)
@@ -94,29 +90,49 @@ func parseJobFlags(name, usage string, args []string, stdout, stderr io.Writer) 
 		if !s.IsBool() {
 			help += "; default " + s.DefaultHelp()
 		}
-		fs.Var(settingFlag{s: s, cfg: &f.cfg, bad: &badSetting}, s.Name, help)
+		fs.Var(settingFlag{s: s, cfg: &f.cfg, bad: &f.badSetting}, s.Name, help)
 	}
+	return fs
+}
+
+// arity says how many values the flag --name of fs takes, for pmjq 1.0's
+// parser, which reads its options and tpipe's together.
+func arity(fs *flag.FlagSet) func(name string) (int, bool) {
+	return func(name string) (int, bool) {
+		if name == "--max-load" || name == "--min-load" {
+			return 2, true
+		}
+		fl := fs.Lookup(strings.TrimPrefix(name, "--"))
+		if fl == nil || !strings.HasPrefix(name, "--") {
+			return 0, false
+		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			return 0, true
+		}
+		return 1, true
+	}
+}
+
+// parse parses args with fs (from flagSet); on a usage error it prints one
+// line and ok is false with status 2, on --help usage and the flags go to
+// stdout with status 0.
+func (f *jobFlags) parse(fs *flag.FlagSet, usage string, args []string, stdout, stderr io.Writer) (rest []string, status int, ok bool) {
+	bad := func(format string, a ...any) ([]string, int, bool) {
+		return nil, pmjqUsageError(stderr, f.form.prog(), format, a...), false
+	}
+	hooks, args, err := loadhook.Extract(args)
+	if err != nil {
+		return bad("%v", err)
+	}
+	f.hooks = hooks
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
-			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-			fs.VisitAll(func(fl *flag.Flag) {
-				arg, text := flag.UnquoteUsage(fl)
-				if sf, ok := fl.Value.(settingFlag); ok && sf.s.Arg != "" {
-					arg = sf.s.Arg
-				}
-				if arg != "" {
-					arg = " " + arg
-				}
-				fmt.Fprintf(tw, "  --%s%s\t%s\n", fl.Name, arg, text)
-			})
-			fmt.Fprintf(tw, "  --max-load L CMD\trun CMD when the 1-minute load average is above L\n")
-			fmt.Fprintf(tw, "  --min-load L CMD\trun CMD when it is below L (each at most once a minute)\n")
-			tw.Flush()
-			return f, nil, 0, false
+			printFlags(stdout, fs)
+			return nil, 0, false
 		}
-		if badSetting != nil {
-			return bad("--%s", badSetting)
+		if f.badSetting != nil {
+			return bad("--%s", f.badSetting)
 		}
 		return bad("%s", err)
 	}
@@ -133,30 +149,104 @@ func parseJobFlags(name, usage string, args []string, stdout, stderr io.Writer) 
 	if f.atMostOnce {
 		f.o.Delivery = place.AtMostOnce
 	}
-	return f, fs.Args(), 0, true
+	f.o.Prog = "tpipe"
+	if f.form == formPmjq1 {
+		f.o.Prog = "pmjq"
+	}
+	return fs.Args(), 0, true
 }
+
+// printFlags lists the flags of fs, and the load hooks, which
+// loadhook.Extract reads before fs does.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fs.VisitAll(func(fl *flag.Flag) {
+		arg, text := flag.UnquoteUsage(fl)
+		if sf, ok := fl.Value.(settingFlag); ok && sf.s.Arg != "" {
+			arg = sf.s.Arg
+		}
+		if arg != "" {
+			arg = " " + arg
+		}
+		fmt.Fprintf(tw, "  --%s%s\t%s\n", fl.Name, arg, text)
+	})
+	fmt.Fprintf(tw, "  --max-load L CMD\trun CMD when the 1-minute load average is above L\n")
+	fmt.Fprintf(tw, "  --min-load L CMD\trun CMD when it is below L (each at most once a minute)\n")
+	tw.Flush()
+}
+
+// pmjqUsageError prints a usage error of the job commands (and status and
+// scripts); the status is 2.
+func pmjqUsageError(stderr io.Writer, prog, format string, a ...any) int {
+	fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, visible.Controls(fmt.Sprintf(format, a...)), prog)
+	return 2
+}
+
+const pmjqJobsUsage = `usage: tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]
+       tpipe pmjq [flags] --inputs PATTERN DIR1 DIR2... --cmd 'CMD $1 $2...' [--output OUTDIR]
+       pmjq [--quit-when-empty] --input=DIR/REGEX... [--invariant=TEMPLATE] CMDTEMPLATE
+            --output=TEMPLATE... [--stderr=TEMPLATE] [--error=TEMPLATE...]
+
+The first form runs FILTER, a tpipe pipeline, on every file of INDIR as a
+job, as pmjq's daemons do: the job is FILTER's standard input, and its
+standard output becomes OUTDIR/<the job's name> (in every OUTDIR given),
+written under a temporary name and renamed whole; then the job is removed
+from INDIR. Any number of workers, processes and hosts sharing the folders
+share the jobs.
+
+The second is the and-merge: when every DIRi holds a file whose name
+matches PATTERN with the same first group, CMD runs with $1, $2... the
+paths of those files (argv words, never a shell; $1 is also its stdin);
+its stdout goes to OUTDIR/<group> atomically, then the files are removed.
+
+The third is pmjq 1.0's command line, run unchanged (see README); it takes
+the flags below too, but --once (it has --quit-when-empty).
+
+A job whose command fails is run again --retries times, then moved to the
+failed folder beside its input folder, INDIR.failed, with NAME.stderr and
+NAME.status beside it (pmjq 1.0's form: to its --error names, or left in
+place without them).
+
+flags:
+`
+
+const serveUsage = `usage: tpipe serve [flags] DIR 'PIPELINE'
+
+Serves PIPELINE: each file dropped in DIR/in is a job that flows through
+the pipeline, each command a stage with its workers and each edge a folder
+under DIR, and its result lands in DIR/out/<the job's name>. Any number of
+serve processes, on this host or on hosts sharing DIR, share the work.
+
+flags:
+`
 
 // pmjqJobs is `tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]`,
 // tpipe's own form of pmjq (pmjqCommand tells it from the others).
 func pmjqJobs(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, rest, status, ok := parseJobFlags("pmjq", pmjqJobsUsage, args, stdout, stderr)
+	var f jobFlags
+	rest, status, ok := f.parse(f.flagSet(formPmjq), pmjqJobsUsage, args, stdout, stderr)
 	if !ok {
 		return status
 	}
+	if f.cmd != "" || f.output != "" {
+		return pmjqUsageError(stderr, "tpipe pmjq", "--cmd and --output go with --inputs PATTERN DIR...")
+	}
 	if len(rest) < 3 {
-		fmt.Fprintf(stderr, "tpipe pmjq: want INDIR 'FILTER' OUTDIR, got %d %s (see tpipe pmjq --help)\n", len(rest), plural(len(rest), "argument"))
-		return 2
+		return pmjqUsageError(stderr, "tpipe pmjq", "want INDIR 'FILTER' OUTDIR, got %d %s", len(rest), plural(len(rest), "argument"))
 	}
 	f.cfg.Stderr = stderr
-	if st := jobs.CheckScript(rest[1], f.cfg, stderr); st != 0 {
-		return st
+	filter, err := jobs.Script(rest[1], f.cfg)
+	if err != nil {
+		r := runner.New(runner.Config{Stderr: stderr})
+		defer r.Close()
+		return r.Report(rest[1], err)
 	}
 	in, err := absDir(rest[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "tpipe pmjq: %s\n", fileError(err))
 		return 2
 	}
-	st := jobs.Stage{Name: "pmjq", In: []string{in}, Retries: f.retries, Run: jobs.Script(rest[1], f.cfg)}
+	st := jobs.Stage{Name: "pmjq", In: []string{in}, Retries: f.retries, Run: filter}
 	var outs []string
 	for _, o := range rest[2:] {
 		dir, err := absDir(o)
@@ -171,18 +261,18 @@ func pmjqJobs(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		outs = append(outs, dir)
 	}
 	st.Out = [][]string{outs}
-	return runJobs(ctx, "pmjq", []jobs.Stage{st}, f, stderr)
+	return f.run(ctx, []jobs.Stage{st}, nil, stderr)
 }
 
 // serveCommand is `tpipe serve [flags] DIR 'PIPELINE'`.
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, rest, status, ok := parseJobFlags("serve", serveUsage, args, stdout, stderr)
+	var f jobFlags
+	rest, status, ok := f.parse(f.flagSet(formServe), serveUsage, args, stdout, stderr)
 	if !ok {
 		return status
 	}
 	if len(rest) != 2 {
-		fmt.Fprintf(stderr, "tpipe serve: want DIR 'PIPELINE', got %d %s (see tpipe serve --help)\n", len(rest), plural(len(rest), "argument"))
-		return 2
+		return pmjqUsageError(stderr, "tpipe serve", "want DIR 'PIPELINE', got %d %s", len(rest), plural(len(rest), "argument"))
 	}
 	dir, err := absDir(rest[0])
 	if err != nil {
@@ -221,22 +311,26 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if f.status == "" {
 		f.status = dir // tpipe status DIR shows the served net's workers
 	}
-	return runJobs(ctx, "serve", stages, f, stderr)
+	return f.run(ctx, stages, nil, stderr)
 }
 
-// runJobs runs the stages until a signal, or until quiet under --once,
-// with the status file, metrics and load hooks the flags ask for, and
-// returns the command's status: 0, 1 when a job failed (under --once) or
-// the run stopped on an error, 128+n on signal n. The caller has set the
-// signals up (exitOn).
-func runJobs(ctx context.Context, name string, stages []jobs.Stage, f jobFlags, stderr io.Writer) int {
-	prog := "tpipe " + name
-	w, err := place.NewWorker(place.Options{Host: f.o.Host, Lease: f.o.Lease, NoSync: f.o.NoSync})
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(err.Error()))
-		return 1
+// run runs the stages until a signal, or until quiet under --once, with
+// the status file, metrics and load hooks the flags ask for, and returns
+// the command's status: 0; 1 when the run stopped on an error, or a job
+// failed (under --once; for pmjq 1.0's command line, a job left in place
+// for want of --error); 128+n on signal n. w is the claims' owner, if the
+// caller made one to open places of its own with (pmjq 1.0's log); run
+// makes one otherwise. The caller has set the signals up (exitOn).
+func (f *jobFlags) run(ctx context.Context, stages []jobs.Stage, w *place.Worker, stderr io.Writer) int {
+	prog := f.form.prog()
+	if w == nil {
+		var err error
+		if w, err = f.worker(); err != nil {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(err.Error()))
+			return 1
+		}
+		defer w.Close()
 	}
-	defer w.Close()
 	var seen []status.Stage
 	for _, st := range stages {
 		s := status.Stage{Name: st.Name, Inputs: st.In, FailedPlaces: st.FailedDirs()}
@@ -251,8 +345,7 @@ func runJobs(ctx context.Context, name string, stages []jobs.Stage, f jobFlags, 
 			}
 		}
 	}
-	wf := workerFlags{workers: f.o.Workers, lease: w.Lease(), status: f.status, metrics: f.metrics, noSync: f.o.NoSync, hooks: f.hooks}
-	obs, stop, err := wf.observe(ctx, w, seen, stderr, prog)
+	obs, stop, err := f.observe(ctx, w, seen, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(err.Error()))
 		return 1
@@ -261,6 +354,10 @@ func runJobs(ctx context.Context, name string, stages []jobs.Stage, f jobFlags, 
 	f.o.Stderr, f.o.Observer, f.o.Worker = stderr, obs, w
 	n, err := jobs.Run(ctx, stages, f.o)
 	var se *runner.SignalError
+	failed := n.Failed > 0
+	if f.form == formPmjq1 {
+		failed = n.Kept > 0 // a job moved to its --error names is dealt with, as in pmjq 1.0
+	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(oneLine(err)))
@@ -269,11 +366,81 @@ func runJobs(ctx context.Context, name string, stages []jobs.Stage, f jobFlags, 
 		return se.Status()
 	case ctx.Err() != nil:
 		return runner.StatusInterrupted
-	case n.Failed > 0:
+	case failed:
 		fmt.Fprintf(stderr, "%s: %d %s done, %d failed\n", prog, n.Done, plural(n.Done, "job"), n.Failed)
 		return 1
 	}
 	return 0
+}
+
+// worker makes the claims' owner the flags ask for.
+func (f *jobFlags) worker() (*place.Worker, error) {
+	return place.NewWorker(place.Options{Host: f.o.Host, Lease: f.o.Lease, NoSync: f.o.NoSync})
+}
+
+// observe starts what the flags ask for beside the engine: the status
+// file, the metrics server, the load hooks. stop ends them and waits.
+func (f *jobFlags) observe(ctx context.Context, w *place.Worker, stages []status.Stage, stderr io.Writer) (jobs.Observer, func(), error) {
+	prog := f.form.prog()
+	var obs jobs.Observers
+	var stops []func()
+	stop := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	if f.status != "" {
+		sw, err := status.NewWriter(f.status, w.Owner(), w.Lease(), stages, status.Options{})
+		if err != nil {
+			return nil, stop, fmt.Errorf("--status: %w", err)
+		}
+		obs = append(obs, sw)
+		stops = append(stops, func() { sw.Close() })
+	}
+	if f.metrics != "" {
+		var dirs []string
+		for _, s := range stages {
+			dirs = append(dirs, s.Inputs...)
+			dirs = append(dirs, s.Outputs...)
+		}
+		srv, err := metrics.Listen(f.metrics, dirs)
+		if err != nil {
+			stop()
+			return nil, func() {}, fmt.Errorf("--metrics: %w", err)
+		}
+		fmt.Fprintf(stderr, "%s: metrics on http://%s/metrics\n", prog, srv.Addr())
+		obs = append(obs, srv.Metrics)
+		stops = append(stops, func() { srv.Close() })
+	}
+	if len(f.hooks) > 0 {
+		ctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		hw := &loadhook.Watcher{Hooks: f.hooks, Log: &prefixWriter{w: stderr, prefix: prog + ": "}}
+		wg.Go(func() { hw.Loop(ctx) })
+		stops = append(stops, func() { cancel(); wg.Wait() })
+	}
+	return obs, stop, nil
+}
+
+// prefixWriter writes each line with a prefix. It is safe for concurrent
+// use; a line is written whole.
+type prefixWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []byte
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line != "" {
+			out = append(out, p.prefix+visible.Controls(strings.TrimSuffix(line, "\n"))+"\n"...)
+		}
+	}
+	_, err := p.w.Write(out)
+	return len(b), err
 }
 
 // absDir makes a folder argument absolute, so that its last element names

@@ -8,10 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tpipe/tpipe/progress"
+	"github.com/tpipe/tpipe/spool/status"
 )
 
 // TestPmjqMetrics runs the and-merge worker with --metrics on a real
@@ -195,24 +199,60 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestWatchStatus: --watch shows the report again each period until
-// interrupted; off a terminal the reports follow one another.
+// TestWatchStatus: --watch is the live view of package progress; off a
+// terminal it writes a line each period, a row per place here (no worker
+// writes status files), with its waiting tokens, until interrupted.
 func TestWatchStatus(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "in", ".claim"), 0o700)
+	for _, name := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(dir, "in", name), []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	w := &countingWriter{n: 3, cancel: cancel}
-	if got := statusWatch(ctx, dir, w); got != 0 {
+	if got := watchStatus(ctx, dir, w, io.Discard, time.Millisecond); got != 0 {
 		t.Errorf("status %d", got)
 	}
-	if n := strings.Count(w.b.String(), "places in "); n != 3 {
-		t.Errorf("%d reports, want 3:\n%s", n, w.b.String())
+	lines := strings.Split(strings.TrimSuffix(w.b.String(), "\n"), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("%d lines, want 3 or more:\n%s", len(lines), w.b.String())
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "tpipe: ") || !strings.Contains(l, " in 0 tokens/s 2 waiting") {
+			t.Errorf("line %q does not show place in with its 2 tokens", l)
+		}
+	}
+	if got := watchStatus(context.Background(), filepath.Join(dir, "nothing"), w, io.Discard, time.Millisecond); got != 1 {
+		t.Errorf("a folder that is not there: status %d, want 1", got)
 	}
 }
 
-func statusWatch(ctx context.Context, dir string, w io.Writer) int {
-	return watchStatus(ctx, func(out io.Writer) error {
-		return statusReport(dir, out, false, false)
-	}, w, io.Discard, time.Millisecond)
+// TestStatusFrame: a row per stage with its rate, backlog and busy share,
+// the bottleneck marked, gauges against the largest backlog; a row per
+// place only when the report knows no stage.
+func TestStatusFrame(t *testing.T) {
+	r := &status.Report{
+		Stages: []status.StageReport{
+			{Stage: status.Stage{Name: "tr"}, Workers: 2, InFlight: 1, Rate: 12.5, Waiting: 4},
+			{Stage: status.Stage{Name: "sort"}, Workers: 1, InFlight: 3, Rate: 2, Waiting: 10},
+		},
+		Places:     []status.Place{{Name: "in"}},
+		Bottleneck: "sort",
+	}
+	f := statusFrame(r, time.Second)
+	want := []progress.Row{
+		{Name: "tr", Unit: "jobs", Records: 12.5, Fill: 4, Cap: 10, Busy: 0.5},
+		{Name: "sort", Unit: "jobs", Records: 2, Fill: 10, Cap: 10, Busy: 1, Bottleneck: true},
+	}
+	if !reflect.DeepEqual(f.Rows, want) {
+		t.Errorf("rows %+v, want %+v", f.Rows, want)
+	}
+	r.Stages = nil
+	f = statusFrame(r, time.Second)
+	if len(f.Rows) != 1 || f.Rows[0].Name != "in" || f.Rows[0].Unit != "tokens" || f.Rows[0].Cap != 1 {
+		t.Errorf("rows of places %+v", f.Rows)
+	}
 }

@@ -1,17 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
 
 	"github.com/tpipe/tpipe/internal/visible"
+	"github.com/tpipe/tpipe/progress"
 	"github.com/tpipe/tpipe/spool/status"
 )
 
@@ -23,7 +24,10 @@ rate (EWMA of deliveries per second) and latency, and the bottleneck.
 The rates come from the status files that workers started with
 --status DIR (serve writes them in its folder).
 
-  --watch   show it again every second, until interrupted
+  --watch   a live view, redrawn until interrupted: each stage's rate,
+            backlog and busy workers, the bottleneck marked (each place's
+            tokens where no worker writes status files, as in a --spool
+            DIR); plain lines, one a second, when stdout is not a terminal
   --dot     print the Petri net in Graphviz DOT and exit
   --pnml    print the Petri net in PNML (places with their marking) and exit
 `
@@ -62,7 +66,7 @@ func statusCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	ctx, e := exitOn(ctx, exitSignals...)
 	defer e.stop()
-	return watchStatus(ctx, show, stdout, stderr, time.Second)
+	return watchStatus(ctx, dir, stdout, stderr, time.Second)
 }
 
 // statusReport writes the report of dir: as DOT, PNML or tables.
@@ -80,33 +84,81 @@ func statusReport(dir string, w io.Writer, dot, pnml bool) error {
 	return r.WriteText(w)
 }
 
-// watchStatus shows the report every period until ctx is done. On a
-// terminal each report replaces the last (the screen is cleared); else
-// they follow one another, a blank line between.
-func watchStatus(ctx context.Context, show func(io.Writer) error, stdout, stderr io.Writer, period time.Duration) int {
+// watchStatus shows dir's report until ctx is done, in the live view of
+// package progress (the one --progress shows for a run): a row per stage
+// with its rate, its backlog and how busy its workers are, the
+// bottleneck marked; a row per place when no worker writes status files
+// there (a --spool directory). On a terminal the view redraws in place
+// and the whole report is printed once at the end; elsewhere it writes a
+// plain line every period, for a log.
+func watchStatus(ctx context.Context, dir string, stdout, stderr io.Writer, period time.Duration) int {
 	f, isFile := stdout.(*os.File)
 	tty := isFile && term.IsTerminal(int(f.Fd()))
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		var b bytes.Buffer
-		if tty {
-			b.WriteString("\x1b[H\x1b[2J")
+	start := time.Now()
+	var mu sync.Mutex
+	var failed error
+	src := progress.SourceFunc(func() progress.Frame {
+		r, err := status.Read(dir, time.Now())
+		if err != nil {
+			mu.Lock()
+			failed = err
+			mu.Unlock()
+			return progress.Frame{Elapsed: time.Since(start)}
 		}
-		if err := show(&b); err != nil {
-			fmt.Fprintf(stderr, "tpipe status: %s\n", visible.Controls(fileError(err)))
+		return statusFrame(r, time.Since(start))
+	})
+	// The first report is read here, so that a folder that is not one
+	// fails at once rather than as an empty view.
+	if _, err := status.Read(dir, time.Now()); err != nil {
+		fmt.Fprintf(stderr, "tpipe status: %s\n", visible.Controls(fileError(err)))
+		return 1
+	}
+	v := progress.Start(stdout, src, progress.Options{Terminal: tty, Interval: period})
+	<-ctx.Done()
+	v.Stop()
+	mu.Lock()
+	err := failed
+	mu.Unlock()
+	if err != nil {
+		fmt.Fprintf(stderr, "tpipe status: %s\n", visible.Controls(fileError(err)))
+		return 1
+	}
+	if tty {
+		if err := statusReport(dir, stdout, false, false); err != nil {
 			return 1
-		}
-		if !tty {
-			b.WriteString("\n")
-		}
-		if _, err := stdout.Write(b.Bytes()); err != nil {
-			return 1
-		}
-		select {
-		case <-ctx.Done():
-			return 0
-		case <-t.C:
 		}
 	}
+	return 0
+}
+
+// statusFrame is the live view's frame of report r: one row per stage,
+// or per place when r knows no stage. A place has no capacity, so a
+// row's gauge is its backlog against the largest backlog of the frame:
+// the bottleneck's is full.
+func statusFrame(r *status.Report, elapsed time.Duration) progress.Frame {
+	fr := progress.Frame{Elapsed: elapsed}
+	for _, st := range r.Stages {
+		row := progress.Row{Name: st.Name, Unit: "jobs", Records: st.Rate, Fill: st.Waiting, Bottleneck: st.Name == r.Bottleneck}
+		if st.Workers > 0 {
+			row.Busy = min(1, float64(st.InFlight)/float64(st.Workers))
+		}
+		fr.Rows = append(fr.Rows, row)
+	}
+	if len(fr.Rows) == 0 {
+		for _, p := range r.Places {
+			row := progress.Row{Name: p.Name, Unit: "tokens"}
+			if p.Marking != nil {
+				row.Fill = p.Marking.Tokens
+			}
+			fr.Rows = append(fr.Rows, row)
+		}
+	}
+	most := 1
+	for _, row := range fr.Rows {
+		most = max(most, row.Fill)
+	}
+	for i := range fr.Rows {
+		fr.Rows[i].Cap = most
+	}
+	return fr
 }

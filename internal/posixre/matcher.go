@@ -75,6 +75,15 @@ func (m *Matcher) MayMatch(b []byte) bool {
 	return m.need.text == nil || m.need.index(b) >= 0
 }
 
+// Need returns a string that every match holds, or nil when the Matcher
+// knows of none: a caller may search a whole buffer of lines for it and
+// run Match only on the lines it lies in. With fold set, text is in lower
+// case and stands for ASCII letters of either case. text must not be
+// written.
+func (m *Matcher) Need() (text []byte, fold bool) {
+	return m.need.text, m.need.fold
+}
+
 // matchChain finds the strings of the chain in order, each as early as it
 // can be: if any placement works, this one does.
 func (m *Matcher) matchChain(b []byte) bool {

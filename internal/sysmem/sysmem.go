@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Limit is how much memory a process may use, and what said so.
@@ -28,13 +30,43 @@ var (
 	cgroupV1 = "/sys/fs/cgroup/memory/memory.limit_in_bytes"
 )
 
+// MaxAge is how long Available keeps using a reading. A plan's check and
+// the sort budget read it once per pipeline; tpipe pmjq runs a pipeline
+// per job, hundreds a second, and the memory a machine can give does not
+// change in a quarter of a second by enough to matter to either.
+const MaxAge = 250 * time.Millisecond
+
+// last is Available's latest reading, and the files it read.
+var last struct {
+	sync.Mutex
+	at    time.Time
+	files [3]string
+	l     Limit
+	ok    bool
+}
+
 // Available returns the memory this process may use: the machine's
 // MemAvailable, lowered to the cgroup's limit when there is a lower one.
 // The cgroup's usage is not subtracted: it counts page cache the kernel
 // would reclaim, and MemAvailable already allows for what is in use. ok is
 // false where neither can be read (not Linux, or /proc not mounted);
-// callers then do without a check.
+// callers then do without a check. A reading less than MaxAge old is
+// given again without reading the files. It is safe for concurrent use.
 func Available() (l Limit, ok bool) {
+	files := [3]string{meminfo, cgroupV2, cgroupV1}
+	now := time.Now()
+	last.Lock()
+	defer last.Unlock()
+	if last.files == files && !last.at.IsZero() && now.Sub(last.at) < MaxAge {
+		return last.l, last.ok
+	}
+	l, ok = read()
+	last.at, last.files, last.l, last.ok = now, files, l, ok
+	return l, ok
+}
+
+// read reads what Available returns.
+func read() (l Limit, ok bool) {
 	if n, found := meminfoField("MemAvailable"); found {
 		l, ok = Limit{Bytes: n, From: "MemAvailable in /proc/meminfo"}, true
 	}

@@ -66,3 +66,23 @@ func TestAvailableHere(t *testing.T) {
 		t.Fatalf("Available() = %+v, %v on a machine with /proc/meminfo", l, ok)
 	}
 }
+
+// TestAvailableKept: a reading is given again within MaxAge, without a
+// look at the files; other files are read at once.
+func TestAvailableKept(t *testing.T) {
+	fake(t, map[string]string{"meminfo": meminfoText})
+	first, ok := Available()
+	if !ok {
+		t.Fatal("no reading")
+	}
+	if err := os.WriteFile(meminfo, []byte("MemAvailable: 1 kB\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := Available(); again != first {
+		t.Errorf("a second look within MaxAge read the file again: %+v, then %+v", first, again)
+	}
+	fake(t, map[string]string{"meminfo": "MemAvailable: 2 kB\n"})
+	if other, _ := Available(); other.Bytes != 2048 {
+		t.Errorf("other files gave %+v, want 2048 bytes", other)
+	}
+}

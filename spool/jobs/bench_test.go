@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/tpipe/tpipe/runner"
 )
 
 // benchJobs runs b.N small jobs (4 KiB) through one stage of workers with
@@ -51,7 +49,7 @@ func copyFunc(_ context.Context, j *Job) (int, error) {
 // and through a plain copy, the engine's part of the cost.
 func BenchmarkPmjq(b *testing.B) {
 	for _, w := range []int{1, 2} {
-		b.Run(fmt.Sprintf("builtins/workers=%d", w), func(b *testing.B) { benchJobs(b, w, Script("tr a-z A-Z | rev", runner.Config{})) })
+		b.Run(fmt.Sprintf("builtins/workers=%d", w), func(b *testing.B) { benchJobs(b, w, script("tr a-z A-Z | rev")) })
 		b.Run(fmt.Sprintf("copy/workers=%d", w), func(b *testing.B) { benchJobs(b, w, copyFunc) })
 	}
 }

@@ -1,10 +1,13 @@
-// Package jobs is the job engine of tpipe pmjq and tpipe serve: the
-// transitions of a Petri net whose places are directories and whose tokens
-// are files, as in pmjq ("How to scale a one liner pipeline"). Every file
-// is a whole job. Any number of processes, on one host or on several that
-// share the directories, run the same stages on the same places and share
-// the work; package place gives them the one claim protocol that makes a
-// job run once at a time and survive a worker's crash.
+// Package jobs is tpipe's one job engine: the transitions of a Petri net
+// whose places are directories and whose tokens are files, as in pmjq
+// ("How to scale a one liner pipeline"). Every file is a whole job. Its
+// front ends are tpipe pmjq INDIR 'FILTER' OUTDIR (Script), the and-merge
+// tpipe pmjq --inputs PATTERN DIR... --cmd CMD (PatternKey, Argv), pmjq
+// 1.0's command line (package pmjq1) and tpipe serve (NewNet). Any number
+// of processes, on one host or on several that share the directories, run
+// the same stages on the same places and share the work; package place
+// gives them the one claim protocol that makes a job run once at a time
+// and survive a worker's crash.
 //
 // # A job's life
 //
@@ -14,8 +17,11 @@
 // otherwise): one input is pmjq's daemon, several are its and-merge. Two
 // stages writing one place are its xor-merge. A worker:
 //
-//  1. claims the job's tokens, all or none, in the order of the places
-//     (so two workers after one job meet at its first place);
+//  1. takes the job's tokens, all or none, in the order of the places
+//     (so two workers after one job meet at its first place): it claims
+//     them (moves them into its claim folder), or, for a stage whose
+//     command names its inputs by their paths (pmjq 1.0's), locks them
+//     where they are;
 //  2. creates one pending token per output port, named after the key;
 //  3. runs the Func, which reads the claimed tokens and writes the pending
 //     ones, and returns an exit status;
@@ -24,11 +30,22 @@
 //     in between redoes the job, and its outputs, named after the job, are
 //     overwritten, never doubled), or the other way round
 //     (place.AtMostOnce);
-//  5. otherwise aborts the outputs and runs the job again, up to the
-//     stage's Retries, then moves its tokens to the failed places (by
-//     default each input place's name with ".failed"), the first with
-//     NAME.stderr and NAME.status beside it (see Failure). A failed job
-//     never reaches an output and is never lost.
+//  5. otherwise aborts the outputs and runs the job again, under the
+//     same claim, up to the stage's Retries; then the job has failed for
+//     good.
+//
+// # Failed jobs
+//
+// One convention for all of tpipe's own forms: a job that failed for good
+// goes to the failed places, by default each input place's directory with
+// ".failed" added, its first token with NAME.stderr (what it wrote on
+// stderr in its last try) and NAME.status (status, tries, stage, owner,
+// time) beside it (see Failure and Failures). It never reaches an output
+// and is never lost; to run it again, move its tokens back. pmjq 1.0's
+// command line keeps pmjq 1.0's own convention, as its scripts expect:
+// the tokens go to the names of its --error templates with nothing beside
+// them (Stage.FailedName; the command's stderr is in its --stderr log),
+// or, without --error, stay where they are (Stage.KeepFailed).
 //
 // While a job runs its owner renews its lease (place.Worker). The
 // dispatcher takes back, at every scan, the claims of owners that died:
@@ -41,11 +58,13 @@
 // that a job already in the net moves on before new ones start, as Record
 // Oriented Scheduling does in "Thrifty Execution of Task Pipelines"), and
 // hands the jobs it finds, a batch at a time, to Options.Workers worker
-// goroutines. It scans again when a watch (inotify, or polling where the
+// goroutines; within a stage a batch starts at a random job, so that the
+// workers of several processes do not all race for the same one. It scans again when a watch (inotify, or polling where the
 // file system sends no events) says an input place changed, when a job
 // ends, and every Options.Recheck in any case. Matching the tokens of
 // several places builds no cartesian product: one pass over each place's
-// listing (see match).
+// listing files every token under its key, and a key gives as many jobs
+// as its scarcest place has tokens (see match).
 //
 // # Stopping
 //

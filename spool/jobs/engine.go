@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,13 +57,17 @@ type Options struct {
 	// Stderr receives one line per failure or take-back, and each job's
 	// messages, grouped by job; nil discards them.
 	Stderr io.Writer
+	// Prog starts each line of the engine's own on Stderr ("tpipe: ...");
+	// "" means tpipe. pmjq 1.0's command line says pmjq.
+	Prog string
 }
 
 // Counts are what one Run did.
 type Counts struct {
 	Done    int // jobs delivered
-	Failed  int // jobs moved to failed places
+	Failed  int // jobs that failed for good: moved aside, or kept
 	Retried int // runs that failed and were tried again
+	Kept    int // of Failed, those left in their input places (Stage.KeepFailed)
 }
 
 // batch is how many jobs a scan hands out, at most, before the places are
@@ -82,8 +88,12 @@ type engine struct {
 	stderr     io.Writer
 	wake       chan struct{} // one slot: something changed
 
-	mu       sync.Mutex
-	inflight map[jobID]bool // handed out and not finished
+	mu sync.Mutex
+	// inflight are the tokens of the jobs handed out and not finished;
+	// kept, those of jobs that failed for good and stay in their places
+	// (Stage.KeepFailed). Scans pass over both.
+	inflight map[token]bool
+	kept     map[token]bool
 	counts   Counts
 	fatal    error // the first error that stops the run
 	cancel   context.CancelFunc
@@ -97,9 +107,10 @@ type stage struct {
 	out [][]*place.Place
 }
 
-type jobID struct {
-	stage *stage
-	key   string
+// token is a token of a place, as the engine marks it in flight or kept.
+type token struct {
+	p    *place.Place
+	name string
 }
 
 // cand is a job found ready by a scan.
@@ -146,7 +157,10 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 	if o.Recheck <= 0 {
 		o.Recheck = min(o.Lease/4, time.Second)
 	}
-	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), inflight: map[jobID]bool{}}
+	if o.Prog == "" {
+		o.Prog = "tpipe"
+	}
+	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), inflight: map[token]bool{}, kept: map[token]bool{}}
 	if e.obs == nil {
 		e.obs = Observers(nil)
 	}
@@ -310,7 +324,7 @@ func (e *engine) dispatch(ctx context.Context, work chan<- cand) error {
 			select {
 			case work <- c:
 			case <-ctx.Done():
-				e.finish(c)
+				e.finish(c, false)
 				return nil
 			}
 		}
@@ -351,8 +365,9 @@ func (e *engine) reap() {
 }
 
 // scan lists the stages' input places, last stage first, and returns up
-// to batch ready jobs that are not in flight here, marking them in
-// flight.
+// to batch ready jobs, marking their tokens in flight. Within a stage the
+// jobs start at a random one, so that the workers of several processes
+// do not all race for the first.
 func (e *engine) scan() ([]cand, error) {
 	var out []cand
 	for i := len(e.stages) - 1; i >= 0 && len(out) < batch; i-- {
@@ -361,24 +376,24 @@ func (e *engine) scan() ([]cand, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(sets) > 1 {
+			k := rand.IntN(len(sets))
+			sets = append(sets[k:], sets[:k]...)
+		}
 		e.mu.Lock()
-		for _, s := range sets {
-			id := jobID{st, s.key}
-			if e.inflight[id] {
-				continue
+		for _, s := range sets[:min(len(sets), batch-len(out))] {
+			for k, n := range s.names {
+				e.inflight[token{st.in[k], n}] = true
 			}
-			e.inflight[id] = true
 			out = append(out, cand{st, s})
-			if len(out) == batch {
-				break
-			}
 		}
 		e.mu.Unlock()
 	}
 	return out, nil
 }
 
-// ready returns the complete sets of st's input places.
+// ready returns the complete sets of st's input places, made of tokens
+// neither in flight nor kept.
 func (e *engine) ready(st *stage) ([]set, error) {
 	lists := make([][]string, len(st.in))
 	for k, p := range st.in {
@@ -388,6 +403,16 @@ func (e *engine) ready(st *stage) ([]set, error) {
 		}
 		lists[k] = names
 	}
+	e.mu.Lock()
+	if len(e.inflight)+len(e.kept) > 0 {
+		for k, p := range st.in {
+			lists[k] = slices.DeleteFunc(lists[k], func(n string) bool {
+				t := token{p, n}
+				return e.inflight[t] || e.kept[t]
+			})
+		}
+	}
+	e.mu.Unlock()
 	return match(lists, st.key), nil
 }
 
@@ -404,14 +429,14 @@ func (e *engine) quiet() (bool, error) {
 		return false, nil
 	}
 	// held: someone (alive, or dead and not yet taken back) has a token
-	// of p claimed, or is writing one into it.
+	// of p claimed or locked, or is writing one into it.
 	held := func(p *place.Place) (bool, error) {
 		m, err := place.Inspect(p.Dir())
 		if err != nil {
 			return false, err
 		}
 		for _, h := range m.Holders {
-			if len(h.Claims) > 0 {
+			if len(h.Claims)+len(h.Locks) > 0 {
 				return true, nil
 			}
 		}
@@ -444,16 +469,23 @@ func (e *engine) quiet() (bool, error) {
 	return true, nil
 }
 
-// finish marks c no longer in flight and wakes the dispatcher.
-func (e *engine) finish(c cand) {
+// finish marks c's tokens no longer in flight, or kept if keep, and
+// wakes the dispatcher.
+func (e *engine) finish(c cand, keep bool) {
 	e.mu.Lock()
-	delete(e.inflight, jobID{c.st, c.key})
+	for k, n := range c.names {
+		t := token{c.st.in[k], n}
+		delete(e.inflight, t)
+		if keep {
+			e.kept[t] = true
+		}
+	}
 	e.mu.Unlock()
 	e.poke()
 }
 
 func (e *engine) sayf(format string, a ...any) {
-	fmt.Fprintf(e.stderr, "tpipe: %s\n", visible.Controls(fmt.Sprintf(format, a...)))
+	fmt.Fprintf(e.stderr, "%s: %s\n", e.o.Prog, visible.Controls(fmt.Sprintf(format, a...)))
 }
 
 func plural(n int, word string) string {

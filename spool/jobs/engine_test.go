@@ -92,7 +92,14 @@ func stray(t *testing.T, root string) []string {
 	return left
 }
 
-func script(src string) Func { return Script(src, runner.Config{}) }
+// script is Script for a source the test knows compiles.
+func script(src string) Func {
+	f, err := Script(src, runner.Config{})
+	if err != nil {
+		panic(fmt.Sprintf("script %q: %v", src, err))
+	}
+	return f
+}
 
 func TestPmjqBuiltins(t *testing.T) {
 	root := t.TempDir()
@@ -270,7 +277,7 @@ func TestAndMerge(t *testing.T) {
 		return 0, nil
 	}
 	n, err := Run(testCtx(t), []Stage{{Name: "join", In: []string{left, right}, Key: key, Out: [][]string{{out}},
-		OutName: func(k string, _ int) string { return k + ".both" }, Run: join}}, fast(Options{Once: true}))
+		OutName: func(j *Job, _ int) (string, error) { return j.Key + ".both", nil }, Run: join}}, fast(Options{Once: true}))
 	if err != nil {
 		t.Fatal(err)
 	}

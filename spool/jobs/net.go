@@ -150,6 +150,15 @@ func (n *netBuilder) build() (*Net, error) {
 		}
 		script := func(j *Job) string { return stageScript(c.Cmd, p, inPort, outPort, j) }
 		st.Run, net.script[st.Name] = n.run(script), script
+		if len(p.reads)+len(p.writes) == 0 {
+			// Port 0 alone: the command reads the job on stdin and
+			// writes its output on stdout, so it is prepared once and
+			// run per job with the job's files as its stdio, as
+			// tpipe pmjq's filter is.
+			if f, err := Script(commandText(c.Cmd), n.cfg); err == nil {
+				st.Run = f
+			}
+		}
 		net.Stages = append(net.Stages, st)
 	}
 	switch {
@@ -351,23 +360,7 @@ func (n *netBuilder) run(script func(*Job) string) Func {
 // /dev/fd/N run as they do in memory.
 func stageScript(c *shell.Cmd, p ports, inPort, outPort bool, j *Job) string {
 	var b strings.Builder
-	for k, w := range c.Args {
-		if k > 0 {
-			b.WriteByte(' ')
-		}
-		if w.Edge {
-			b.WriteString(w.Value)
-		} else {
-			b.WriteString(quote(w.Value))
-		}
-	}
-	// The script's own files stay; the job's come after them and win, as
-	// the last redirect of a kind does.
-	for _, x := range c.Redirs {
-		if !x.Target.Edge {
-			fmt.Fprintf(&b, " %s %s", x.Op, quote(x.Target.Value))
-		}
-	}
+	b.WriteString(commandText(c))
 	out := 0
 	if inPort {
 		fmt.Fprintf(&b, " < %s", quote(j.In[0]))
@@ -381,6 +374,30 @@ func stageScript(c *shell.Cmd, p ports, inPort, outPort bool, j *Job) string {
 	}
 	for k, e := range p.writes {
 		fmt.Fprintf(&b, "\ncat %s > %s", e, quote(j.Out[out+k].Name()))
+	}
+	return b.String()
+}
+
+// commandText is command c as the script has it, without the redirects
+// of its edges: its words, and its redirects to files of the script's.
+func commandText(c *shell.Cmd) string {
+	var b strings.Builder
+	for k, w := range c.Args {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		if w.Edge {
+			b.WriteString(w.Value)
+		} else {
+			b.WriteString(quote(w.Value))
+		}
+	}
+	// The script's own files stay; the job's come after them (in
+	// stageScript) and win, as the last redirect of a kind does.
+	for _, x := range c.Redirs {
+		if !x.Target.Edge {
+			fmt.Fprintf(&b, " %s %s", x.Op, quote(x.Target.Value))
+		}
 	}
 	return b.String()
 }

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/tpipe/tpipe/runner"
 )
 
 // These tests run the engine in real processes (the test binary started
@@ -39,7 +37,7 @@ func helper(mode string) int {
 	pause, _ := time.ParseDuration(os.Getenv("JOBS_PAUSE"))
 	o := Options{Once: true, NoSync: true, Workers: 2, Lease: lease, Host: os.Getenv("JOBS_HOST"), Recheck: 20 * time.Millisecond,
 		Stderr: os.Stderr}
-	filter := Script(helperFilter, runner.Config{})
+	filter := script(helperFilter)
 	run := func(ctx context.Context, j *Job) (int, error) {
 		if !sleep(ctx, pause) {
 			return -1, ctx.Err()
@@ -65,6 +63,16 @@ func helper(mode string) int {
 		return fail(fmt.Errorf("no mode %q", mode))
 	}
 	fmt.Println("started")
+	if gate := os.Getenv("JOBS_GATE"); gate != "" {
+		// Wait for the test to open the gate, so that workers started one
+		// after another begin together.
+		for {
+			if _, err := os.Stat(gate); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	st := Stage{Name: "f", In: []string{os.Getenv("JOBS_IN")}, Out: [][]string{{os.Getenv("JOBS_OUT")}}, Run: run}
 	if _, err := Run(context.Background(), []Stage{st}, o); err != nil {
 		return fail(err)

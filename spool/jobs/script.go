@@ -17,35 +17,23 @@ import (
 // cfg gives the runner's settings (policy, buffers, record size, ...);
 // its Stdin, Stdout and Stderr are the job's.
 //
-// Check src first (CheckScript): a script that does not compile fails
-// every job.
-func Script(src string, cfg runner.Config) Func {
+// src is parsed and checked once, here (runner.Prepare); a script that
+// does not compile is an error, for runner.Runner.Report.
+func Script(src string, cfg runner.Config) (Func, error) {
+	p, err := runner.Prepare(src, cfg)
+	if err != nil {
+		return nil, err
+	}
 	return func(ctx context.Context, j *Job) (int, error) {
 		in, err := os.Open(j.In[0])
 		if err != nil {
 			return -1, err
 		}
 		defer in.Close()
-		c := cfg
-		c.Stdin, c.Stdout, c.Stderr = in, io.Discard, j.Stderr
+		var out io.Writer = io.Discard
 		if len(j.Out) > 0 {
-			c.Stdout = j.Out[0]
+			out = j.Out[0]
 		}
-		r := runner.New(c)
-		defer r.Close()
-		return r.RunScript(ctx, src), nil
-	}
-}
-
-// CheckScript compiles src as Script will, and reports a syntax error, a
-// broken edge rule or a bad option on stderr as tpipe does, with the
-// status it means; 0 when src is fine.
-func CheckScript(src string, cfg runner.Config, stderr io.Writer) int {
-	cfg.Stderr = stderr
-	r := runner.New(cfg)
-	defer r.Close()
-	if _, _, err := r.Commands(src); err != nil {
-		return r.Report(src, err)
-	}
-	return 0
+		return p.Run(ctx, in, out, j.Stderr), nil
+	}, nil
 }

@@ -59,12 +59,18 @@ func TestSSHFS(t *testing.T) {
 	if err := os.WriteFile(logf, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Both workers start before either takes a job (the gate): a worker
+	// alone would do all 120 before the other had started.
 	var ps []*proc
+	gate := filepath.Join(root, "gate")
 	for i, m := range []string{m1, m2} {
 		p := startHelper(t, "work", "JOBS_IN="+filepath.Join(m, "in"), "JOBS_OUT="+filepath.Join(m, "out"),
-			"JOBS_LOG="+logf, "JOBS_PAUSE=1ms", "JOBS_LEASE=30s", fmt.Sprintf("JOBS_HOST=mount%d", i+1))
+			"JOBS_LOG="+logf, "JOBS_PAUSE=5ms", "JOBS_LEASE=30s", fmt.Sprintf("JOBS_HOST=mount%d", i+1), "JOBS_GATE="+gate)
 		p.expect(t, ctx, "started")
 		ps = append(ps, p)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	for _, p := range ps {
 		if err := p.wait(ctx); err != nil {

@@ -6,64 +6,63 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/tpipe/tpipe/spool/place"
 )
 
-// do is one worker's handling of one job: claim its tokens, run it until
-// it succeeds or has no try left, then deliver it or move it to the failed
-// places. A job whose run is cancelled (ctx done) goes back to its places.
+// do is one worker's handling of one job: take its tokens, run it until
+// it succeeds or has no try left, then deliver it or deal with its
+// failure. A job whose run is cancelled (ctx done) goes back to its
+// places.
 func (e *engine) do(ctx context.Context, c cand) {
-	defer e.finish(c)
+	keep := false
+	defer func() { e.finish(c, keep) }()
 	st := c.st
-	claims, err := claimAll(st.in, c.names)
+	h, err := take(st.in, c.names, st.Lock)
 	if err != nil {
-		if !errors.Is(err, place.ErrClaimed) && ctx.Err() == nil {
-			e.sayf("claim %s in %s: %v", c.key, st.Name, err)
+		if !errors.Is(err, errLost) && ctx.Err() == nil {
+			e.sayf("take %s (%s): %v", c.key, st.Name, err)
 		}
 		return
 	}
+	j := &Job{Stage: st.Name, Key: c.key, Names: c.names, In: h.paths}
 	start := time.Now()
-	e.obs.Claimed(st.Name, c.key)
+	e.obs.Claimed(st.Name, j.name())
 	for try := 1; ; try++ {
-		status, log, err := e.attempt(ctx, c, claims, try)
+		j.Try = try
+		status, log, err := e.attempt(ctx, st, j, h)
 		switch {
 		case ctx.Err() != nil:
-			releaseAll(claims)
+			h.release()
 			return
 		case err != nil && errors.Is(err, errDeliver):
 			e.stop(err)
 			return
 		case err == nil && status == 0:
-			e.obs.Done(st.Name, c.key, time.Since(start))
+			e.obs.Done(st.Name, j.name(), time.Since(start))
 			e.count(func(n *Counts) { n.Done++ })
 			return
 		}
 		if err != nil {
 			status = -1
-			fmt.Fprintf(log, "tpipe: %v\n", err)
+			fmt.Fprintf(log, "%s: %v\n", e.o.Prog, err)
 		}
 		retry := try <= st.Retries
-		e.obs.Failed(st.Name, c.key, status, retry)
+		e.obs.Failed(st.Name, j.name(), status, retry)
 		if retry {
 			e.count(func(n *Counts) { n.Retried++ })
-			e.sayf("job %s (%s) failed: %s; try %d of %d next", c.key, st.Name, describeStatus(status), try+1, st.Retries+1)
+			e.sayf("job %s (%s) failed: %s; try %d of %d next", j.name(), st.Name, describeStatus(status), try+1, st.Retries+1)
 			if !sleep(ctx, e.o.RetryDelay) {
-				releaseAll(claims)
+				h.release()
 				return
 			}
 			continue
 		}
-		e.count(func(n *Counts) { n.Failed++ })
-		where, err := e.fail(c, claims, status, try, log)
-		if err != nil {
-			e.stop(fmt.Errorf("job %s (%s) failed (%s) and could not be moved to %s: %w; it is back in its place", c.key, st.Name, describeStatus(status), where, err))
-			releaseAll(claims)
-			return
-		}
-		e.sayf("job %s (%s) failed: %s after %s; moved to %s, with its stderr and status beside it", c.key, st.Name, describeStatus(status), tries(try), rel(where))
+		keep = e.fail(st, j, h, status, log)
 		return
 	}
 }
@@ -75,8 +74,7 @@ var errDeliver = errors.New("deliver")
 
 // attempt runs the job once; on success it delivers it. log holds what the
 // job wrote on its stderr, which has also been printed.
-func (e *engine) attempt(ctx context.Context, c cand, claims []*place.Claim, try int) (status int, log *capture, err error) {
-	st := c.st
+func (e *engine) attempt(ctx context.Context, st *stage, j *Job, h *held) (status int, log *capture, err error) {
 	log = &capture{max: maxLog}
 	defer func() {
 		if b := log.bytes(); len(b) > 0 {
@@ -91,9 +89,13 @@ func (e *engine) attempt(ctx context.Context, c cand, claims []*place.Claim, try
 			}
 		}
 	}
-	j := &Job{Stage: st.Name, Key: c.key, Stderr: log, Try: try}
+	j.Stderr, j.Out, j.discard = log, j.Out[:0], make([]bool, len(st.out))
 	for k, ps := range st.out {
-		p, err := ps[0].Create(st.outName(c.key, k))
+		name, err := st.outName(j, k)
+		var p *place.Pending
+		if err == nil {
+			p, err = ps[0].Create(name)
+		}
 		if err != nil {
 			abort()
 			return -1, log, err
@@ -101,33 +103,36 @@ func (e *engine) attempt(ctx context.Context, c cand, claims []*place.Claim, try
 		outs[k] = p
 		j.Out = append(j.Out, p.File())
 	}
-	for _, cl := range claims {
-		j.In = append(j.In, cl.Path())
-	}
 	status, err = st.Run(ctx, j)
 	if err != nil || status != 0 || ctx.Err() != nil {
 		abort()
 		return status, log, err
 	}
-	if err := e.deliver(st, claims, outs); err != nil {
+	for k, p := range outs {
+		if j.discard[k] {
+			p.Abort()
+			outs[k] = nil
+		}
+	}
+	if err := e.deliver(st, j, h, outs); err != nil {
 		abort()
 		back := "; its inputs are back in their places"
 		if e.o.Delivery == place.AtMostOnce {
 			back = "; its inputs were removed first (at-most-once), so it is lost"
 		}
-		return -1, log, fmt.Errorf("%w: job %s (%s): %w%s", errDeliver, c.key, st.Name, err, back)
+		return -1, log, fmt.Errorf("%w: job %s (%s): %w%s", errDeliver, j.name(), st.Name, err, back)
 	}
 	return 0, log, nil
 }
 
 // deliver commits the outputs (each port's copies, then its first place)
-// and removes the inputs, in the order of the Delivery. A claim taken back
-// meanwhile (ErrLost: this worker's lease ran out while it worked) is not
-// an error: the outputs are in place, and a redo by the taker overwrites
-// them.
-func (e *engine) deliver(st *stage, claims []*place.Claim, outs []*place.Pending) error {
+// and removes the inputs, in the order of the Delivery.
+func (e *engine) deliver(st *stage, j *Job, h *held, outs []*place.Pending) error {
 	commit := func() error {
 		for k, p := range outs {
+			if p == nil {
+				continue // discarded
+			}
 			for _, q := range st.out[k][1:] {
 				if err := copyToken(p, q); err != nil {
 					return err
@@ -139,26 +144,24 @@ func (e *engine) deliver(st *stage, claims []*place.Claim, outs []*place.Pending
 		}
 		return nil
 	}
-	done := func() error {
-		var first error
-		for _, cl := range claims {
-			if err := cl.Done(); err != nil && !errors.Is(err, place.ErrLost) && first == nil {
-				first = err
-			}
+	consume := func() error {
+		lost, err := h.consume()
+		if lost {
+			e.sayf("job %s (%s) was taken back while it ran (is the lease, %v, too short?); its taker may run it again", j.name(), st.Name, e.w.Lease())
 		}
-		return first
+		return err
 	}
 	if e.o.Delivery == place.AtMostOnce {
-		if err := done(); err != nil {
+		if err := consume(); err != nil {
 			return err
 		}
 		return commit()
 	}
 	if err := commit(); err != nil {
-		releaseAll(claims)
+		h.release()
 		return err
 	}
-	return done()
+	return consume()
 }
 
 // copyToken commits a copy of the pending token p, which is written but
@@ -175,58 +178,81 @@ func copyToken(p *place.Pending, q *place.Place) error {
 	})
 }
 
-// fail moves a job that failed for good to its stage's failed places: its
-// stderr and status first, beside its first token, then its tokens. It
-// returns the first failed place.
-func (e *engine) fail(c cand, claims []*place.Claim, status, tries int, log *capture) (string, error) {
-	st := c.st
-	var first *place.Place
-	for k, cl := range claims {
+// fail deals with a job that failed for good, after try runs: it moves
+// it to its stage's failed places, or keeps it where it is (see
+// Stage.KeepFailed), and says so. keep reports a job left in its places,
+// which this run does not take again.
+func (e *engine) fail(st *stage, j *Job, h *held, status int, log *capture) (keep bool) {
+	e.count(func(n *Counts) { n.Failed++ })
+	what := fmt.Sprintf("job %s (%s) failed: %s after %s", j.name(), st.Name, describeStatus(status), tries(j.Try))
+	var dests []string
+	if st.FailedName != nil {
+		for k := range j.Names {
+			name, err := st.FailedName(j, k)
+			if err != nil {
+				e.sayf("%s; left in place, for want of a failed name: %v", what, err)
+				dests = nil
+				break
+			}
+			dests = append(dests, filepath.Join(st.failedDir(k), name))
+		}
+	}
+	if st.KeepFailed || st.FailedName != nil && dests == nil {
+		h.release()
+		e.count(func(n *Counts) { n.Kept++ })
+		if st.KeepFailed {
+			e.sayf("%s; left in place", what)
+		}
+		return true
+	}
+	var where string
+	var err error
+	if dests != nil {
+		rels := make([]string, len(dests))
+		for k, d := range dests {
+			rels[k] = rel(d)
+		}
+		where = strings.Join(rels, ", ")
+		err = h.moveTo(dests)
+	} else {
+		where, err = e.toFailedPlaces(st, j, h, status, log)
+		where = rel(where)
+	}
+	if err != nil {
+		h.release()
+		e.stop(fmt.Errorf("%s and could not be moved to %s: %w; it is back in its place", what, where, err))
+		return false
+	}
+	if dests != nil {
+		e.sayf("%s; moved to %s", what, where)
+	} else {
+		e.sayf("%s; moved to %s, with its stderr and status beside it", what, where)
+	}
+	return false
+}
+
+// toFailedPlaces moves a job that failed for good to its stage's failed
+// places: its stderr and status first, beside its first token, then its
+// tokens. It returns the first failed place.
+func (e *engine) toFailedPlaces(st *stage, j *Job, h *held, status int, log *capture) (string, error) {
+	fps := make([]*place.Place, len(j.Names))
+	for k := range j.Names {
 		fp, err := e.w.Open(st.failedDir(k))
 		if err != nil {
 			return st.failedDir(k), err
 		}
-		if k == 0 {
-			first = fp
-			f := Failure{Name: cl.Name(), Stage: st.Name, Status: status, Tries: tries, Owner: e.w.Owner().String(), Time: time.Now()}
-			err := writeFailure(fp, f, log.bytes())
-			if errors.Is(err, place.ErrBadName) {
-				// NAME.status would be too long a name: the token goes
-				// all the same, and the message says what the file would.
-				e.sayf("job %s (%s): no %s or %s beside it: %v", c.key, st.Name, StatusSuffix, StderrSuffix, err)
-			} else if err != nil {
-				return fp.Dir(), err
-			}
-		}
-		if err := cl.MoveTo(fp); err != nil && !errors.Is(err, place.ErrLost) {
-			return fp.Dir(), err
-		}
+		fps[k] = fp
 	}
-	return first.Dir(), nil
-}
-
-// claimAll claims one token in each place, all or none: the places are
-// tried in order, so that two workers after the same set meet at the
-// first place and one of them gives up there.
-func claimAll(in []*place.Place, names []string) ([]*place.Claim, error) {
-	claims := make([]*place.Claim, 0, len(in))
-	for k, p := range in {
-		c, err := p.Claim(names[k])
-		if err != nil {
-			releaseAll(claims)
-			return nil, err
-		}
-		claims = append(claims, c)
+	f := Failure{Name: j.Names[0], Stage: st.Name, Status: status, Tries: j.Try, Owner: e.w.Owner().String(), Time: time.Now()}
+	err := writeFailure(fps[0], f, log.bytes())
+	if errors.Is(err, place.ErrBadName) {
+		// NAME.status would be too long a name: the token goes all the
+		// same, and the message says what the file would.
+		e.sayf("job %s (%s): no %s or %s beside it: %v", j.name(), st.Name, StatusSuffix, StderrSuffix, err)
+	} else if err != nil {
+		return fps[0].Dir(), err
 	}
-	return claims, nil
-}
-
-// releaseAll puts claimed tokens back; one taken back meanwhile is already
-// back.
-func releaseAll(claims []*place.Claim) {
-	for _, c := range claims {
-		c.Release()
-	}
+	return fps[0].Dir(), h.moveToPlaces(fps)
 }
 
 func (e *engine) count(f func(*Counts)) {

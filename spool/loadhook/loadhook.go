@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tpipe/tpipe/spool/merge"
+	"github.com/tpipe/tpipe/internal/argv"
 )
 
 // Hook is one scale hook.
@@ -43,7 +43,7 @@ func Parse(name, limit, cmd string) (Hook, error) {
 		return h, fmt.Errorf("%s %s: want a load average, such as 4 or 0.5", name, limit)
 	}
 	h.Limit = l
-	if h.Argv, err = merge.Words(cmd); err != nil {
+	if h.Argv, err = argv.Words(cmd); err != nil {
 		return h, fmt.Errorf("%s %s: %v", name, limit, err)
 	}
 	return h, nil

@@ -1,6 +1,6 @@
-// Package pmjq1 reads pmjq 1.0's command line and runs it on package
-// merge, so that scripts written for the released pmjq run unchanged with
-// tpipe installed under the name pmjq:
+// Package pmjq1 reads pmjq 1.0's command line and makes it a stage of the
+// job engine (package jobs), so that scripts written for the released pmjq
+// run unchanged with tpipe installed under the name pmjq:
 //
 //	pmjq [--quit-when-empty] --input=DIR/REGEX... [--invariant=TEMPLATE]
 //	     CMDTEMPLATE --output=TEMPLATE... [--stderr=TEMPLATE] [--error=TEMPLATE...]
@@ -37,7 +37,10 @@
 //     or, after a crash between two of its steps, for good.
 //   - Without --error a failing set is left where it is and the worker
 //     goes on (exit status 1 at the end with --quit-when-empty); pmjq 1.0
-//     stopped at the first failure.
+//     stopped at the first failure. Without --stderr the command's stderr
+//     is printed, a job's lines together.
+//   - tpipe's own flags work here too (--workers, --lease, --retries,
+//     --status, --metrics, the load hooks, the runner's settings...).
 //   - File names are checked (package place's ValidName): a name with a
 //     control character, "..", or a leading '-' or '.' is never an input,
 //     and an output template that expands to one fails the job.

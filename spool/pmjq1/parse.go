@@ -20,8 +20,8 @@ type Args struct {
 	Errors        []string
 	Help, Version bool
 	// Extra are the options pmjq 1.0 does not have, in order, for the
-	// caller to read (tpipe's --workers, --lease, --status, --metrics,
-	// --max-load, --min-load, --no-sync): each is its name and its values.
+	// caller to read (tpipe's --workers, --lease, --max-load, ...: those
+	// Parse's own said it knows): each is its name and its values.
 	Extra [][]string
 }
 
@@ -33,15 +33,10 @@ func (e *UsageError) Error() string { return e.Msg }
 
 func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
 
-// Usage is pmjq 1.0's synopsis, with tpipe's own options.
+// Usage is pmjq 1.0's synopsis.
 const Usage = `usage: pmjq [--quit-when-empty] --input=DIR/REGEX... [--invariant=TEMPLATE]
             CMDTEMPLATE --output=TEMPLATE... [--stderr=TEMPLATE] [--error=TEMPLATE...]
-tpipe's own options: [--workers N] [--lease D] [--status DIR] [--metrics ADDR]
-            [--max-load L CMD] [--min-load L CMD] [--no-sync]
 `
-
-// extraArity is how many values each of tpipe's own options takes.
-var extraArity = map[string]int{"--workers": 1, "--lease": 1, "--status": 1, "--metrics": 1, "--max-load": 2, "--min-load": 2, "--no-sync": 0}
 
 // IsPmjq1 reports whether args (after the command's name) are in pmjq
 // 1.0's form, as docopt read them: an --input option.
@@ -59,7 +54,9 @@ func IsPmjq1(args []string) bool {
 
 // Parse reads pmjq 1.0's options, with docopt's spellings: --opt=VALUE or
 // --opt VALUE, options anywhere, -- before a command that starts with -.
-func Parse(args []string) (*Args, error) {
+// own tells the options of tpipe's that the caller takes as well, and how
+// many values each takes; Parse keeps them in Args.Extra.
+func Parse(args []string, own func(name string) (arity int, ok bool)) (*Args, error) {
 	a := &Args{}
 	var positional []string
 	for i := 0; i < len(args); i++ {
@@ -73,7 +70,7 @@ func Parse(args []string) (*Args, error) {
 			continue
 		}
 		name, value, hasValue := strings.Cut(arg, "=")
-		if n, ok := extraArity[name]; ok {
+		if n, ok := own(name); ok {
 			vals := []string{}
 			if hasValue && n == 0 {
 				return nil, usagef("%s takes no value", name)

@@ -6,6 +6,12 @@ import (
 	"testing"
 )
 
+// testOwn is a few of tpipe's own options, as the tpipe command gives them.
+func testOwn(name string) (int, bool) {
+	n, ok := map[string]int{"--workers": 1, "--lease": 1, "--max-load": 2, "--min-load": 2, "--no-sync": 0}[name]
+	return n, ok
+}
+
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		args string // split on '|'
@@ -29,7 +35,7 @@ func TestParse(t *testing.T) {
 		{"--input", "error: --input needs a value"},
 		{"--max-load|1", "error: --max-load needs 2 value(s)"},
 	} {
-		a, err := Parse(strings.Split(tc.args, "|"))
+		a, err := Parse(strings.Split(tc.args, "|"), testOwn)
 		var got string
 		if err != nil {
 			got = "error: " + err.Error()
@@ -43,7 +49,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestCompile(t *testing.T) {
-	a, err := Parse([]string{"--input=/in/(?P<id>...)_(?P<suffix>.*)", "--input=/in2/", "--invariant=$id", "cp {{.Input 0}} x", "--output=/out/", "--error=/e/{{.NamedMatches.id}}.err", "--error=/e2/"})
+	a, err := Parse([]string{"--input=/in/(?P<id>...)_(?P<suffix>.*)", "--input=/in2/", "--invariant=$id", "cp {{.Input 0}} x", "--output=/out/", "--error=/e/{{.NamedMatches.id}}.err", "--error=/e2/"}, testOwn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +79,7 @@ func TestCompile(t *testing.T) {
 		{"--input=/in/", "cat", "--output=/o/{{.Nope"},
 		{"--input=/in/", "sort | uniq", "--output=/o/"},
 	} {
-		a, err := Parse(bad)
+		a, err := Parse(bad, testOwn)
 		if err == nil {
 			_, err = a.Compile()
 		}
@@ -83,7 +89,7 @@ func TestCompile(t *testing.T) {
 	}
 	// An output that expands to an unsafe name fails the job, not the
 	// command line.
-	a, _ = Parse([]string{"--input=/in/", "cat", "--output=/o/{{.NamedMatches.x}}"})
+	a, _ = Parse([]string{"--input=/in/", "cat", "--output=/o/{{.NamedMatches.x}}"}, testOwn)
 	s, _ = a.Compile()
 	if _, err := s.Outputs[0].path(s.NewData("", []string{"f"})); err == nil {
 		t.Error("an empty output name was accepted")
@@ -91,7 +97,7 @@ func TestCompile(t *testing.T) {
 	if _, err := s.Outputs[0].path(&Data{names: nil}); err == nil {
 		t.Error("expanded")
 	}
-	a, _ = Parse([]string{"--input=/in/", "cat {{.Input 3}}", "--output=/o/"})
+	a, _ = Parse([]string{"--input=/in/", "cat {{.Input 3}}", "--output=/o/"}, testOwn)
 	s, _ = a.Compile()
 	if _, err := expand(s.Command[1], s.NewData("", []string{"f"})); err == nil || !strings.Contains(err.Error(), "there are 1 inputs") {
 		t.Errorf("{{.Input 3}} of one input: %v", err)

@@ -3,15 +3,15 @@ package pmjq1
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/tpipe/tpipe/runner"
-	"github.com/tpipe/tpipe/spool/merge"
+	"github.com/tpipe/tpipe/spool/jobs"
 	"github.com/tpipe/tpipe/spool/place"
 )
 
@@ -68,59 +68,75 @@ func (tg *Target) path(d *Data) (string, error) {
 	return filepath.Join(tg.Dir, name), nil
 }
 
-// Stage is the transition's name for status and metrics: the command's
-// program.
-func (s *Spec) Stage() string { return filepath.Base(s.Words[0]) }
-
-// MergeInputs returns the engine's inputs: each folder's regexp, keyed by the
-// invariant.
-func (s *Spec) MergeInputs() []merge.Input {
-	ins := make([]merge.Input, len(s.Inputs))
-	for i, in := range s.Inputs {
-		ins[i] = merge.Input{Dir: in.Dir, Pattern: in.Pattern, Key: merge.ExpandKey(in.Pattern, s.Invariant)}
-	}
-	return ins
-}
-
-// Configure fills c's Inputs, Take, Once, Stage, Run and OnFailure for s,
-// opening the first output's and the log's folders as places with w.
-// cfg configures the runner that runs the command.
-func (s *Spec) Configure(c *merge.Config, w *place.Worker, cfg runner.Config) error {
-	out, err := w.Open(s.Outputs[0].Dir)
-	if err != nil {
-		return fmt.Errorf("--output: %w", err)
-	}
+// Stage returns the transition as a stage of the job engine, opening the
+// log's folder as a place with w (the engine's worker, so that one lease
+// covers all). cfg configures the runner that runs the command. The
+// first output is the stage's output port, in its folder, named by its
+// template; the others the command writes itself.
+func (s *Spec) Stage(w *place.Worker, cfg runner.Config) (jobs.Stage, error) {
 	for _, o := range s.Outputs[1:] {
 		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
-			return fmt.Errorf("--output: %w", err)
+			return jobs.Stage{}, fmt.Errorf("--output: %w", err)
 		}
 	}
 	var log *place.Place
 	if s.Log != nil {
+		var err error
 		if log, err = w.Open(s.Log.Dir); err != nil {
-			return fmt.Errorf("--stderr: %w", err)
+			return jobs.Stage{}, fmt.Errorf("--stderr: %w", err)
 		}
 	}
-	c.Worker = w
-	c.Stage = s.Stage()
-	c.Inputs = s.MergeInputs()
-	c.Take = merge.TakeLock // the command names its inputs by their paths
-	c.Once = s.Quit
-	c.Run = func(ctx context.Context, h *merge.Held) (func() error, error) {
-		return s.run(ctx, h, out, log, cfg)
+	st := jobs.Stage{
+		Name: s.Name(),
+		Key:  jobs.PatternKey(s.patterns(), s.Invariant),
+		Lock: true, // the command names its inputs by their paths
+		Out:  [][]string{{s.Outputs[0].Dir}},
+		OutName: func(j *jobs.Job, _ int) (string, error) {
+			p, err := s.Outputs[0].path(s.NewData(j.Key, j.Names))
+			return filepath.Base(p), err
+		},
+		Run: func(ctx context.Context, j *jobs.Job) (int, error) { return s.run(ctx, j, log, cfg) },
 	}
-	c.OnFailure = s.onFailure
-	return nil
+	for _, in := range s.Inputs {
+		st.In = append(st.In, in.Dir)
+	}
+	if len(s.Errors) == 0 {
+		st.KeepFailed = true
+	} else {
+		for _, e := range s.Errors {
+			st.Failed = append(st.Failed, e.Dir)
+		}
+		st.FailedName = func(j *jobs.Job, in int) (string, error) {
+			p, err := s.Errors[in].path(s.NewData(j.Key, j.Names))
+			return filepath.Base(p), err
+		}
+	}
+	return st, nil
 }
 
-// run runs the command for a held set.
-func (s *Spec) run(ctx context.Context, h *merge.Held, out, log *place.Place, cfg runner.Config) (func() error, error) {
-	d := s.NewData(h.Key, h.Names)
+// Name is the transition's name for status and metrics: the command's
+// program.
+func (s *Spec) Name() string { return filepath.Base(s.Words[0]) }
+
+// patterns are the inputs' regexps.
+func (s *Spec) patterns() []*regexp.Regexp {
+	res := make([]*regexp.Regexp, len(s.Inputs))
+	for i, in := range s.Inputs {
+		res[i] = in.Pattern
+	}
+	return res
+}
+
+// run runs the command for a job whose inputs are locked where they are:
+// the first on its stdin, its stdout the job's output, its stderr the
+// --stderr log (committed whatever the status) or the job's stderr.
+func (s *Spec) run(ctx context.Context, j *jobs.Job, log *place.Place, cfg runner.Config) (int, error) {
+	d := s.NewData(j.Key, j.Names)
 	argv := make([]string, len(s.Command))
 	for i, t := range s.Command {
 		w, err := expand(t, d)
 		if err != nil {
-			return nil, err
+			return -1, err
 		}
 		argv[i] = w
 	}
@@ -128,16 +144,11 @@ func (s *Spec) run(ctx context.Context, h *merge.Held, out, log *place.Place, cf
 	for i := range s.Outputs {
 		p, err := s.Outputs[i].path(d)
 		if err != nil {
-			return nil, err
+			return -1, err
 		}
 		outs[i] = p
 	}
-	stdout, err := out.Create(filepath.Base(outs[0]))
-	if err != nil {
-		return nil, err
-	}
-	errs := &merge.Tail{Max: 64 << 10}
-	var stderr io.Writer = errs
+	stderr := j.Stderr
 	var logTok *place.Pending
 	if log != nil {
 		p, err := s.Log.path(d)
@@ -145,40 +156,36 @@ func (s *Spec) run(ctx context.Context, h *merge.Held, out, log *place.Place, cf
 			logTok, err = log.Create(filepath.Base(p))
 		}
 		if err != nil {
-			stdout.Abort()
-			return nil, err
+			return -1, err
 		}
-		stderr = io.MultiWriter(logTok.File(), errs)
+		stderr = logTok.File()
 	}
 	// Times are compared at the file system's coarsest grain, a second.
 	start := time.Now().Truncate(time.Second)
-	c := merge.Command{Argv: argv, Stdin: h.Paths[0], Stdout: stdout.File().Name(), Stderr: stderr, Config: cfg}
+	c := jobs.Command{Argv: argv, Stdin: j.In[0], Stdout: j.Out[0], Stderr: stderr, Config: cfg}
 	status := c.Run(ctx)
 	if logTok != nil {
 		if ctx.Err() != nil {
 			logTok.Abort()
 		} else if err := logTok.Commit(); err != nil {
-			fmt.Fprintf(errs, "--stderr: %v\n", err)
+			fmt.Fprintf(j.Stderr, "--stderr: %v\n", err)
 		}
 	}
 	if status != 0 || ctx.Err() != nil {
-		stdout.Abort()
 		// What the command wrote to the outputs is partial: remove it.
 		for _, p := range outs {
 			if writtenSince(p, start) {
 				os.Remove(p)
 			}
 		}
-		return nil, &merge.Failure{Status: status, Stderr: errs.Bytes()}
+		return status, nil
 	}
-	return func() error {
-		// A command that wrote its first output itself, by its path, and
-		// nothing on stdout, keeps what it wrote (as pmjq 1.0 did).
-		if fi, err := stdout.File().Stat(); err == nil && fi.Size() == 0 && writtenSince(outs[0], start) {
-			return stdout.Abort()
-		}
-		return stdout.Commit()
-	}, nil
+	// A command that wrote its first output itself, by its path, and
+	// nothing on stdout, keeps what it wrote (as pmjq 1.0 did).
+	if fi, err := j.Out[0].Stat(); err == nil && fi.Size() == 0 && writtenSince(outs[0], start) {
+		j.Discard(0)
+	}
+	return 0, nil
 }
 
 // writtenSince reports whether the regular file at path was modified at
@@ -186,22 +193,4 @@ func (s *Spec) run(ctx context.Context, h *merge.Held, out, log *place.Place, cf
 func writtenSince(path string, start time.Time) bool {
 	fi, err := os.Lstat(path)
 	return err == nil && fi.Mode().IsRegular() && !fi.ModTime().Before(start)
-}
-
-// onFailure moves a failed set's inputs to the --error names, or leaves
-// them in place without --error.
-func (s *Spec) onFailure(h *merge.Held, f *merge.Failure, attempt int) merge.Verdict {
-	if len(s.Errors) == 0 {
-		return merge.Verdict{}
-	}
-	d := s.NewData(h.Key, h.Names)
-	dests := make([]string, len(s.Errors))
-	for i := range s.Errors {
-		p, err := s.Errors[i].path(d)
-		if err != nil {
-			return merge.Verdict{} // left in place; the log says why it failed
-		}
-		dests[i] = p
-	}
-	return merge.Verdict{MoveTo: dests}
 }

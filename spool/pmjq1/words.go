@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tpipe/tpipe/spool/merge"
+	"github.com/tpipe/tpipe/internal/argv"
 )
 
 // Marks that stand for a {{...}} action while the command is split into
@@ -41,7 +41,7 @@ func SplitTemplate(text string) ([]string, error) {
 		actions = append(actions, rest[i:i+j+2])
 		rest = rest[i+j+2:]
 	}
-	words, err := merge.Words(b.String())
+	words, err := argv.Words(b.String())
 	if err != nil {
 		return nil, fmt.Errorf("command template: %v", err)
 	}

@@ -1,10 +1,10 @@
-package merge
+package jobs
 
 import (
 	"context"
 	"io"
-	"sync"
 
+	"github.com/tpipe/tpipe/internal/argv"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/shell"
 )
@@ -15,10 +15,10 @@ import (
 // (no process per job), any other program from PATH.
 type Command struct {
 	Argv []string
-	// Stdin and Stdout are files the command reads and writes ("": none).
-	Stdin, Stdout string
-	// Out receives the output when Stdout is ""; nil discards it.
-	Out io.Writer
+	// Stdin is the file the command reads ("": none).
+	Stdin string
+	// Stdout receives its output; nil discards it.
+	Stdout io.Writer
 	// Stderr receives the command's messages and tpipe's about it (a
 	// command not found); nil discards them.
 	Stderr io.Writer
@@ -39,38 +39,23 @@ func (c *Command) Run(ctx context.Context) int {
 	if c.Stdin != "" {
 		cmd.Redirs = append(cmd.Redirs, &shell.Redir{Op: shell.RedirIn, Target: shell.Word{Value: c.Stdin, Quoted: true}})
 	}
-	if c.Stdout != "" {
-		cmd.Redirs = append(cmd.Redirs, &shell.Redir{Op: shell.RedirOut, Target: shell.Word{Value: c.Stdout, Quoted: true}})
-	}
 	cfg := c.Config
-	cfg.Stdin, cfg.Stdout, cfg.Stderr = nil, c.Out, c.Stderr
+	cfg.Stdin, cfg.Stdout, cfg.Stderr = nil, c.Stdout, c.Stderr
 	r := runner.New(cfg)
 	defer r.Close()
 	return r.RunPipeline(ctx, &shell.Pipeline{Cmds: []*shell.Cmd{cmd}})
 }
 
-// Tail keeps the last Max bytes written to it: a failed job's stderr,
-// kept beside it without holding a runaway log in memory. It is safe for
-// concurrent use.
-type Tail struct {
-	Max int
-	mu  sync.Mutex
-	b   []byte
-}
-
-func (t *Tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - t.Max; over > 0 {
-		t.b = append(t.b[:0], t.b[over:]...)
+// Argv returns the Func of tpipe's --inputs form: words with $1..$n
+// replaced by the paths of the job's tokens (argv.Substitute), run with
+// $1 on stdin; its stdout is the stage's first output, or stdout when
+// the stage has none. cfg is the runner's configuration for the command.
+func Argv(words []string, stdout io.Writer, cfg runner.Config) Func {
+	return func(ctx context.Context, j *Job) (int, error) {
+		c := &Command{Argv: argv.Substitute(words, j.In), Stdin: j.In[0], Stdout: stdout, Stderr: j.Stderr, Config: cfg}
+		if len(j.Out) > 0 {
+			c.Stdout = j.Out[0]
+		}
+		return c.Run(ctx), nil
 	}
-	return len(p), nil
-}
-
-// Bytes returns what was kept.
-func (t *Tail) Bytes() []byte {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]byte(nil), t.b...)
 }

@@ -1,0 +1,328 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tpipe/tpipe/runner"
+)
+
+// These tests run the and-merge of tpipe's --inputs form and pmjq 1.0's
+// locking on the one engine.
+
+// tree lists the regular files under dir with their text, protocol
+// directories (.tmp, .claim, .lock) left out when empty.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var lines []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			if ents, _ := os.ReadDir(p); len(ents) == 0 && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		lines = append(lines, rel+"="+strings.TrimSpace(string(b)))
+		return nil
+	})
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// events is what the recorder heard, one word and job each, sorted.
+func (r *recorder) summary() string {
+	var e []string
+	for _, kind := range []string{"claimed", "done", "failed"} {
+		for _, s := range r.get(kind) {
+			f := strings.Fields(s) // stage job [status retry]
+			word := kind
+			if kind == "failed" && f[3] == "true" {
+				word = "retry"
+			}
+			e = append(e, word+" "+f[1])
+		}
+	}
+	slices.Sort(e)
+	return strings.Join(e, "; ")
+}
+
+// muxStage is tpipe's --inputs form on root/audio and root/video,
+// running words with its output in root/out.
+func muxStage(root string, words []string, retries int) Stage {
+	return Stage{
+		Name:    "mux",
+		In:      []string{filepath.Join(root, "audio"), filepath.Join(root, "video")},
+		Key:     groupKey(`(.*)\.og[gv]$`, 2),
+		Out:     [][]string{{filepath.Join(root, "out")}},
+		Run:     Argv(words, nil, runner.Config{}),
+		Retries: retries,
+	}
+}
+
+// TestInputsForm runs tpipe's --inputs form on root/audio and root/video
+// and looks at the folders and the observer afterwards.
+func TestInputsForm(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		audio, video map[string]string
+		words        []string
+		retries      int
+		want         Counts
+		tree         []string
+		events       string
+	}{{
+		name:  "pairs by group, no partner stays",
+		audio: map[string]string{"a.ogg": "A-audio", "b.ogg": "B-audio", "lonely.ogg": "no video", "notes.txt": "not a token"},
+		video: map[string]string{"a.ogv": "A-video", "b.ogv": "B-video"},
+		words: []string{"cat", "$2", "$1"},
+		want:  Counts{Done: 2},
+		tree: []string{
+			"audio/lonely.ogg=no video",
+			"audio/notes.txt=not a token",
+			"out/a=A-videoA-audio",
+			"out/b=B-videoB-audio",
+		},
+		events: "claimed a; claimed b; done a; done b",
+	}, {
+		// grep fails (status 1) on a set whose first file has no 'A'.
+		name:    "retries then the failed places",
+		audio:   map[string]string{"a.ogg": "A", "bad.ogg": "B"},
+		video:   map[string]string{"a.ogv": "A", "bad.ogv": "B"},
+		words:   []string{"grep", "A", "$1"},
+		retries: 2,
+		want:    Counts{Done: 1, Retried: 2, Failed: 1},
+		tree: []string{
+			"audio.failed/bad.ogg.status=status 1\ntries 3\nstage mux",
+			"audio.failed/bad.ogg.stderr=",
+			"audio.failed/bad.ogg=B",
+			"out/a=A",
+			"video.failed/bad.ogv=B",
+		},
+		events: "claimed a; claimed bad; done a; failed bad; retry bad; retry bad",
+	}, {
+		name:  "a command not found keeps its message",
+		audio: map[string]string{"a.ogg": "A"},
+		video: map[string]string{"a.ogv": "A"},
+		words: []string{"no-such-command-tpipe", "$1"},
+		want:  Counts{Failed: 1},
+		tree: []string{
+			"audio.failed/a.ogg.status=status 127\ntries 1\nstage mux",
+			"audio.failed/a.ogg.stderr=tpipe: no-such-command-tpipe: command not found",
+			"audio.failed/a.ogg=A",
+			"video.failed/a.ogv=A",
+		},
+		events: "claimed a; failed a",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			drop(t, filepath.Join(root, "audio"), tc.audio)
+			drop(t, filepath.Join(root, "video"), tc.video)
+			rec := &recorder{}
+			n, err := Run(testCtx(t), []Stage{muxStage(root, tc.words, tc.retries)}, fast(Options{Once: true, Observer: rec, Workers: 2}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != tc.want {
+				t.Errorf("counts %+v, want %+v", n, tc.want)
+			}
+			// The status file's owner and time differ from run to run.
+			got := regexp.MustCompile(`\nowner .*\ntime .*`).ReplaceAllString(tree(t, root), "")
+			if want := strings.Join(tc.tree, "\n"); got != want {
+				t.Errorf("after the run:\n%s\nwant\n%s", got, want)
+			}
+			if got := rec.summary(); got != tc.events {
+				t.Errorf("observer: %s\nwant      %s", got, tc.events)
+			}
+		})
+	}
+}
+
+// TestLock: a stage that locks finds its tokens at their own paths while
+// it runs, and removes them once delivered.
+func TestLock(t *testing.T) {
+	root := t.TempDir()
+	in := filepath.Join(root, "in")
+	drop(t, in, map[string]string{"j1": "one", "j2": "two"})
+	var mu sync.Mutex
+	var seen []string
+	read := func(_ context.Context, j *Job) (int, error) {
+		if j.In[0] != filepath.Join(in, j.Names[0]) {
+			return -1, errors.New("held elsewhere: " + j.In[0])
+		}
+		b, err := os.ReadFile(filepath.Join(in, j.Names[0]))
+		mu.Lock()
+		seen = append(seen, string(b))
+		mu.Unlock()
+		return 0, err
+	}
+	n, err := Run(testCtx(t), []Stage{{Name: "t", In: []string{in}, Lock: true, Run: read}}, fast(Options{Once: true, Workers: 2}))
+	if err != nil || n.Done != 2 {
+		t.Fatalf("Run = %+v, %v", n, err)
+	}
+	slices.Sort(seen)
+	if strings.Join(seen, ",") != "one,two" {
+		t.Errorf("jobs read %v", seen)
+	}
+	if got := tree(t, root); got != "" {
+		t.Errorf("left: %s", got)
+	}
+}
+
+// TestKeepFailed: a stage that keeps its failed jobs leaves them where
+// they are, does not take them again, and is quiet all the same.
+func TestKeepFailed(t *testing.T) {
+	root := t.TempDir()
+	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
+	drop(t, in, map[string]string{"a": "ok\n", "b": "error\n", "c": "ok\n"})
+	rec := &recorder{}
+	var errb strings.Builder
+	n, err := Run(testCtx(t), []Stage{{Name: "grep", In: []string{in}, Out: [][]string{{out}}, KeepFailed: true, Run: script("grep -v error")}},
+		fast(Options{Once: true, Observer: rec, Stderr: &errb, Prog: "pmjq"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != (Counts{Done: 2, Failed: 1, Kept: 1}) {
+		t.Errorf("counts %+v", n)
+	}
+	if got := tree(t, root); got != "in/b=error\nout/a=ok\nout/c=ok" {
+		t.Errorf("after the run:\n%s", got)
+	}
+	if got := rec.get("claimed"); len(got) != 3 {
+		t.Errorf("claimed %v: a kept job was taken again", got)
+	}
+	if !strings.Contains(errb.String(), "pmjq: job b (grep) failed: exit status 1 after 1 try; left in place\n") {
+		t.Errorf("stderr: %s", errb.String())
+	}
+}
+
+// TestFailedName: a stage with failed names (pmjq 1.0's --error) moves a
+// failed job's tokens to them, renamed, with nothing beside them; a name
+// it cannot make leaves the job in place.
+func TestFailedName(t *testing.T) {
+	root := t.TempDir()
+	in, errs := filepath.Join(root, "in"), filepath.Join(root, "errors")
+	drop(t, in, map[string]string{"x": "1\n", "bad name": "2\n"})
+	var errb strings.Builder
+	n, err := Run(testCtx(t), []Stage{{Name: "false", In: []string{in}, Run: script("grep nothing"), Failed: []string{errs},
+		FailedName: func(j *Job, _ int) (string, error) {
+			if strings.Contains(j.Key, " ") {
+				return "", errors.New("no spaces here")
+			}
+			return j.Key + ".err", nil
+		}}}, fast(Options{Once: true, Stderr: &errb}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != (Counts{Failed: 2, Kept: 1}) {
+		t.Errorf("counts %+v", n)
+	}
+	if got := tree(t, root); got != "errors/x.err=1\nin/bad name=2" {
+		t.Errorf("after the run:\n%s", got)
+	}
+	for _, want := range []string{
+		"tpipe: job bad name (false) failed: exit status 1 after 1 try; left in place, for want of a failed name: no spaces here\n",
+		"tpipe: job x (false) failed: exit status 1 after 1 try; moved to " + filepath.Join(errs, "x.err") + "\n",
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		}
+	}
+}
+
+// TestSharedFolders: two engines, as two hosts on one shared folder, each
+// with several workers, race for the same and-merge jobs. Taking a job is
+// all or nothing, so every job runs exactly once, under claims and under
+// locks, and the folders are drained.
+func TestSharedFolders(t *testing.T) {
+	for _, lock := range []bool{false, true} {
+		t.Run(map[bool]string{false: "claim", true: "lock"}[lock], func(t *testing.T) {
+			const n = 120
+			root := t.TempDir()
+			dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
+			for _, d := range dirs {
+				os.MkdirAll(d, 0o700)
+				for i := range n {
+					os.WriteFile(filepath.Join(d, fmt.Sprintf("k%03d", i)), []byte("x"), 0o600)
+				}
+			}
+			var mu sync.Mutex
+			runs := map[string]int{}
+			count := func(ctx context.Context, j *Job) (int, error) {
+				for _, p := range j.In {
+					if _, err := os.Stat(p); err != nil {
+						return -1, fmt.Errorf("a held token is not where the job says: %v", err)
+					}
+				}
+				mu.Lock()
+				runs[j.Key]++
+				mu.Unlock()
+				return 0, nil
+			}
+			var wg sync.WaitGroup
+			results := make([]Counts, 2)
+			for e := range 2 {
+				st := Stage{Name: "m", In: dirs, Key: groupKey(`^(k\d+)$`, 2), Lock: lock, Run: count}
+				wg.Go(func() {
+					res, err := Run(testCtx(t), []Stage{st}, fast(Options{Once: true, Host: fmt.Sprint("host", e)}))
+					if err != nil {
+						t.Error(err)
+					}
+					results[e] = res
+				})
+			}
+			wg.Wait()
+			if len(runs) != n {
+				t.Errorf("%d jobs ran, want %d", len(runs), n)
+			}
+			for k, c := range runs {
+				if c != 1 {
+					t.Errorf("job %s ran %d times", k, c)
+				}
+			}
+			if results[0].Done+results[1].Done != n {
+				t.Errorf("done %d + %d, want %d", results[0].Done, results[1].Done, n)
+			}
+			if got := tree(t, root); got != "" {
+				t.Errorf("left behind:\n%s", got)
+			}
+		})
+	}
+}
+
+// BenchmarkAndMerge10k is pmjq 1.0's bug_cartesianproduct at its size:
+// 10,000 files in each of two folders, paired by name, each pair run
+// through the builtin cat into an output place.
+func BenchmarkAndMerge10k(b *testing.B) {
+	const n = 10000
+	for b.Loop() {
+		b.StopTimer()
+		root := b.TempDir()
+		for _, d := range []string{"a", "b"} {
+			os.MkdirAll(filepath.Join(root, d), 0o700)
+			for i := range n {
+				os.WriteFile(filepath.Join(root, d, fmt.Sprintf("%06d", i)), []byte(d+"\n"), 0o600)
+			}
+		}
+		st := Stage{Name: "cat", In: []string{filepath.Join(root, "a"), filepath.Join(root, "b")}, Key: groupKey(`(.*)`, 2),
+			Out: [][]string{{filepath.Join(root, "out")}}, Run: Argv([]string{"cat", "$1", "$2"}, nil, runner.Config{})}
+		b.StartTimer()
+		res, err := Run(context.Background(), []Stage{st}, Options{Once: true, NoSync: true, Workers: 2})
+		if err != nil || res.Done != n {
+			b.Fatalf("%+v, %v", res, err)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sets/s")
+}
