@@ -91,20 +91,29 @@ func readFile(f *os.File, path string, maxRecord int, each func(rec []byte) erro
 	r.Reset(cr, recfile.ReadLimit(BlockSize, maxRecord))
 	for {
 		rec, err := r.Next()
-		if err == io.EOF {
-			return cr.n, nil, nil
-		}
-		var ce *recfile.CorruptError
-		if errors.As(err, &ce) {
-			return cr.n, &CorruptError{Path: path, Err: err}, nil
-		}
 		if err != nil {
-			return cr.n, nil, fmt.Errorf("read %s: %w", path, err)
+			corrupt, err := readErr(path, err)
+			return cr.n, corrupt, err
 		}
 		if err := each(rec); err != nil {
 			return cr.n, nil, err
 		}
 	}
+}
+
+// readErr sorts the error that ended a token's reading: nil at its end,
+// a corrupt token, or a failure to read it. It is apart from readFile's
+// loop because errors.As's target escapes: declared in the loop, it cost
+// an allocation per record.
+func readErr(path string, err error) (*CorruptError, error) {
+	if err == io.EOF {
+		return nil, nil
+	}
+	var ce *recfile.CorruptError
+	if errors.As(err, &ce) {
+		return &CorruptError{Path: path, Err: err}, nil
+	}
+	return nil, fmt.Errorf("read %s: %w", path, err)
 }
 
 // readers and writers keep the block memory of the recfile readers and
