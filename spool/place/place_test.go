@@ -602,6 +602,48 @@ func TestLockRace(t *testing.T) {
 	}
 }
 
+// TestOpenAtOnce opens places from several goroutines, each place more
+// than once: every Open of a dir returns the one *Place, with its
+// protocol directories made, and Open after Close is ErrClosed.
+func TestOpenAtOnce(t *testing.T) {
+	w := worker(t, "h", nil)
+	root := t.TempDir()
+	const places, each = 6, 4
+	got := make([][]*Place, places)
+	for i := range got {
+		got[i] = make([]*Place, each)
+	}
+	var wg sync.WaitGroup
+	for i := range places {
+		for j := range each {
+			wg.Go(func() {
+				p, err := w.Open(filepath.Join(root, fmt.Sprintf("p%d", i)))
+				if err != nil {
+					t.Error(err)
+				}
+				got[i][j] = p
+			})
+		}
+	}
+	wg.Wait()
+	for i, ps := range got {
+		for _, p := range ps {
+			if p == nil || p != ps[0] {
+				t.Fatalf("place %d: Open returned %p and %p", i, ps[0], p)
+			}
+		}
+		for _, sub := range []string{tmpDir, claimDir, lockDir} {
+			if fi, err := os.Lstat(filepath.Join(ps[0].Dir(), sub)); err != nil || !fi.IsDir() {
+				t.Fatalf("place %d: %s: %v", i, sub, err)
+			}
+		}
+	}
+	w.Close()
+	if _, err := w.Open(filepath.Join(root, "late")); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Open after Close: %v, want ErrClosed", err)
+	}
+}
+
 func TestReapTmp(t *testing.T) {
 	c := newClock()
 	dir := filepath.Join(t.TempDir(), "p")
