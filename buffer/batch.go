@@ -172,9 +172,10 @@ func (o *Output) Copy(in *Input) error {
 		}
 	}
 	b := in.cur
-	if b == in.priv {
-		// The private buffer of CopyReads stays with its task: copy the
-		// pieces, a chain's last one left open.
+	if b == in.priv || b.pins > 0 {
+		// The private buffer of CopyReads stays with its task, and a
+		// buffer with kept records with its reader: copy the pieces, a
+		// chain's last one left open.
 		for in.i < len(b.ends) {
 			end := int(b.ends[in.i])
 			piece := b.data[in.off:end:end]
@@ -219,11 +220,12 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 		}
 	}
 	b := in.cur
-	if b == in.priv || b.cont {
+	if b == in.priv || b.cont || b.pins > 0 {
 		// Records already copied out by Read (CopyReads): the private
 		// buffer never goes to a queue, so the kept ones are copied. A
 		// buffer that ends with the first piece of a long record cannot
-		// move either; that record is read whole, as by Read.
+		// move either; that record is read whole, as by Read. Nor can
+		// one whose reader keeps records of it (Hold).
 		for w := b.whole(); in.i < w; {
 			end := int(b.ends[in.i])
 			rec := b.data[in.off:end:end]
@@ -249,6 +251,19 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 		}
 		return nil
 	}
+	first, w := in.sift(keep, skip)
+	if w == first {
+		return nil // nothing kept; the buffer goes back to FREE on the next read
+	}
+	return o.move(in, first)
+}
+
+// sift keeps the records of the buffer being read, from the next one on,
+// for which keep (or skip, see Sieve) says so, packing them in place, and
+// consumes the buffer. The kept records are those from index first to w;
+// none were kept if w == first.
+func (in *Input) sift(keep func(rec []byte) bool, skip func([]byte) (int, bool)) (first, w int) {
+	b := in.cur
 	first, w, woff := in.i, in.i, in.off
 	// take moves record i (from off to end) into the kept part.
 	take := func(off, end int) {
@@ -287,8 +302,5 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 	// Everything is consumed as far as the reader goes: nothing is left to
 	// Forward. If the buffer moves on, lo is set to the first kept record.
 	in.i, in.off, b.lo = w, woff, w
-	if w == first {
-		return nil // nothing kept; the buffer goes back to FREE on the next read
-	}
-	return o.move(in, first)
+	return first, w
 }

@@ -44,6 +44,9 @@ type Buf struct {
 	// consecutive). A chain ends at a buffer without cont, or at eof.
 	cont bool
 	id   int
+	// pins counts the records of the buffer its reader keeps (Input.Hold);
+	// a pinned buffer is kept, not given back, when the reader moves on.
+	pins int32
 	// Padding Buf and the ports to separate cache lines was measured (A/B,
 	// BenchmarkChain) and made no difference once filters pass whole
 	// buffers, so the structs stay small.
@@ -440,19 +443,23 @@ func (p *Pool) Check() error {
 		}
 		nqueued += q.n
 		if occ := q.n + q.reserved + q.held; occ > q.cap {
-			return fmt.Errorf("queue %s holds %d buffers (%d queued, %d reserved, %d being read) over its capacity %d",
+			return fmt.Errorf("queue %s holds %d buffers (%d queued, %d reserved, %d being read or kept) over its capacity %d",
 				q.name, occ, q.n, q.reserved, q.held, q.cap)
 		}
 	}
 	for _, t := range p.procs {
 		for _, in := range t.ins {
-			if in.cur == in.priv {
-				continue // the task's own buffer (CopyReads), not the pool's
+			// A private buffer (CopyReads) is the task's own, not the pool's.
+			if in.cur != nil && in.cur != in.priv {
+				if err := place(in.cur, "task "+t.name+" (reading)"); err != nil {
+					return err
+				}
+				nheld++
 			}
-			if err := place(in.cur, "task "+t.name+" (reading)"); err != nil {
-				return err
-			}
-			if in.cur != nil {
+			for _, b := range in.kept {
+				if err := place(b, "task "+t.name+" (keeping)"); err != nil {
+					return err
+				}
 				nheld++
 			}
 		}

@@ -130,6 +130,9 @@ type Input struct {
 	// long is the record Read last reassembled from a chain: task memory,
 	// outside the pool, kept for the next long record.
 	long []byte
+	// kept are the buffers the task has read past and keeps (Hold), each
+	// charged to q.held like cur.
+	kept []*Buf
 	last lastKind // what the last read returned, for Forward
 	more bool     // the piece ReadChunk returned last goes on
 	err  error    // sticky: a record over the pool's MaxRecord
@@ -434,6 +437,10 @@ func (in *Input) giveBackLocked() {
 	b := in.cur
 	in.cur = nil
 	if b == in.priv {
+		return
+	}
+	if b.pins > 0 {
+		in.kept = append(in.kept, b) // still charged to q
 		return
 	}
 	in.q.held--
@@ -741,7 +748,7 @@ func (o *Output) Forward(in *Input) error {
 	}
 	// A buffer that ends a chain's piece never moves: its next buffer
 	// would not follow it in o's queue.
-	if o.pend != nil || in.i != len(b.ends) || b == in.priv || b.cont {
+	if o.pend != nil || in.i != len(b.ends) || b == in.priv || b.cont || b.pins > 0 {
 		return o.Write(rec)
 	}
 	return o.move(in, in.i-1)

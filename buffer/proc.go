@@ -241,6 +241,7 @@ func (c *Proc) Finish(failed bool) {
 	}
 	for _, in := range t.ins {
 		in.stopLocked()
+		in.dropKeptLocked()
 	}
 	p.live--
 	p.checkStallLocked()
@@ -298,14 +299,7 @@ func (t *proc) parkLocked(w waiting) error {
 	if p.err != nil {
 		return p.err
 	}
-	t.endOutsideLocked() // a task in the pool is not waiting on a pipe
-	t.wait = w
-	if t.park != nil {
-		t.parked.Store(true)
-	}
-	p.blocked++
-	p.beginWaitLocked(t)
-	p.checkStallLocked()
+	t.beginParkLocked(w)
 	p.mu.Unlock()
 	var perr error
 	if t.park != nil {
@@ -335,6 +329,29 @@ func (t *proc) parkLocked(w waiting) error {
 		}
 		return perr
 	}
+	t.countWaitLocked(w)
+	return p.err
+}
+
+// beginParkLocked makes t wait on w: it counts as blocked from now on,
+// until a wakeLocked ends the wait, and the pool looks for a stall. The
+// caller then lets go of the lock and parks (parkLocked), or, for a task
+// its scheduler runs as plain calls, returns (Filter.Step).
+func (t *proc) beginParkLocked(w waiting) {
+	p := t.pool
+	t.endOutsideLocked() // a task in the pool is not waiting on a pipe
+	t.wait = w
+	if t.park != nil {
+		t.parked.Store(true)
+	}
+	p.blocked++
+	p.beginWaitLocked(t)
+	p.checkStallLocked()
+}
+
+// countWaitLocked counts t's wait on w, just ended, into the waits of the
+// queue it was for.
+func (t *proc) countWaitLocked(w waiting) {
 	d := t.waits.last // counted into the task's time blocked by wakeLocked
 	switch w.kind {
 	case waitRead:
@@ -355,7 +372,6 @@ func (t *proc) parkLocked(w waiting) error {
 			}
 		}
 	}
-	return p.err
 }
 
 // unwaitLocked ends t's wait: it is taken off the queue it waits on, no

@@ -126,7 +126,7 @@ func (t *proc) holdsOrFeedsLocked() bool {
 		return true
 	}
 	for _, in := range t.ins {
-		if (in.cur != nil && in.cur != in.priv) || in.q.n > 0 {
+		if (in.cur != nil && in.cur != in.priv) || len(in.kept) > 0 || in.q.n > 0 {
 			return true
 		}
 	}

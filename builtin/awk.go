@@ -25,7 +25,9 @@ func init() {
 			"input or the FILEs, output to the next command. -F sets the field separator, -v " +
 			"a variable before BEGIN, -f reads the program from a file. What GoAWK does not " +
 			"do as GNU awk does (gawk's functions and variables such as gensub, strftime, " +
-			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk.",
+			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk. " +
+			"The one-liners {s += $N} END {print s} and {print $N, ...}, with the default or a " +
+			"one-byte -F and no file operand, run without the interpreter, as gawk would.",
 		New: awkNew,
 	})
 }
@@ -58,13 +60,15 @@ var awkGawkOnly = map[string]bool{
 
 func awkNew(env *Env, args []string) (*Cmd, error) {
 	a := &awkCmd{env: env}
-	var sources []string
-	fromFile := false
+	var sources, fs []string
+	fromFile, assigns := false, false
 	operands, err := getopt{cmd: "awk", shorts: "F:v:f:", longs: awkLongs, inOrder: true}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'F':
 			a.vars = append(a.vars, "FS", arg)
+			fs = append(fs, arg)
 		case 'v':
+			assigns = true
 			name, value, ok := strings.Cut(arg, "=")
 			if !ok {
 				return unsupportedf("awk", "-v %s", arg)
@@ -105,6 +109,12 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		// the system's awk says which.
 		return nil, &UnsupportedError{Cmd: "awk", What: "awk with a program GoAWK cannot parse",
 			Usage: &UsageError{Cmd: "awk", Msg: strings.ReplaceAll(err.Error(), "\n", " "), Status: 2}}
+	}
+	if !assigns && len(operands) == 0 {
+		if f := newAwkFast(a.prog, fs); f != nil {
+			rec := f.perRecord()
+			return &Cmd{ReadsInput: true, Rec: rec, Fn: rec.Func()}, nil
+		}
 	}
 	a.args = operands
 	var names []string

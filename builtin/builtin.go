@@ -175,9 +175,10 @@ type Cmd struct {
 	// run then says what went wrong. why says where the size comes from,
 	// for --explain: "one 1280x720 4:2:0 frame (from in.y4m's header)".
 	NeedSize func(ctx context.Context, r io.Reader, from string) (need int, why string)
-	// Holds is how many records, each at most the record size, the
-	// command keeps in memory of its own outside the pool, allocated once
-	// (stabilize's lookahead of frames). --explain states it.
+	// Holds is how many buffers of its input the command keeps besides
+	// the one it reads (buffer.Input.Hold: stabilize's lookahead of
+	// frames); the plan counts them in B (graph.Task.Holds) and --explain
+	// states them.
 	Holds int
 }
 

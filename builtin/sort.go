@@ -438,7 +438,9 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 	}
 	spill := &spillFiles{dir: c.tempDir()}
 	defer spill.cleanup()
-	buf := &sortBuffer{budget: c.budget()}
+	// Copies of a line fold into one entry wherever the output cannot
+	// tell them from lines that tie (sortfold.go).
+	buf := newSortBuffer(c.budget(), c.lastCmp || c.unique)
 	s := newSorter(c)
 	// runs are in input order, their levels never increasing: whenever
 	// spillFanIn runs share the last level they are merged into one run of
@@ -452,10 +454,16 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		if err != nil {
 			return err
 		}
-		for _, e := range buf.lines {
-			if err := w.add(buf.at(e.ref)); err != nil {
-				return err
+		err = s.each(buf, func(line []byte, n int) error {
+			for range n {
+				if err := w.add(line); err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		run, err := w.close()
 		if err != nil {
@@ -498,10 +506,8 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		return err
 	}
 	if len(runs) == 0 {
-		for _, e := range buf.lines {
-			if err := emit(buf.at(e.ref)); err != nil {
-				return err
-			}
+		if err := s.each(buf, emit); err != nil {
+			return err
 		}
 		return done()
 	}
@@ -536,8 +542,8 @@ func (c *sortCmd) run(ctx context.Context, p *buffer.Ports) error {
 		}
 		srcs = append(srcs, r)
 	}
-	srcs = append(srcs, &spillMem{buf: buf})
-	if err := spillMerge(srcs, s.order(), c.unique, emit); err != nil {
+	srcs = append(srcs, &spillMem{buf: buf, unique: c.unique})
+	if err := spillMerge(srcs, s.order(), c.unique, func(line []byte) error { return emit(line, 1) }); err != nil {
 		return err
 	}
 	return done()
@@ -554,21 +560,33 @@ func (c *sortCmd) inputError(err error) error {
 	return err
 }
 
-// emitter returns the function that writes each sorted line (without its
-// end) to the output port or, with -o, to the file, and the function that
-// finishes the output. The -o file is created only now, once the input is
-// read: it may be one of the inputs.
-func (c *sortCmd) emitter(p *buffer.Ports) (emit func([]byte) error, done func() error, err error) {
+// emitter returns the function that writes a sorted line (without its
+// end) n times to the output port or, with -o, to the file, and the
+// function that finishes the output. The -o file is created only now, once
+// the input is read: it may be one of the inputs.
+func (c *sortCmd) emitter(p *buffer.Ports) (emit func(line []byte, n int) error, done func() error, err error) {
 	if c.output == "" {
 		out := p.Out(0)
 		eol := []byte{c.eol}
-		emit = func(line []byte) error {
-			// The line, then its end, into the output buffer: no copy of
-			// the line in between.
-			if err := out.WriteChunk(line, true); err != nil {
-				return err
+		var rec []byte
+		emit = func(line []byte, n int) error {
+			if n == 1 {
+				// The line, then its end, into the output buffer: no
+				// copy of the line in between.
+				if err := out.WriteChunk(line, true); err != nil {
+					return err
+				}
+				return out.Write(eol)
 			}
-			return out.Write(eol)
+			// Copies of a folded line: the line with its end once, then
+			// a record at a time.
+			rec = append(append(rec[:0], line...), c.eol)
+			for range n {
+				if err := out.Write(rec); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		return emit, func() error { return nil }, nil
 	}
@@ -578,9 +596,14 @@ func (c *sortCmd) emitter(p *buffer.Ports) (emit func([]byte) error, done func()
 		return nil, nil, task.Exit(2)
 	}
 	w := bufio.NewWriterSize(f, 64<<10)
-	emit = func(line []byte) error {
-		w.Write(line)
-		return w.WriteByte(c.eol)
+	emit = func(line []byte, n int) error {
+		for range n {
+			w.Write(line)
+			if err := w.WriteByte(c.eol); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	done = func() error {
 		err := w.Flush()

@@ -460,3 +460,48 @@ func TestSortLargeSameAsGNU(t *testing.T) {
 		}
 	}
 }
+
+// sortRepeatedLines is n lines drawn from distinct lines of a few fields
+// (a Zipf-like draw: a few lines make most of the input), as the words of
+// a text or the clients of a log are.
+func sortRepeatedLines(r *rand.Rand, n, distinct int) string {
+	pool := strings.Split(strings.TrimSuffix(sortRandomLines(r, distinct), "\n"), "\n")
+	var b strings.Builder
+	for range n {
+		// The square of a uniform draw favours the first lines.
+		u := r.Float64()
+		b.WriteString(pool[int(u*u*float64(len(pool)))])
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Sorts of repetitive input fold copies of a line (sortfold.go): the
+// output is GNU's, with the lines in memory or spilled, when the table
+// grows, when it is dropped for folding too little, and where folding
+// must not happen (-s without -u).
+func TestSortFoldSameAsGNU(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	inputs := map[string]string{
+		"copies":   sortRepeatedLines(r, 20000, 3000),
+		"distinct": sortRepeatedLines(r, 40000, 40000) + sortRepeatedLines(r, 5000, 20),
+	}
+	for name, in := range inputs {
+		for _, args := range [][]string{
+			nil, {"-r"}, {"-u"}, {"-n"}, {"-k2,2"}, {"-s", "-k1,1"}, {"-u", "-k1,1"}, {"-f"}, {"-s", "-f"},
+		} {
+			argv := append([]string{"sort"}, args...)
+			want := runGNU(t, "", argv, in)
+			// 64 KiB: runs of a few hundred lines, too small to fold;
+			// 1 MiB: a few runs, each folding.
+			for _, budget := range []int{0, 64 << 10, 1 << 20} {
+				var stdout, stderr bytes.Buffer
+				env := &builtin.Env{Stderr: &stderr, TempDir: t.TempDir(), SortMemory: budget}
+				got := runWithEnv(t, env, &stdout, &stderr, argv, in)
+				if got.out != want.out || got.code != want.code {
+					t.Errorf("%s: %q with SortMemory %d: output differs from GNU (%d vs %d bytes)", name, argv, budget, len(got.out), len(want.out))
+				}
+			}
+		}
+	}
+}

@@ -154,7 +154,7 @@ func (c *sortCmd) runCut(p *buffer.Ports, cut Cut) error {
 		return err
 	}
 	for _, l := range h.lines {
-		if err := emit(l.line); err != nil {
+		if err := emit(l.line, 1); err != nil {
 			return err
 		}
 	}

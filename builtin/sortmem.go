@@ -28,6 +28,7 @@ import (
 // garbage collector neither scans the array nor sees the swaps.
 type sortRef struct {
 	slab, off, n uint32
+	more         uint32 // copies of the line beyond the first (see sortfold.go)
 }
 
 // sortEntry is a line being sorted: where it is, and its abbreviated key
@@ -54,8 +55,38 @@ type sortBuffer struct {
 	refs   [][]sortRef // the lines in input order, in chunks of sortRefChunk
 	n      int         // lines held
 	lines  []sortEntry // the lines in order, once sorted (see sorter)
-	used   int         // bytes of lines plus sortLineCost per line
+	used   int         // bytes of lines plus sortLineCost per line, and the fold's table
 	budget int
+	// fold, if set, folds copies of a line held into its count
+	// (sortRef.more); see sortfold.go. Set it before the first add.
+	fold *sortFold
+}
+
+// newSortBuffer returns an empty buffer of budget bytes, folding copies
+// of a line if fold is set.
+func newSortBuffer(budget int, fold bool) *sortBuffer {
+	b := &sortBuffer{budget: budget}
+	// A table that takes much of a small budget (sort -S 64K) would leave
+	// room for a few lines a run, and spill them one run at a time.
+	if fold && sortFoldShare*sortFoldFirst <= budget {
+		b.fold = newSortFold()
+		b.used = b.fold.bytes()
+	}
+	return b
+}
+
+// ref returns the i-th line held, in input order.
+func (b *sortBuffer) ref(i int) *sortRef {
+	return &b.refs[i/sortRefChunk][i%sortRefChunk]
+}
+
+// times is how many lines an entry stands for in the output: its copies,
+// or one when a sort keeps one line of each group (-u).
+func (b *sortBuffer) times(r sortRef, unique bool) int {
+	if unique {
+		return 1
+	}
+	return int(r.more) + 1
 }
 
 // at returns the line r locates; it is valid until reset.
@@ -67,11 +98,42 @@ func (b *sortBuffer) at(r sortRef) []byte {
 // the line would take the buffer past its budget; the buffer then needs
 // to be spilled. A buffer with no line takes any line.
 func (b *sortBuffer) add(line []byte) bool {
+	f := b.fold
+	var slot int
+	var tag uint32
+	if f != nil {
+		var found bool
+		if slot, tag, found = f.find(b, line); found {
+			if !f.worth() {
+				b.dropFold()
+			}
+			return true
+		}
+	}
 	cost := len(line) + sortLineCost
 	if b.n > 0 && b.used+cost > b.budget {
 		return false
 	}
 	b.used += cost
+	r := b.hold(line)
+	if f != nil {
+		switch {
+		case !f.worth():
+			b.dropFold()
+		case f.put(slot, tag, b.n-1, r):
+			if b.used+f.bytes() > b.budget {
+				b.dropFold()
+			} else {
+				b.used += f.bytes()
+				f.grow()
+			}
+		}
+	}
+	return true
+}
+
+// hold copies line into the slabs and returns its ref.
+func (b *sortBuffer) hold(line []byte) sortRef {
 	for {
 		if b.cur == len(b.slabs) {
 			// Slabs of at most 1 MiB: large enough that lines share them, small
@@ -85,10 +147,11 @@ func (b *sortBuffer) add(line []byte) bool {
 			if c == len(b.refs) {
 				b.refs = append(b.refs, make([]sortRef, 0, sortRefChunk))
 			}
-			b.refs[c] = append(b.refs[c], sortRef{slab: uint32(b.cur), off: uint32(len(s)), n: uint32(len(line))})
+			r := sortRef{slab: uint32(b.cur), off: uint32(len(s)), n: uint32(len(line))}
+			b.refs[c] = append(b.refs[c], r)
 			b.n++
 			b.slabs[b.cur] = append(s, line...)
-			return true
+			return r
 		}
 		if len(s) == 0 {
 			// A line longer than the slab: give it a slab of its own size.
@@ -97,6 +160,22 @@ func (b *sortBuffer) add(line []byte) bool {
 		}
 		b.cur++
 	}
+}
+
+// settle puts the copies the fold has counted into the lines' refs; the
+// buffer's lines are then ready to sort.
+func (b *sortBuffer) settle() {
+	if b.fold != nil {
+		b.fold.settle(b)
+	}
+}
+
+// dropFold stops folding: the lines held keep their counts, lines added
+// from now on are held one by one.
+func (b *sortBuffer) dropFold() {
+	b.settle()
+	b.used -= b.fold.bytes()
+	b.fold = nil
 }
 
 // inOrder returns the lines held as entries in input order, in dst if it
@@ -125,6 +204,10 @@ func (b *sortBuffer) reset() {
 		b.refs[i] = b.refs[i][:0]
 	}
 	b.lines, b.cur, b.used, b.n = b.lines[:0], 0, 0, 0
+	if b.fold != nil {
+		b.fold.reset()
+		b.used = b.fold.bytes()
+	}
 }
 
 // sortLevel is what a group of entries is sorted by: key (len(keys) for
@@ -200,6 +283,7 @@ func (s *sorter) text(line []byte, l sortLevel) []byte {
 // sortBuffer sorts b.lines and, with -u, keeps the first of each group of
 // equal lines.
 func (s *sorter) sortBuffer(b *sortBuffer) {
+	b.settle()
 	s.buf = b
 	if cap(s.entries) < b.n {
 		s.entries = make([]sortEntry, b.n)
@@ -210,11 +294,28 @@ func (s *sorter) sortBuffer(b *sortBuffer) {
 	// The first level is the first key, or the whole line when there is
 	// none (key 0 is then len(keys)).
 	s.sortLevel(e, s.tmp[:len(e)], sortLevel{}, true)
-	if s.c.unique {
-		b.lines = slices.CompactFunc(b.lines, func(x, y sortEntry) bool {
-			return s.c.compare(b.at(x.ref), b.at(y.ref)) == 0
-		})
+}
+
+// each calls f with the lines of b in order, once sorted, and the number
+// of times each is written: its copies, or, with -u, once for the first of
+// each group of lines that compare equal, the others skipped. Skipping as
+// the lines are written rather than in a pass of its own reads each line
+// from its random place in the slabs once, not twice.
+func (s *sorter) each(b *sortBuffer, f func(line []byte, n int) error) error {
+	var prev []byte
+	for i, e := range b.lines {
+		line := b.at(e.ref)
+		if s.c.unique {
+			if i > 0 && s.c.compare(prev, line) == 0 {
+				continue
+			}
+			prev = line
+		}
+		if err := f(line, b.times(e.ref, s.c.unique)); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // sortGroup is a slice of entries still to sort at a level, and the
@@ -267,6 +368,12 @@ func (s *sorter) sortOne(g sortGroup, stack []sortGroup) []sortGroup {
 // groups of equal abbreviations that need another level.
 func (s *sorter) radixGroups(g sortGroup, stack []sortGroup) []sortGroup {
 	sortByKey(g.e, g.tmp)
+	return s.groupsOf(g, stack)
+}
+
+// groupsOf pushes the groups of equal abbreviations of g.e, sorted by
+// them, that need another level.
+func (s *sorter) groupsOf(g sortGroup, stack []sortGroup) []sortGroup {
 	for i := 0; i < len(g.e); {
 		j := i + 1
 		for j < len(g.e) && g.e[j].key == g.e[i].key {
@@ -291,8 +398,9 @@ func (s *sorter) compareSort(e []sortEntry, i int) {
 }
 
 // parallel is sortLevel at the top with several workers: the first
-// level's abbreviations are computed in parts, one a worker, then the
-// entries are put in order of them, and the groups go to the workers.
+// level's abbreviations are computed in parts, one a worker; radix passes
+// split the entries into buckets by their leading bytes (sortBuckets),
+// and the workers sort the buckets, each with the groups it leads to.
 func (s *sorter) parallel(e, tmp []sortEntry, l sortLevel) {
 	k := s.levelKey(l)
 	if !s.wholeLevel(l) && !k.abbreviates() {
@@ -311,22 +419,81 @@ func (s *sorter) parallel(e, tmp []sortEntry, l sortLevel) {
 		})
 	}
 	wg.Wait()
-	groups := s.radixGroups(sortGroup{e: e, tmp: tmp, level: l}, nil)
-	// Largest groups first, so that the last to finish is small.
-	slices.SortFunc(groups, func(a, b sortGroup) int { return len(b.e) - len(a.e) })
-	work := make(chan sortGroup)
+	buckets := sortBuckets(e, tmp, len(e)/(4*s.workers))
+	// Largest buckets first, so that the last to finish is small.
+	slices.SortFunc(buckets, func(a, b sortBucket) int { return (b.hi - b.lo) - (a.hi - a.lo) })
+	work := make(chan sortBucket)
 	for range s.workers {
 		wg.Go(func() {
-			for g := range work {
-				s.drain(g)
+			for b := range work {
+				g := sortGroup{e: e[b.lo:b.hi], tmp: tmp[b.lo:b.hi], level: l}
+				if b.shift >= 0 {
+					sortByKeyBelow(g.e, g.tmp, b.shift)
+				}
+				for _, g := range s.groupsOf(g, nil) {
+					s.drain(g)
+				}
 			}
 		})
 	}
-	for _, g := range groups {
-		work <- g
+	for _, b := range buckets {
+		work <- b
 	}
 	close(work)
 	wg.Wait()
+}
+
+// sortBucket is a run of entries that are in place relative to the rest:
+// their keys share the bytes above shift+8, and differ from the others'
+// there; shift -8 when they are all equal.
+type sortBucket struct {
+	lo, hi, shift int
+}
+
+// sortBuckets puts e in order of the leading bytes of its keys, one radix
+// pass at a time, until no bucket holds more than most entries (or can be
+// split further), and returns the buckets, for workers to sort apart.
+func sortBuckets(e, tmp []sortEntry, most int) []sortBucket {
+	todo := []sortBucket{{0, len(e), 56}}
+	var done []sortBucket
+	for len(todo) > 0 {
+		b := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if b.hi-b.lo <= max(most, 32) || b.shift < 0 {
+			done = append(done, b)
+			continue
+		}
+		shift, ok := sortTopByte(e[b.lo:b.hi], b.shift)
+		if !ok {
+			done = append(done, sortBucket{b.lo, b.hi, -8})
+			continue
+		}
+		start := radixSplit(e[b.lo:b.hi], tmp[b.lo:b.hi], shift)
+		for c := range 256 {
+			if lo, hi := b.lo+start[c], b.lo+start[c+1]; hi > lo {
+				todo = append(todo, sortBucket{lo, hi, shift - 8})
+			}
+		}
+	}
+	return done
+}
+
+// sortTopByte returns the shift of the most significant byte, at shift or
+// below, in which keys of e differ, and ok false when they are all equal.
+func sortTopByte(e []sortEntry, shift int) (int, bool) {
+	var or, and uint64 = 0, ^uint64(0)
+	for i := range e {
+		or |= e[i].key
+		and &= e[i].key
+	}
+	diff := (or ^ and) & (1<<(shift+8) - 1)
+	if diff == 0 {
+		return 0, false
+	}
+	for diff>>shift&0xff == 0 {
+		shift -= 8
+	}
+	return shift, true
 }
 
 // parallelCompare sorts e from key i by comparison on two workers, a half
@@ -362,6 +529,21 @@ func sortByKey(e, tmp []sortEntry) { sortByKeyBelow(e, tmp, 56) }
 
 // radixPass sorts e by the byte at shift and the bytes below it.
 func radixPass(e, tmp []sortEntry, shift int) {
+	start := radixSplit(e, tmp, shift)
+	if shift == 0 {
+		return
+	}
+	for b := range 256 {
+		lo, hi := start[b], start[b+1]
+		if hi-lo > 1 {
+			sortByKeyBelow(e[lo:hi], tmp[lo:hi], shift-8)
+		}
+	}
+}
+
+// radixSplit puts e in order of the byte at shift, stably, and returns
+// where each value's entries start (start[256] is len(e)).
+func radixSplit(e, tmp []sortEntry, shift int) *[257]int {
 	var count [256]int
 	for i := range e {
 		count[e[i].key>>shift&0xff]++
@@ -377,15 +559,7 @@ func radixPass(e, tmp []sortEntry, shift int) {
 		pos[b]++
 	}
 	copy(e, tmp)
-	if shift == 0 {
-		return
-	}
-	for b := range 256 {
-		lo, hi := start[b], start[b+1]
-		if hi-lo > 1 {
-			sortByKeyBelow(e[lo:hi], tmp[lo:hi], shift-8)
-		}
-	}
+	return &start
 }
 
 // sortByKeyBelow is sortByKey for entries that share the bytes above
@@ -396,19 +570,9 @@ func sortByKeyBelow(e, tmp []sortEntry, shift int) {
 		insertionByKey(e)
 		return
 	}
-	var or, and uint64 = 0, ^uint64(0)
-	for i := range e {
-		or |= e[i].key
-		and &= e[i].key
+	if shift, ok := sortTopByte(e, shift); ok {
+		radixPass(e, tmp, shift)
 	}
-	diff := (or ^ and) & (1<<(shift+8) - 1)
-	if diff == 0 {
-		return
-	}
-	for diff>>shift&0xff == 0 {
-		shift -= 8
-	}
-	radixPass(e, tmp, shift)
 }
 
 func insertionByKey(e []sortEntry) {

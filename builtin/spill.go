@@ -46,17 +46,23 @@ type spillSource interface {
 }
 
 // spillMem is a spillSource over the lines of a sortBuffer, in the order
-// of its refs.
+// of its refs, each as many times as it was folded (once with unique).
 type spillMem struct {
-	buf *sortBuffer
-	i   int
+	buf    *sortBuffer
+	unique bool
+	i      int
+	left   int // copies of line i-1 still to give
 }
 
 func (m *spillMem) next() ([]byte, error) {
-	if m.i == len(m.buf.lines) {
-		return nil, io.EOF
+	if m.left == 0 {
+		if m.i == len(m.buf.lines) {
+			return nil, io.EOF
+		}
+		m.i++
+		m.left = m.buf.times(m.buf.lines[m.i-1].ref, m.unique)
 	}
-	m.i++
+	m.left--
 	return m.buf.at(m.buf.lines[m.i-1].ref), nil
 }
 

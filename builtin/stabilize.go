@@ -10,7 +10,6 @@ import (
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/task"
 	"github.com/tpipe/tpipe/video/stab"
-	"github.com/tpipe/tpipe/video/y4m"
 )
 
 func init() {
@@ -20,13 +19,13 @@ func init() {
 			"[--zoom PCT|auto] [--borders zoom|black|fill]",
 		Help: "Remove camera shake from a y4m stream (8-bit 4:2:0, 4:2:2, 4:4:4 or mono): " +
 			"the motion between frames is measured, the camera's path smoothed over a " +
-			"lookahead of N frames (-w, default 30) by a Gaussian of SIGMA frames (-s, " +
-			"default N/3), and each frame moved onto the smooth path, by at most " +
+			"lookahead of N frames (-w, default 40) by a Gaussian of SIGMA frames (-s, " +
+			"default N/2), and each frame moved onto the smooth path, by at most " +
 			"--max-shift percent of the frame (default 4) and --max-angle degrees " +
 			"(default 1). The picture is zoomed just enough to hide the borders of such " +
 			"moves (--zoom auto), or by --zoom PCT percent; --borders black or fill " +
 			"shows them instead. Same size and number of frames out as in. The task " +
-			"holds N+2 frames of its own.",
+			"keeps the N frames of its lookahead in the pool's buffers, which B counts.",
 		New: stabilizeNew,
 	})
 }
@@ -100,7 +99,7 @@ func stabilizeNew(env *Env, args []string) (*Cmd, error) {
 	if len(operands) > 0 {
 		return nil, usagef(cmd, "extra operand '%s': stabilize reads its input", operands[0])
 	}
-	o.Sigma = float64(o.Window) / 3
+	o.Sigma = float64(o.Window) / 2 // as in stab.DefaultOptions
 	if sigma != 0 {
 		if sigma > float64(o.Window) {
 			return nil, usagef(cmd, "strength %g is more than the window (%d frames)", sigma, o.Window)
@@ -110,14 +109,16 @@ func stabilizeNew(env *Env, args []string) (*Cmd, error) {
 	if err := o.Check(); err != nil {
 		return nil, usagef(cmd, "%v", err)
 	}
-	return &Cmd{ReadsInput: true, Holds: o.Window + 2, Fn: stabilizeRun(env, o)}, nil
+	return &Cmd{ReadsInput: true, Holds: o.Window, Fn: stabilizeRun(env, o)}, nil
 }
 
 // stabilizeRun forwards the header as is, then gives each frame to a
-// stab.Stabilizer, which holds Window+1 of them in its own ring (a
-// pool buffer is only ours until the next Read), and writes the
-// corrected frames, Window frames behind, with the FRAME lines they came
-// with.
+// stab.Stabilizer and keeps it where it was read, in its pool buffer
+// (buffer.Input.Hold): the Stabilizer needs a frame again Window frames
+// later, to warp it. It then warps it straight into a record of the
+// output (buffer.Output.Alloc), after the FRAME line it came with, and
+// lets its buffer go. So the task keeps Window buffers besides the one it
+// reads, which the plan counts in B (Cmd.Holds), and no frame of its own.
 func stabilizeRun(env *Env, o stab.Options) task.Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
 		const cmd = "stabilize"
@@ -135,12 +136,24 @@ func stabilizeRun(env *Env, o stab.Options) task.Func {
 			return task.Exit(1)
 		}
 		defer s.Close()
-		// The FRAME lines of the frames held, and the record being written:
-		// a FRAME line, then the corrected frame, warped into place.
-		lines := make([][]byte, o.Window+1)
-		rec := make([]byte, 0, y4m.MaxFrameLine+l.FrameSize())
-		n := 0
-		for {
+		kept := make([]buffer.Held, o.Window+1) // frame k in kept[k % len]
+		done := 0                               // frames written
+		// emit writes the frame due, corrected, and lets its buffer go.
+		emit := func() error {
+			h := kept[done%len(kept)]
+			line, data, _ := videoFrame(h.Bytes(), l, done+1) // checked when read
+			rec, err := out.Alloc(len(line) + len(data))
+			if err != nil {
+				return err
+			}
+			copy(rec, line)
+			s.Correct(rec[len(line):], data)
+			in.Release(h)
+			kept[done%len(kept)] = buffer.Held{}
+			done++
+			return nil
+		}
+		for n := 0; ; n++ {
 			r, err := in.Read()
 			if err == io.EOF {
 				break
@@ -148,29 +161,22 @@ func stabilizeRun(env *Env, o stab.Options) task.Func {
 			if err != nil {
 				return err
 			}
-			line, data, msg := videoFrame(r, l, n+1)
+			_, data, msg := videoFrame(r, l, n+1)
 			if msg != "" {
 				fmt.Fprintf(env.stderr(), "%s: %s\n", cmd, msg)
 				return task.Exit(1)
 			}
-			k := n % len(lines)
-			lines[k] = append(lines[k][:0], line...)
-			n++
-			rec = append(rec[:0], lines[(k+1)%len(lines)]...)
-			m := len(rec)
-			rec = rec[:m+l.FrameSize()]
-			if s.PushInto(rec[m:], data) {
-				if err := out.Write(rec); err != nil {
+			if kept[n%len(kept)], err = in.Hold(); err != nil {
+				return err
+			}
+			if s.Track(data) {
+				if err := emit(); err != nil {
 					return err
 				}
 			}
 		}
-		for k := max(n-o.Window, 0); k < n; k++ {
-			rec = append(rec[:0], lines[k%len(lines)]...)
-			m := len(rec)
-			rec = rec[:m+l.FrameSize()]
-			s.FlushInto(rec[m:])
-			if err := out.Write(rec); err != nil {
+		for s.Pending() > 0 {
+			if err := emit(); err != nil {
 				return err
 			}
 		}

@@ -30,6 +30,8 @@ type videoResult struct {
 	out  [][]byte
 	err  string
 	code int
+	// The run's B, and the most buffers that were out of FREE at once.
+	buffers, highWater int
 }
 
 // runVideo runs argv on the records recs (a y4m stream, or anything) with
@@ -57,11 +59,15 @@ func runVideo(t testing.TB, env *builtin.Env, argv []string, recs [][]byte) vide
 	g := &graph.Graph{}
 	src := g.Add("src", 0, 1, task.Records(recs...))
 	me := g.Add(c.Name, 1, 1, c.Fn)
+	g.Tasks[me].Holds = c.Holds
 	sink := g.Add("sink", 1, 0, task.Collect(&out))
 	g.Connect(src, 0, me, 0, 2)
 	g.Connect(me, 0, sink, 0, 2)
-	_, err = sched.Run(context.Background(), g, sched.Options{RecordSize: size})
+	st, err := sched.Run(context.Background(), g, sched.Options{RecordSize: size})
 	res := videoResult{out: out, err: stderr.String()}
+	if st != nil {
+		res.highWater, res.buffers = st.BuffersHighWater, st.Buffers
+	}
 	var ee *task.ExitError
 	switch {
 	case err == nil:
@@ -121,6 +127,26 @@ func TestStabilizeStream(t *testing.T) {
 		if after.Mean > before.Mean/4 {
 			t.Errorf("%q: jitter %.3f px before, %.3f after", argv, before.Mean, after.Mean)
 		}
+	}
+}
+
+// stabilize keeps its lookahead in the pool: the frames of its window
+// are pool buffers (the run's high-water mark covers them), within the B
+// that counts them.
+func TestStabilizeKeepsItsWindowInThePool(t *testing.T) {
+	// Frames of over 64 KiB: one to a buffer.
+	l := stab.Layout{W: 256, H: 192, Chroma: stab.C420}
+	clip := synth.NewShaky(l, 30, 1, 2, 0.2, 1, 4)
+	res := runVideo(t, nil, []string{"stabilize", "-w", "12"}, clip.Records())
+	if res.code != 0 || res.err != "" {
+		t.Fatalf("status %d, %q", res.code, res.err)
+	}
+	// Two queues of capacity 2, and the 12 frames stabilize keeps.
+	if res.buffers != 2+12+2 {
+		t.Errorf("B = %d, want 16: the queues' 4 and the 12 kept frames", res.buffers)
+	}
+	if res.highWater < 13 || res.highWater > res.buffers {
+		t.Errorf("%d buffers out of FREE at most, want 13 (the window and the frame read) to B = %d", res.highWater, res.buffers)
 	}
 }
 

@@ -43,6 +43,12 @@ type Task struct {
 	// tasks all do has a safe B (see Shape); one with a task that reads
 	// its inputs in turn (cat @x @y) has none.
 	ReadsAny bool
+	// Holds is how many buffers of each input the task keeps besides the
+	// one it reads (buffer.Input.Hold: stabilize's lookahead of frames).
+	// Each of its input queues gets that many slots more than its edge's
+	// capacity (QueueCap), so its writer keeps the room it would have,
+	// and the bound grows by as many (see Shape).
+	Holds int
 	// Ident says what the task does, in words that change whenever its
 	// output could for the same input: its command words, the program it
 	// runs, the files it reads with their size and modification time.
@@ -148,6 +154,9 @@ func (g *Graph) Validate() error {
 		if t.Rec != nil && (t.In != 1 || t.Out != 1) {
 			return bad("per-record task %s needs one input and one output", t.Name)
 		}
+		if t.Holds < 0 {
+			return bad("task %s holds %d buffers: need 0 or more", t.Name, t.Holds)
+		}
 		ports[i] = slot{make([]int, t.In), make([]int, t.Out)}
 	}
 	for k, e := range g.Edges {
@@ -248,16 +257,35 @@ func (g *Graph) IsChain() bool {
 	return len(g.Edges) == len(g.Tasks)-1 || len(g.Tasks) == 0
 }
 
-// Bound is the sum of the edge capacities: the B of Theorem 3.2 of
-// "Thrifty Execution of Task Pipelines", enough to rule out deadlock for a
-// chain run concurrently with reserve-first writes. For other shapes it is
-// only a starting point (see the graphs issue); it is at least 1.
+// Bound is the sum of the queue capacities (QueueCap): the B of Theorem
+// 3.2 of "Thrifty Execution of Task Pipelines", enough to rule out
+// deadlock for a chain run concurrently with reserve-first writes. For
+// other shapes it is only a starting point (see Shape); it is at least 1.
 func (g *Graph) Bound() int {
 	b := 0
 	for _, e := range g.Edges {
-		b += e.Cap
+		b += g.QueueCap(e)
 	}
 	return max(b, 1)
+}
+
+// QueueCap is the capacity of e's queue: e.Cap, plus the buffers its
+// reader keeps besides the one it reads (Task.Holds), which would
+// otherwise take that room from the writer.
+func (g *Graph) QueueCap(e *Edge) int { return e.Cap + g.Tasks[e.To.Task].Holds }
+
+// Held returns the buffers the tasks of g keep besides the ones they read
+// (Task.Holds, on each input), and a phrase naming them for a plan's
+// explanation ("stabilize 30"); 0 and "" when none does.
+func (g *Graph) Held() (n int, who string) {
+	var names []string
+	for _, t := range g.Tasks {
+		if t.Holds > 0 {
+			n += t.Holds * t.In
+			names = append(names, fmt.Sprintf("%s %d", t.Name, t.Holds*t.In))
+		}
+	}
+	return n, strings.Join(names, ", ")
 }
 
 // Shape says what the scheduler can promise for g (after Validate): the
@@ -276,6 +304,11 @@ func (g *Graph) Bound() int {
 // @y` fills y while cat still reads x). The pool resolves such stalls at
 // run time; for that, B must exceed the number of queues, since each
 // queue's reader may hold one buffer it reads in place.
+//
+// A task that keeps N buffers of an input besides the one it reads
+// (Task.Holds) takes N slots of that queue from its writer for good; its
+// queue gets N more (QueueCap), and with every kept buffer charged to it
+// the argument is unchanged: B grows by exactly the buffers kept.
 func (g *Graph) Shape() (b int, safe bool, why string) {
 	if g.IsChain() {
 		return g.Bound(), true, "a chain: no deadlock at B >= the sum of queue capacities (Theorem 3.2, reserve-first writes)"

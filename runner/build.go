@@ -439,9 +439,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		if cmd.Spills {
 			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
 		}
-		if cmd.Holds > 0 {
-			b.job.Holding = append(b.job.Holding, Held{Task: b.g.Tasks[t].Name, Records: cmd.Holds})
-		}
+		b.g.Tasks[t].Holds = cmd.Holds
 		b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
 		if nin == 0 && len(writes) == 0 && len(argv) == 2 && argv[0] == "cat" && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
 			b.g.Tasks[t].File = b.r.path(argv[1]) // cat FILE: the file's lines as they are

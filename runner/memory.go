@@ -9,14 +9,13 @@ import (
 
 // TaskMemoryError is a job whose memory as a whole is more than the
 // machine can hold: its record memory B x S (which sched.MakePlan has
-// found within the machine on its own), the records its tasks hold of
-// their own (Job.Holding: stabilize's lookahead), and the budget of each
-// task that spills (Job.Spilling: sort, join, tail, at Config.SortMemory
+// found within the machine on its own; the buffers tasks keep, such as
+// stabilize's lookahead, are among the B) and the budget of each task
+// that spills (Job.Spilling: sort, join, tail, at Config.SortMemory
 // each). A run that reached all of it could end in the runtime's
 // out-of-memory crash, so it is refused before it starts.
 type TaskMemoryError struct {
 	Record   int64 // B x S
-	Held     int64
 	Spilling int   // tasks that spill
 	Budget   int64 // what each keeps before it spills
 	// Available is what the machine can hold, and From says who said so.
@@ -25,11 +24,8 @@ type TaskMemoryError struct {
 }
 
 func (e *TaskMemoryError) Error() string {
-	total := e.Record + e.Held + int64(e.Spilling)*e.Budget
+	total := e.Record + int64(e.Spilling)*e.Budget
 	what := fmt.Sprintf("%s of record memory", human(e.Record))
-	if e.Held > 0 {
-		what += fmt.Sprintf(", %s of records tasks hold", human(e.Held))
-	}
 	switch {
 	case e.Spilling == 1:
 		what += fmt.Sprintf(", a task that spills keeping %s", human(e.Budget))
@@ -53,11 +49,11 @@ func checkTaskMemory(j *Job, set int) error {
 	if !ok {
 		return nil
 	}
-	e := &TaskMemoryError{Record: j.Plan.Memory(), Held: j.HeldMemory(), Available: l.Bytes, From: l.From}
+	e := &TaskMemoryError{Record: j.Plan.Memory(), Available: l.Bytes, From: l.From}
 	if set > 0 {
 		e.Spilling, e.Budget = len(j.Spilling), j.TaskMemory
 	}
-	if total := e.Record + e.Held + int64(e.Spilling)*e.Budget; total < 0 || uint64(total) > l.Bytes {
+	if total := e.Record + int64(e.Spilling)*e.Budget; total < 0 || uint64(total) > l.Bytes {
 		return e
 	}
 	return nil
@@ -70,7 +66,7 @@ func budgetAdvice(e *TaskMemoryError) string {
 	if e.Spilling == 0 {
 		return ""
 	}
-	room := int64(e.Available/2) - e.Record - e.Held
+	room := int64(e.Available/2) - e.Record
 	b := int64(1) << 30
 	for b >= 64<<10 && b*int64(e.Spilling) > room {
 		b >>= 1

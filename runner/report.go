@@ -46,7 +46,11 @@ func Explain(w io.Writer, j *Job) {
 	}
 	fmt.Fprintf(w, "queues:\n")
 	for _, e := range g.Edges {
-		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, e.Cap)
+		kept := ""
+		if h := g.Tasks[e.To.Task].Holds; h > 0 {
+			kept = fmt.Sprintf(" (%d, and %d that %s keeps)", e.Cap, h, g.Tasks[e.To.Task].Name)
+		}
+		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d%s\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, g.QueueCap(e), kept)
 	}
 	if pl.Runs == sched.Spool {
 		explainSpool(w, pl)
@@ -68,13 +72,9 @@ func Explain(w io.Writer, j *Job) {
 	for _, f := range j.Fallbacks {
 		fmt.Fprintf(w, "fallback: %s (the builtin does not implement this command line; --no-fallback refuses it)\n", f)
 	}
-	if len(j.Holding) > 0 {
-		var held []string
-		for _, h := range j.Holding {
-			held = append(held, fmt.Sprintf("%s %d", h.Task, h.Records))
-		}
-		fmt.Fprintf(w, "held outside the pool: %s records of at most S: at most %s, allocated when the task starts\n",
-			strings.Join(held, ", "), size(j.HeldMemory()))
+	if n, who := g.Held(); n > 0 {
+		fmt.Fprintf(w, "kept besides the buffers being read: %s (a lookahead of records, kept in the pool, no copy): in B, %s of the record memory\n",
+			who, size(int64(n)*int64(pl.RecordSize)))
 	}
 	for _, r := range pl.Replicas {
 		when := "from the start"

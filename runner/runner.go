@@ -460,22 +460,6 @@ func (r *Runner) sayf(format string, a ...any) {
 	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s\n", visible.Controls(fmt.Sprintf(format, a...)))
 }
 
-// Held is a task that keeps Records records, each at most the record
-// size, in memory of its own.
-type Held struct {
-	Task    string
-	Records int
-}
-
-// HeldMemory is the most the tasks of Holding keep, in bytes.
-func (j *Job) HeldMemory() int64 {
-	n := int64(0)
-	for _, h := range j.Holding {
-		n += int64(h.Records) * int64(j.Plan.RecordSize)
-	}
-	return n
-}
-
 // Job is a pipeline ready to run: its graph with the plan to run it, and
 // the files it opened.
 type Job struct {
@@ -496,9 +480,6 @@ type Job struct {
 	// video decided it: "record size 1.5 MiB = one 1280x720 4:2:0 frame
 	// (from in.y4m's header)".
 	RecordSizeWhy string
-	// Holding lists the tasks that keep records in memory of their own,
-	// outside the pool and never spilled (builtin.Cmd.Holds).
-	Holding []Held
 	// Fallbacks says which commands run the system's program because
 	// their builtin does not implement the command line: "grep -P:
 	// system grep".

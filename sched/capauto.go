@@ -49,12 +49,15 @@ const capAutoStart = 2
 // capAutoBound is B for a CapAuto run: every queue at its start, plus room
 // for the largest window the rule can ask for, on the inputs of whichever
 // task turns out to be the bottleneck.
+// A task that keeps buffers of its inputs (graph.Task.Holds) has them on
+// top, on each of its input queues.
 func capAutoBound(g *graph.Graph) int {
 	extra := 0
 	for i, t := range g.Tasks {
 		extra = max(extra, t.In*(1+ancestors(g, i).count-capAutoStart))
 	}
-	return max(capAutoStart*len(g.Edges)+extra, 1)
+	held, _ := g.Held()
+	return max(capAutoStart*len(g.Edges)+held+extra, 1)
 }
 
 type ancestorSet struct {
@@ -169,7 +172,7 @@ func (c *capAuto) sample() {
 			continue
 		}
 		q := r.queues[k]
-		if grow := min(1+w-q.Cap(), r.pl.Buffers-used); grow > 0 {
+		if grow := min(1+w+r.g.Tasks[neck].Holds-q.Cap(), r.pl.Buffers-used); grow > 0 {
 			q.Grow(grow)
 			used += grow
 		}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
@@ -19,7 +21,11 @@ import (
 // Tasks keep their blocking Read and Write: each runs as a coroutine
 // (iter.Pull), and parking in the pool yields back to the scheduler, a
 // direct handoff with no trip through the goroutine scheduler's queues and
-// no busy waiting.
+// no busy waiting. A per-record filter is cheaper still: it needs no
+// stack of its own between buffers, so the scheduler calls it as a
+// function (buffer.Filter.Step, the loop jamming of section 5 at run
+// time), with no switch at all, and resumes it as a coroutine only for
+// what a step leaves to the task's own loop (see rosFilter).
 //
 // A task that reads records in place and then writes would hold the only
 // buffer while it needs another, so under ros every task with outputs
@@ -159,6 +165,12 @@ func planROS(g *graph.Graph, pl *Plan) {
 	} else {
 		pl.Shape = "Record Oriented Scheduling: one buffer suffices for a chain (Theorem 4.1)"
 	}
+	if n, who := g.Held(); n > 0 {
+		pl.BoundIs += ", plus every queue into a task that keeps buffers or above one"
+		pl.Shape += fmt.Sprintf("; tasks that keep what they read (%s, %d buffers in all) read in place and write while they keep, so that their input queues, and those above, may all be full when they need a buffer: "+
+			"B counts those queues whole, as Theorem 3.2 does, and the one buffer of Theorem 4.1 circulates among the rest",
+			who, n)
+	}
 }
 
 // rosBound is the B the ros policy needs: by Theorem 4.1 one buffer for the
@@ -166,10 +178,31 @@ func planROS(g *graph.Graph, pl *Plan) {
 // (graph.Task.Blocking) that writes, the capacity of its outputs: such a
 // task is outside the one-at-a-time rule and can keep that many buffers
 // (a partly filled one counts against the same capacity as queued ones).
+//
+// A task that keeps buffers of its input (graph.Task.Holds) reads it in
+// place, not copied, and writes while it keeps them: Theorem 4.1's one
+// circulating buffer no longer suffices. When such a task waits for FREE,
+// its input queue may be full (what it keeps, what it reads, what its
+// writer queued), and so may every queue above it, each reader blocked on
+// the queue below (TestDelaysCompleteUnderEveryPolicy found both). So B
+// counts, as Theorem 3.2 does, every queue into such a task or into a
+// task above one, and the one circulating buffer on top.
 func rosBound(g *graph.Graph) int {
+	keeps := make([]bool, len(g.Tasks)) // holds, or feeds one that does
+	for i, t := range g.Tasks {
+		if t.Holds > 0 {
+			keeps[i] = true
+			for u, is := range ancestors(g, i).of {
+				keeps[u] = keeps[u] || is
+			}
+		}
+	}
 	b := 1
 	for _, e := range g.Edges {
-		if g.Tasks[e.From.Task].Blocking {
+		switch {
+		case keeps[e.To.Task]:
+			b += g.QueueCap(e)
+		case g.Tasks[e.From.Task].Blocking:
 			b += e.Cap
 		}
 	}
@@ -184,6 +217,10 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	order := g.Order() // order[idx] is the task at index idx
 	core := newROSCore(len(order))
 	cos := make([]*coroutine, len(order))
+	// filters[idx] is set for a task run as plain calls (buffer.Filter)
+	// rather than resumed as a coroutine, until it needs its general form.
+	filters := make([]*buffer.Filter, len(order))
+	starts := make([]time.Time, len(order)) // when each task first ran
 	// notify wakes the scheduler when it waits for a task on its own
 	// goroutine; coroutines need it only if there are such tasks.
 	notify := make(chan struct{}, 1)
@@ -197,7 +234,9 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	woken.Store(-1)
 	for idx, i := range order {
 		p := r.procs[i]
-		if g.Tasks[i].Out > 0 || g.Tasks[i].Blocking {
+		// A task that keeps what it reads (graph.Task.Holds) reads in
+		// place; rosBound gives it the buffers for that.
+		if g.Tasks[i].Out > 0 && g.Tasks[i].Holds == 0 || g.Tasks[i].Blocking {
 			p.CopyReads()
 		}
 		if g.Tasks[i].Blocking {
@@ -208,10 +247,13 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 		co := &coroutine{}
 		co.next, co.stop = iter.Pull(func(yield func(struct{}) bool) {
 			co.yield = yield
-			r.runTask(i)
+			r.endTask(i, starts[idx], call(r.ctx, r.pl.taskFunc(r.g, i), p.Ports()))
 		})
 		p.SetParker(&rosParker{co: co, notify: coNotify, idx: idx, woken: &woken})
 		cos[idx] = co
+		if keep := rosFilter(g, &r.pl, o, i); keep != nil {
+			filters[idx] = p.Ports().Filter(keep)
+		}
 	}
 	// Every task is set up before the first one starts.
 	for idx, i := range order {
@@ -260,9 +302,35 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 		}
 		last = idx
 		t := g.Tasks[order[idx]]
-		if _, more := cos[idx].next(); !more {
-			core.done[idx] = true
-			left--
+		if starts[idx].IsZero() {
+			starts[idx] = time.Now()
+		}
+		stepped := false
+		if f := filters[idx]; f != nil {
+			stepped = true
+			switch err := stepFilter(f); {
+			case err == nil:
+				// It waits, or gives way.
+			case errors.Is(err, buffer.ErrStepUnfit), err == io.EOF && t.Rec.End != nil:
+				// The task's own loop from here on, on the same ports
+				// (after the end, its Pass returns io.EOF at once and
+				// End runs).
+				filters[idx] = nil
+				stepped = false
+			default:
+				if err == io.EOF {
+					err = nil
+				}
+				r.endTask(order[idx], starts[idx], err)
+				core.done[idx] = true
+				left--
+			}
+		}
+		if !stepped {
+			if _, more := cos[idx].next(); !more {
+				core.done[idx] = true
+				left--
+			}
 		}
 		if o.Trace != nil {
 			traceStep(o.Trace, step, t, r.procs[order[idx]], core.done[idx])
@@ -271,6 +339,38 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	}
 	wg.Wait()
 	return r.finish()
+}
+
+// rosFilter returns the keep function of task i if ros can run it as
+// plain calls (buffer.Filter) instead of a coroutine: a per-record filter
+// (task.PerRecord.Keep) that moves the records it keeps, with nothing to
+// write before its first record, run as itself (not as replicas), and no
+// test hook forcing a schedule operation by operation. It returns nil for
+// every other task.
+func rosFilter(g *graph.Graph, pl *Plan, o Options, i int) func([]byte) bool {
+	t := g.Tasks[i]
+	rec := t.Rec
+	if t.Fn != nil || rec == nil || rec.Keep == nil || rec.Each != nil || rec.Verbatim || rec.Start != nil ||
+		t.Blocking || t.In != 1 || t.Out != 1 || o.Hook != nil {
+		return nil
+	}
+	for _, rp := range pl.Replicas {
+		if g == pl.Graph && rp.Task == i {
+			return nil
+		}
+	}
+	return rec.Keep
+}
+
+// stepFilter runs one step of a filter; a panic in its keep function is
+// the task's error, as call makes it for a task function.
+func stepFilter(f *buffer.Filter) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return f.Step()
 }
 
 // traceStep writes one line: which task ran, and why it stopped.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,5 +147,155 @@ func TestROSCancel(t *testing.T) {
 	_, err := sched.Run(ctx, g, sched.Options{Policy: sched.ROS, RecordSize: 16})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Under ros a per-record filter runs as plain calls from the scheduler
+// (buffer.Filter), and falls back to its own loop where a buffer needs it
+// (a record longer than S) or at its end when it has an End: the output
+// is the serial one in every case, with one buffer, and a panic in keep
+// is the filter's error.
+func TestROSFiltersAsCalls(t *testing.T) {
+	even := func(r []byte) bool { return len(r)%2 == 0 }
+	long := bytes.Repeat([]byte("ab"), 20) // longer than S = 16
+	input := [][]byte{[]byte("a"), []byte("bb"), long, []byte("cccc"), []byte("d"), long[:30], []byte("ee")}
+	withEnd := task.PerRecord{Keep: even, End: func(emit task.Emit) error { return emit([]byte("end")) }}
+	for _, tc := range []struct {
+		name     string
+		src      *graph.Task
+		filters  []task.PerRecord
+		want     [][]byte
+		panicked bool
+	}{
+		{"short records", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input[:2]...)},
+			[]task.PerRecord{task.Filter(even), task.Filter(even)}, [][]byte{[]byte("bb")}, false},
+		{"long records", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input...)},
+			[]task.PerRecord{task.Filter(even), task.Filter(even)}, [][]byte{[]byte("bb"), long, []byte("cccc"), long[:30], []byte("ee")}, false},
+		{"end", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input...)},
+			[]task.PerRecord{task.Filter(even), withEnd}, [][]byte{[]byte("bb"), long, []byte("cccc"), long[:30], []byte("ee"), []byte("end")}, false},
+		{"blocking source", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input...), Blocking: true},
+			[]task.PerRecord{task.Filter(even)}, [][]byte{[]byte("bb"), long, []byte("cccc"), long[:30], []byte("ee")}, false},
+		{"panic", &graph.Task{Name: "src", Out: 1, Fn: task.Records(input...)},
+			[]task.PerRecord{task.Filter(func(r []byte) bool {
+				if len(r) == 4 {
+					panic("four")
+				}
+				return true
+			})}, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var out [][]byte
+			tasks := []*graph.Task{tc.src}
+			for i, f := range tc.filters {
+				tasks = append(tasks, &graph.Task{Name: fmt.Sprint("filter", i+1), In: 1, Out: 1, Rec: &f})
+			}
+			tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)})
+			st, err := sched.Run(ctx, graph.Chain(1, tasks...), sched.Options{Policy: sched.ROS, RecordSize: 16})
+			if tc.panicked {
+				var pe *sched.PanicError
+				var te *sched.TaskError
+				if !errors.As(err, &pe) || !errors.As(err, &te) || te.Task != "filter1" {
+					t.Fatalf("err = %v, want the filter's panic", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprintf("%q", out) != fmt.Sprintf("%q", tc.want) {
+				t.Fatalf("got %q, want %q", out, tc.want)
+			}
+			if !tc.src.Blocking && st.Buffers != 1 {
+				t.Fatalf("B = %d, want 1", st.Buffers)
+			}
+			for _, ts := range st.Tasks {
+				if ts.Name == "" || ts.Err != "" {
+					t.Fatalf("task statistics %+v", ts)
+				}
+			}
+		})
+	}
+}
+
+// Filters run as plain calls under ros, against the serial meaning of the
+// chain, on records up to three times S (so some steps leave a chain to
+// the filter's own loop) and with queues of capacity 1 to 3: the output
+// is the serial one. (With one buffer, a filter's own loop cannot pass a
+// buffer holding whole records and the start of a long one: it copies the
+// kept records out while it holds that buffer. So B is 3 here.)
+func TestROSFilterChainsMatchSerial(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.IntRange(1, 12).Draw(t, "S")
+		input := rapid.SliceOfN(rapid.SliceOfN(rapid.ByteRange('a', 'd'), 0, 3*s), 0, 40).Draw(t, "input")
+		want := input
+		tasks := []*graph.Task{{Name: "src", Out: 1, Fn: task.Records(input...)}}
+		for i := range rapid.IntRange(1, 4).Draw(t, "filters") {
+			b := rapid.ByteRange('a', 'd').Draw(t, fmt.Sprint("drop", i))
+			keep := func(r []byte) bool { return !bytes.HasPrefix(r, []byte{b}) }
+			var kept [][]byte
+			for _, r := range want {
+				if keep(r) {
+					kept = append(kept, r)
+				}
+			}
+			want = kept
+			tasks = append(tasks, &graph.Task{Name: fmt.Sprint("filter", i+1), In: 1, Out: 1, Rec: ptr(task.Filter(keep))})
+		}
+		var got [][]byte
+		tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&got)})
+		g := &graph.Graph{}
+		for i, tk := range tasks {
+			g.Tasks = append(g.Tasks, tk)
+			if i > 0 {
+				g.Connect(i-1, 0, i, 0, rapid.IntRange(1, 3).Draw(t, fmt.Sprint("cap", i)))
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		st, err := sched.Run(ctx, g, sched.Options{Policy: sched.ROS, RecordSize: s, Buffers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.BuffersHighWater > 3 {
+			t.Fatalf("%d buffers out at once, B = 3", st.BuffersHighWater)
+		}
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("got %q, serial gives %q", got, want)
+		}
+	})
+}
+
+// Filters run as calls switch where they switched as coroutines: the
+// golden trace of src | f1 | f2 | sink was written by the coroutine form
+// (before filters ran as calls), and the calls give it line for line,
+// the end included (a filter that finds the end gives way first to a
+// greater task woken, as the coroutine did).
+func TestROSFilterTraceGolden(t *testing.T) {
+	var recs [][]byte
+	for i := range 12 {
+		recs = append(recs, []byte(fmt.Sprint(i%5, strings.Repeat("x", i*3%20))))
+	}
+	var out [][]byte
+	g := graph.Chain(1,
+		&graph.Task{Name: "src", Out: 1, Fn: task.Records(recs...)},
+		&graph.Task{Name: "f1", In: 1, Out: 1, Rec: ptr(task.Filter(func(r []byte) bool { return r[0]%2 == 0 }))},
+		&graph.Task{Name: "f2", In: 1, Out: 1, Rec: ptr(task.Filter(func(r []byte) bool { return len(r) > 3 }))},
+		&graph.Task{Name: "sink", In: 1, Fn: task.Collect(&out)},
+	)
+	var trace bytes.Buffer
+	if _, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.ROS, RecordSize: 32, Trace: &trace}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "ros", "filters.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trace.String() != string(want) {
+		t.Errorf("trace differs from the coroutine form's:\n%s", trace.String())
+	}
+	if len(out) != 5 {
+		t.Errorf("sink got %d records, want 5", len(out))
 	}
 }

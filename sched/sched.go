@@ -255,6 +255,11 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	if adjust := pl.Runs.row().plan; adjust != nil {
 		adjust(g, pl)
 	}
+	if n, who := g.Held(); n > 0 && pl.Runs != ROS {
+		pl.Shape += fmt.Sprintf("; the capacities count the %d buffers that tasks keep besides the ones they read (%s): "+
+			"each input queue of such a task has as many slots more, so that its writer keeps its room, and every kept buffer is charged to it, "+
+			"so Theorem 3.2's argument holds with B grown by exactly %d", n, who, n)
+	}
 	if pl.RecordSize == 0 {
 		pl.RecordSize = DefaultRecordSize
 	}
@@ -389,9 +394,9 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 		outs[i] = make([]*buffer.Queue, t.Out)
 	}
 	for k, e := range g.Edges {
-		c := e.Cap
+		c := g.QueueCap(e)
 		if pl.capAuto {
-			c = capAutoStart
+			c = capAutoStart + g.Tasks[e.To.Task].Holds
 		}
 		q, err := pool.NewQueue(e.Name, c)
 		if err != nil {
@@ -436,9 +441,15 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 // others go on; buffer.ErrReaderGone is success; any other error is a hard
 // failure that aborts the run, unless it is the run's abort itself.
 func (r *runState) runTask(i int) {
-	t, p := r.g.Tasks[i], r.procs[i]
 	t0 := time.Now()
-	err := call(r.ctx, r.pl.taskFunc(r.g, i), p.Ports())
+	r.endTask(i, t0, call(r.ctx, r.pl.taskFunc(r.g, i), r.procs[i].Ports()))
+}
+
+// endTask ends task i, begun at t0, whose function returned err: it
+// records the task's status and error (aborting the run on a failure),
+// finishes its ports and keeps its statistics.
+func (r *runState) endTask(i int, t0 time.Time, err error) {
+	t, p := r.g.Tasks[i], r.procs[i]
 	status := 0
 	var exit *task.ExitError
 	if errors.As(err, &exit) {

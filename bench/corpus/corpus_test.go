@@ -56,7 +56,8 @@ func tinyReport() *report {
 	mk := func(p Pipeline, tool string, secs ...float64) *cell {
 		c := &cell{p: p, tool: tool}
 		for _, s := range secs {
-			c.samples = append(c.samples, sample{wall: time.Duration(s * float64(time.Second)), cpu: time.Second, rssKiB: 2048})
+			// Half a core busy: CPU time is half the wall time.
+			c.samples = append(c.samples, sample{wall: time.Duration(s * float64(time.Second)), cpu: time.Duration(s * float64(time.Second) / 2), rssKiB: 2048})
 		}
 		return c
 	}
@@ -75,11 +76,12 @@ func TestReport(t *testing.T) {
 	var md bytes.Buffer
 	rep.write(&md)
 	for _, want := range []string{
-		"| fast * | 2.000 [2.000–2.000] | 1.000 [1.000–1.000] | 0.50 |",
-		"| slow | 1.000 [1.000–1.000] | 1.500 [1.500–1.500] | 1.50 |",
+		"| fast * | 2.000 [2.000–2.000] | 1.000 [1.000–1.000] | 0.50 | 0.50 | 0.50 / 0.50 |",
+		"| slow | 1.000 [1.000–1.000] | 1.500 [1.500–1.500] | 1.50 | 1.50 |",
 		"NO (tpipe)",
-		"Geometric mean of tpipe / bash: 0.50 over the 2 everyday pipelines, 0.72 over all 3.",
+		"Geometric mean of tpipe / bash: 0.50 over the 2 everyday pipelines (CPU time: 0.50), 0.72 over all 3.",
 		"no pipeline slower than bash: **not met** (slow (1.50))",
+		"no pipeline costs more CPU time than bash's: **not met** (slow (1.50))",
 		"geometric mean over the everyday pipelines at most 0.6: 0.50, **met**",
 		"same output as bash on every run: **not met** (wrong)",
 	} {
@@ -92,7 +94,7 @@ func TestReport(t *testing.T) {
 		t.Errorf("svg: %v\n%s", err, svg.String())
 	}
 	var csv bytes.Buffer
-	if err := rep.writeCSV(&csv); err != nil || strings.Count(csv.String(), "\n") != 1+18 || !strings.Contains(csv.String(), "wrong,true,tpipe,1,0.5000,1.0000,2048,false") {
+	if err := rep.writeCSV(&csv); err != nil || strings.Count(csv.String(), "\n") != 1+18 || !strings.Contains(csv.String(), "wrong,true,tpipe,1,0.5000,0.2500,2048,false") {
 		t.Errorf("csv: %v\n%s", err, csv.String())
 	}
 }

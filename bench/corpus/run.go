@@ -125,7 +125,7 @@ func Run(ctx context.Context, cfg Config, out string, stdout io.Writer) error {
 		}
 	}
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
-	start := time.Now()
+	start, load0 := time.Now(), loadAvg()
 	for round := range cfg.Runs {
 		fmt.Fprintf(progress, "round %d/%d: %d cells (%s)\n", round+1, cfg.Runs, len(cells), time.Since(start).Round(time.Second))
 		for _, i := range r.Perm(len(cells)) {
@@ -138,13 +138,23 @@ func Run(ctx context.Context, cfg Config, out string, stdout io.Writer) error {
 		}
 	}
 	rep := newReport(cells, names)
-	rep.header = fmt.Sprintf("%s; %d log lines (%s), %d text lines (%s)", time.Now().UTC().Format(time.RFC1123),
-		cfg.LogLines, fileSize(in.Log), cfg.TextLines, fileSize(in.Words))
+	rep.header = fmt.Sprintf("%s; %d log lines (%s), %d text lines (%s); load average %s before, %s after", time.Now().UTC().Format(time.RFC1123),
+		cfg.LogLines, fileSize(in.Log), cfg.TextLines, fileSize(in.Words), load0, loadAvg())
 	files, err := rep.writeFiles(out)
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)
 	}
 	return err
+}
+
+// loadAvg is the machine's one-minute load average, "?" where /proc has
+// none: on a shared machine it says how far to trust the seconds.
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // runOnce runs c's pipeline once with its tool, in dir (the inputs), and

@@ -14,11 +14,48 @@ import (
 )
 
 // ClipSpec says what clip to make: a still picture of its own, seen by a
-// camera that sways smoothly over it and shakes, W x H luma pixels in
-// 4:2:0, Frames frames at 25 frames/s.
+// camera that sways smoothly over it and shakes as Shake says, W x H luma
+// pixels in 4:2:0, Frames frames at 25 frames/s.
 type ClipSpec struct {
 	W, H, Frames int
 	Seed         uint64
+	Shake        Shake
+}
+
+// Shake is the kind of shake a clip has. Each is about as strong (a
+// standard deviation of H/144 pixels on each axis and 0.3 degrees of
+// turn), at a different pace.
+type Shake uint8
+
+const (
+	// Random shake: each frame's offset is half the last one's plus a
+	// fresh random part (AR(1)), so it is about as large from frame to
+	// frame as in all.
+	Random Shake = iota
+	// Sine shake: a slow steady sway, a sinusoid on each axis with
+	// periods of 37 to 59 frames (about half a hertz at 25 frames/s, a
+	// camera on a boat or held at arm's length): slow enough that a
+	// smoother of a second's lookahead lets part of it through.
+	Sine
+	// Drift: a slow wander with periods of about 1 to 4 seconds (the
+	// random part goes into the velocity, which forgets slowly): the
+	// shake a smoother confuses with intended motion.
+	Drift
+)
+
+// Shakes lists the kinds of shake, in the report's order.
+var Shakes = []Shake{Random, Sine, Drift}
+
+func (s Shake) String() string {
+	switch s {
+	case Random:
+		return "random"
+	case Sine:
+		return "sine"
+	case Drift:
+		return "drift"
+	}
+	return fmt.Sprintf("Shake(%d)", uint8(s))
 }
 
 // Pose is where the camera looks in one frame: the still's point shown at
@@ -46,26 +83,82 @@ const (
 // Path returns the camera's smooth path and the path with its shake for
 // the spec. They depend only on the spec.
 func (c ClipSpec) Path() (smooth, shaky []Pose) {
-	r := rand.New(rand.NewPCG(c.Seed, 7))
-	sd := float64(c.H) / jitterDiv
-	ad := jitterDeg * math.Pi / 180
-	inno := math.Sqrt(1 - jitterCoef*jitterCoef)
-	var j Pose
+	shakes := c.shakes()
 	for i := range c.Frames {
 		t := float64(i)
 		s := Pose{
 			X: swayX * float64(c.W) * math.Sin(2*math.Pi*t/periodX),
 			Y: swayY * float64(c.H) * math.Sin(2*math.Pi*t/periodY),
 		}
+		j := shakes(t)
+		smooth = append(smooth, s)
+		shaky = append(shaky, Pose{X: s.X + j.X, Y: s.Y + j.Y, Angle: j.Angle})
+	}
+	return smooth, shaky
+}
+
+// shakes returns the clip's shake as a function of the frame number,
+// called for frames 0, 1, 2, ... in turn.
+func (c ClipSpec) shakes() func(t float64) Pose {
+	r := rand.New(rand.NewPCG(c.Seed, 7))
+	sd := float64(c.H) / jitterDiv
+	ad := jitterDeg * math.Pi / 180
+	var j Pose
+	switch c.Shake {
+	case Sine:
+		// Amplitude sqrt(2) sd: a sinusoid's deviation is its amplitude
+		// over sqrt(2). Phases from the seed.
+		px, py, pa := 2*math.Pi*r.Float64(), 2*math.Pi*r.Float64(), 2*math.Pi*r.Float64()
+		return func(t float64) Pose {
+			return Pose{
+				X:     math.Sqrt2 * sd * math.Sin(2*math.Pi*t/47+px),
+				Y:     math.Sqrt2 * sd * math.Sin(2*math.Pi*t/37+py),
+				Angle: math.Sqrt2 * ad * math.Sin(2*math.Pi*t/59+pa),
+			}
+		}
+	case Drift:
+		// The velocity is AR(1) with coefficient driftCoef, the offset
+		// leaks back to 0 at driftLeak a frame; the scale of the
+		// innovation is set so that the offset's deviation is sd.
+		var v Pose
+		inno := driftInno()
+		return func(float64) Pose {
+			v = Pose{
+				X:     driftCoef*v.X + inno*sd*r.NormFloat64(),
+				Y:     driftCoef*v.Y + inno*sd*r.NormFloat64(),
+				Angle: driftCoef*v.Angle + inno*ad*r.NormFloat64(),
+			}
+			j = Pose{X: driftLeak*j.X + v.X, Y: driftLeak*j.Y + v.Y, Angle: driftLeak*j.Angle + v.Angle}
+			return j
+		}
+	}
+	inno := math.Sqrt(1 - jitterCoef*jitterCoef)
+	return func(float64) Pose {
 		j = Pose{
 			X:     jitterCoef*j.X + inno*sd*r.NormFloat64(),
 			Y:     jitterCoef*j.Y + inno*sd*r.NormFloat64(),
 			Angle: jitterCoef*j.Angle + inno*ad*r.NormFloat64(),
 		}
-		smooth = append(smooth, s)
-		shaky = append(shaky, Pose{X: s.X + j.X, Y: s.Y + j.Y, Angle: j.Angle})
+		return j
 	}
-	return smooth, shaky
+}
+
+// The drift's two poles: the velocity forgets at driftCoef a frame and
+// the offset at driftLeak, which puts most of its motion at periods of
+// 25 to 100 frames.
+const (
+	driftCoef = 0.9
+	driftLeak = 0.95
+)
+
+// driftInno is the innovation, as a fraction of the wanted deviation,
+// that gives the drift's offset a deviation of one: the variance of the
+// AR(2) process x[t] = (a+b) x[t-1] - ab x[t-2] + e[t] is
+// (1+ab) / ((1-ab) ((1+ab)^2 - (a+b)^2)) times e's.
+func driftInno() float64 {
+	a, b := driftCoef, driftLeak
+	gain := (1 + a*b) / ((1 - a*b) * ((1+a*b)*(1+a*b) - (a+b)*(a+b)))
+	return 1 / math.Sqrt(gain)
 }
 
 // TrueShake is the shake of the clip's picture computed from its path,

@@ -61,3 +61,23 @@ func TestMeterAgreesWithPath(t *testing.T) {
 		t.Errorf("path's jitter %.3f px: the clip hardly shakes", want.Mean)
 	}
 }
+
+// Each kind of shake is about as strong: a deviation of H/144 pixels on
+// each axis, over a long clip.
+func TestShakeKinds(t *testing.T) {
+	for _, sh := range Shakes {
+		c := ClipSpec{W: 640, H: 360, Frames: 3000, Seed: 2, Shake: sh}
+		smooth, shaky := c.Path()
+		var ss float64
+		for i := range shaky {
+			dx, dy := shaky[i].X-smooth[i].X, shaky[i].Y-smooth[i].Y
+			ss += dx*dx + dy*dy
+		}
+		sd := math.Sqrt(ss / float64(2*len(shaky)))
+		want := float64(c.H) / jitterDiv
+		t.Logf("%v: deviation %.2f px, want about %.2f", sh, sd, want)
+		if sd < 0.7*want || sd > 1.3*want {
+			t.Errorf("%v: deviation %.2f px, want %.2f within 30%%", sh, sd, want)
+		}
+	}
+}

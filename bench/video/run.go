@@ -42,18 +42,23 @@ type Config struct {
 	// that of the short clip.
 	Long       Size
 	LongFactor int
-	Runs       int    // runs per cell
-	Tpipe      string // tpipe binary; "" builds ./cmd/tpipe of the current module
-	FFmpeg     string // ffmpeg binary; "" looks on PATH
-	TmpDir     string // where clips and outputs go, in a directory of their own; "" is os.TempDir
-	Progress   io.Writer
+	// Shakes are the kinds of shake, besides Random, of clips of size
+	// Long that join the comparison: the slow ones a smoother of a short
+	// lookahead lets through.
+	Shakes   []Shake
+	Runs     int    // runs per cell
+	Tpipe    string // tpipe binary; "" builds ./cmd/tpipe of the current module
+	FFmpeg   string // ffmpeg binary; "" looks on PATH
+	TmpDir   string // where clips and outputs go, in a directory of their own; "" is os.TempDir
+	Progress io.Writer
 }
 
-// FullConfig is `bench -video`: 150 frames (6 s at 25 frames/s) at 360p,
-// 720p and 1080p, and 450 at 720p for the memory check; about four
-// minutes on 2 cores.
+// FullConfig is `bench -video`: 150 frames (6 s at 25 frames/s) of random
+// shake at 360p, 720p and 1080p, and of slow sinusoidal shake and of drift
+// at 720p, and 450 at 720p for the memory check; about six minutes on 2
+// idle cores.
 func FullConfig() Config {
-	return Config{Sizes: []Size{P360, P720, P1080}, Frames: 150, Long: P720, LongFactor: 3, Runs: 5}
+	return Config{Sizes: []Size{P360, P720, P1080}, Frames: 150, Long: P720, LongFactor: 3, Shakes: []Shake{Sine, Drift}, Runs: 5}
 }
 
 // QuickConfig is `bench -video -quick`: 48 frames a clip, 144 for the
@@ -93,8 +98,11 @@ type clip struct {
 }
 
 func (c *clip) name() string {
-	if c.long {
+	switch {
+	case c.long:
 		return fmt.Sprintf("%s×%d", c.size.Name, c.spec.Frames)
+	case c.spec.Shake != Random:
+		return c.size.Name + " " + c.spec.Shake.String()
 	}
 	return c.size.Name
 }
@@ -395,6 +403,12 @@ func makeClips(cfg Config, dir string, progress io.Writer) ([]*clip, error) {
 	for i, sz := range cfg.Sizes {
 		clips = append(clips, &clip{size: sz, spec: ClipSpec{W: sz.W, H: sz.H, Frames: cfg.Frames, Seed: uint64(i + 1)}})
 	}
+	for _, sh := range cfg.Shakes {
+		if sh != Random {
+			sz := cfg.Long
+			clips = append(clips, &clip{size: sz, spec: ClipSpec{W: sz.W, H: sz.H, Frames: cfg.Frames, Seed: 1, Shake: sh}})
+		}
+	}
 	if cfg.LongFactor > 1 {
 		seed := uint64(1)
 		if i := slices.Index(cfg.Sizes, cfg.Long); i >= 0 {
@@ -403,7 +417,7 @@ func makeClips(cfg Config, dir string, progress io.Writer) ([]*clip, error) {
 		clips = append(clips, &clip{size: cfg.Long, long: true, spec: ClipSpec{W: cfg.Long.W, H: cfg.Long.H, Frames: cfg.LongFactor * cfg.Frames, Seed: seed}})
 	}
 	for _, c := range clips {
-		c.file = fmt.Sprintf("in-%dx%d-%d.y4m", c.spec.W, c.spec.H, c.spec.Frames)
+		c.file = fmt.Sprintf("in-%dx%d-%d-%v.y4m", c.spec.W, c.spec.H, c.spec.Frames, c.spec.Shake)
 		fmt.Fprintf(progress, "making %s: %dx%d, %d frames\n", c.file, c.spec.W, c.spec.H, c.spec.Frames)
 		name := filepath.Join(dir, c.file)
 		if err := c.spec.WriteFile(name); err != nil {

@@ -278,7 +278,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.dot {
 		return r.Dot(ctx, src, stdout)
 	}
-	r.BeforeRun = func(j *runner.Job) { limitMemory(j.Plan.Memory()+j.HeldMemory(), j.TaskMemory*int64(len(j.Spilling))) }
+	r.BeforeRun = func(j *runner.Job) { limitMemory(j.Plan.Memory(), j.TaskMemory*int64(len(j.Spilling))) }
 	var runs []*sched.Stats
 	r.OnStats = func(st *sched.Stats) { runs = append(runs, st) }
 	status = r.RunScript(ctx, src)
@@ -294,7 +294,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // limitMemory sets the GC's soft memory limit to the record memory B x S
-// (and the records tasks hold of their own, runner.Job.Holding) plus the budgets of the tasks that spill (runner.Job.Spilling) plus room
+// (the buffers tasks keep among them) plus the budgets of the tasks that spill (runner.Job.Spilling) plus room
 // for the rest, so that the heap's growth between collections does not
 // double what tpipe promised to use. A GOMEMLIMIT set by the user wins.
 func limitMemory(recordMemory, taskMemory int64) {

@@ -126,15 +126,26 @@ type Shaky struct {
 // noise of standard deviation noise.
 func NewShaky(l stab.Layout, n int, pan, jitter, jitterDeg, noise float64, seed uint64) *Shaky {
 	r := rand.New(rand.NewPCG(seed, 2))
-	t, u, v := NewTexture(seed), NewTexture(seed+1), NewTexture(seed+2)
-	c := &Shaky{Layout: l}
-	for i := range n {
-		s := stab.Similarity{
+	path := make([]stab.Similarity, n)
+	for i := range path {
+		path[i] = stab.Similarity{
 			Dx:    -pan*float64(i) + jitter*r.NormFloat64(),
 			Dy:    jitter * r.NormFloat64(),
 			Angle: jitterDeg * math.Pi / 180 * r.NormFloat64(),
 			Scale: 1,
 		}
+	}
+	return NewShakyPath(l, path, noise, seed)
+}
+
+// NewShakyPath makes the frames of layout l that show the texture of seed
+// moved by each motion of path in turn, with sensor noise of standard
+// deviation noise.
+func NewShakyPath(l stab.Layout, path []stab.Similarity, noise float64, seed uint64) *Shaky {
+	r := rand.New(rand.NewPCG(seed, 3))
+	t, u, v := NewTexture(seed), NewTexture(seed+1), NewTexture(seed+2)
+	c := &Shaky{Layout: l}
+	for _, s := range path {
 		f := Frame(l, t, u, v, s)
 		if noise > 0 {
 			for p := range l.NumPlanes() {

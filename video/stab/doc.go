@@ -18,8 +18,9 @@
 //     (bilinear, chroma planes at their own resolution).
 //
 // A Stabilizer strings the steps together over a stream: it takes frames
-// and gives them back, corrected, Window frames later, holding at most
-// Window+1 frames of its own, allocated once.
+// and gives them back, corrected, Window frames later. Either the caller
+// keeps the Window+1 frames that are in flight (Track, Correct), or the
+// Stabilizer does, in memory allocated once (Push, Flush).
 //
 // Frames are 8-bit planar pictures described by a Layout: a luma plane
 // (Y) and, unless the layout is monochrome, two chroma planes (U, V),

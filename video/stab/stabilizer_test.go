@@ -156,3 +156,48 @@ func TestWorkersDoNotChangeOutput(t *testing.T) {
 		}
 	}
 }
+
+// The caller may keep the frames itself (Track, Correct): the frames out
+// are those Push and Flush give, byte for byte, and the Stabilizer keeps
+// none.
+func TestTrackCorrectIsPush(t *testing.T) {
+	l := stab.Layout{W: 160, H: 120, Chroma: stab.C420}
+	clip := synth.NewShaky(l, 12, 1, 2, 0.2, 1, 6)
+	o := stab.Options{Window: 4, Sigma: 2, MaxShift: 0.05, MaxAngle: 0.02}
+	want := run(t, clip, o)
+	s, err := stab.New(l, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got [][]byte
+	next := 0 // the frame due next
+	correct := func() {
+		dst := make([]byte, l.FrameSize())
+		s.Correct(dst, clip.Frames[next])
+		got = append(got, dst)
+		next++
+	}
+	for _, f := range clip.Frames {
+		if s.Track(f) {
+			correct()
+		}
+	}
+	if n := s.Pending(); n != o.Window {
+		t.Errorf("%d frames pending at the end, want the window's %d", n, o.Window)
+	}
+	for s.Pending() > 0 {
+		correct()
+	}
+	if h := s.Held(); h != 0 {
+		t.Errorf("Held() = %d with the caller keeping the frames, want 0", h)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d frames out, Push gives %d", len(got), len(want))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("frame %d differs from Push's", i)
+		}
+	}
+}

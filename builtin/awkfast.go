@@ -1,0 +1,305 @@
+package builtin
+
+// awk's one-liners without the interpreter. The programs people type most
+// after a grep (`{s += $10} END {print s}`, `{print $1}`, `-F, '{print
+// $2, $5}'`) spend most of GoAWK's time handing each line over as a
+// string and splitting all its fields into a new slice. When a program
+// has exactly one of these shapes, with the default or a one-byte field
+// separator and no file operand, the builtin runs it on the port's
+// records directly, with no allocation per line, as GNU awk would:
+//
+//   - fields as gawk splits them: the default FS splits at runs of
+//     blanks (space, tab), ignoring those at the ends; a one-byte FS
+//     splits at each of its bytes, and an empty line has no field;
+//   - numbers as gawk reads input: leading and trailing white space
+//     skipped, the longest decimal prefix in strtod's grammar (a field
+//     that starts with a letter or with 0x is 0; +inf, -inf, +nan and
+//     -nan spelled alone are themselves), summed in float64;
+//   - the sum printed as gawk prints a number: an integral value in full
+//     (with %d, or %.0f out of a long's range), +inf, -nan and so on, else
+//     OFMT's %.6g; and nothing but a newline when no line came.
+//
+// The shapes are recognised on GoAWK's parse of the program, printed in
+// its canonical form (parser.Program.String), so spacing, semicolons and
+// $(N) for $N do not matter. Anything else runs on GoAWK.
+
+import (
+	"bytes"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/benhoyt/goawk/parser"
+
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/task"
+)
+
+// awkFast is a program run without GoAWK.
+type awkFast struct {
+	sep    byte  // the field separator; 0 for the default (runs of blanks)
+	fields []int // the fields printed, or summed (one)
+	sum    bool  // {V += $N} END {print V}; else {print $N, ...}
+}
+
+var (
+	// awkSumShape is `{ V += $N } END { print V }` as GoAWK prints it.
+	awkSumShape = regexp.MustCompile(`^\{\n    ([A-Za-z_][A-Za-z_0-9]*) \+= \$\(?([0-9]+)\)?\n\}\n\nEND \{\n    print ([A-Za-z_][A-Za-z_0-9]*)\n\}$`)
+	// awkPrintShape is `{ print $N, $M, ... }`, or a bare print.
+	awkPrintShape = regexp.MustCompile(`^\{\n    print ((?:\$\(?[0-9]+\)?(?:, )?)*)\n\}$`)
+	awkFieldRef   = regexp.MustCompile(`[0-9]+`)
+)
+
+// awkSpecialVars are awk's own variables: a sum into one of them is not a
+// plain sum (NF changes the record, NR counts lines).
+var awkSpecialVars = map[string]bool{
+	"NF": true, "NR": true, "FNR": true, "FS": true, "OFS": true, "ORS": true, "RS": true,
+	"FILENAME": true, "SUBSEP": true, "RSTART": true, "RLENGTH": true, "CONVFMT": true,
+	"OFMT": true, "ENVIRON": true, "ARGC": true, "ARGV": true,
+}
+
+// newAwkFast returns the fast form of prog run with the values of its -F
+// options, or nil when it has none. A command line with a -v or an
+// operand has none.
+func newAwkFast(prog *parser.Program, fs []string) *awkFast {
+	f := &awkFast{}
+	for _, v := range fs {
+		sep, ok := awkFastSep(v)
+		if !ok {
+			return nil
+		}
+		f.sep = sep
+	}
+	src := prog.String()
+	if m := awkSumShape.FindStringSubmatch(src); m != nil {
+		if m[1] != m[3] || awkSpecialVars[m[1]] {
+			return nil
+		}
+		n, err := strconv.Atoi(m[2])
+		if err != nil || n < 1 || n > 1<<20 {
+			return nil
+		}
+		f.sum, f.fields = true, []int{n}
+		return f
+	}
+	m := awkPrintShape.FindStringSubmatch(src)
+	if m == nil || m[1] != "" && strings.HasSuffix(m[1], ", ") {
+		return nil
+	}
+	for _, ref := range awkFieldRef.FindAllString(m[1], -1) {
+		n, err := strconv.Atoi(ref)
+		if err != nil || n > 1<<20 {
+			return nil
+		}
+		f.fields = append(f.fields, n)
+	}
+	if len(f.fields) == 0 {
+		f.fields = []int{0} // print: the record
+	}
+	return f
+}
+
+// awkFastSep is the separator byte of -F value, with ok false for a value
+// the fast form does not split by (a regular expression, a backslash).
+// gawk reads -F '\t' as a tab, and -Ft as the letter.
+func awkFastSep(v string) (sep byte, ok bool) {
+	switch {
+	case v == " ":
+		return 0, true
+	case v == `\t`:
+		return '\t', true
+	case len(v) == 1 && v[0] != '\\' && v[0] != 0:
+		return v[0], true
+	}
+	return 0, false
+}
+
+// perRecord is the program's per-record form. The print form keeps no
+// state, so copies may share the lines (replicas).
+func (f *awkFast) perRecord() *task.PerRecord {
+	if f.sum {
+		var s float64
+		lines := 0
+		return &task.PerRecord{
+			Each: func(rec []byte, _ task.Emit) error {
+				s += awkNumber(awkFieldOf(record.TrimEOL(rec), f.fields[0], f.sep))
+				lines++
+				return nil
+			},
+			End: func(emit task.Emit) error {
+				if lines == 0 {
+					return emit([]byte{'\n'}) // an unset variable prints as ""
+				}
+				return emit(append(awkFormatNumber(nil, s), '\n'))
+			},
+		}
+	}
+	var buf []byte
+	return &task.PerRecord{
+		Each: func(rec []byte, emit task.Emit) error {
+			line := record.TrimEOL(rec)
+			buf = buf[:0]
+			for i, n := range f.fields {
+				if i > 0 {
+					buf = append(buf, ' ')
+				}
+				buf = append(buf, awkFieldOf(line, n, f.sep)...)
+			}
+			return emit(append(buf, '\n'))
+		},
+		Fresh: f.perRecord,
+	}
+}
+
+// awkFieldOf returns field n of line ($0 for 0), or nothing past the
+// last field, split as gawk splits: at each sep, or at runs of blanks
+// with those at the ends ignored when sep is 0.
+func awkFieldOf(line []byte, n int, sep byte) []byte {
+	if n == 0 {
+		return line
+	}
+	if sep != 0 {
+		if len(line) == 0 {
+			return nil
+		}
+		for ; n > 1; n-- {
+			i := bytes.IndexByte(line, sep)
+			if i < 0 {
+				return nil
+			}
+			line = line[i+1:]
+		}
+		if i := bytes.IndexByte(line, sep); i >= 0 {
+			return line[:i]
+		}
+		return line
+	}
+	i := 0
+	for {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i == len(line) {
+			return nil
+		}
+		start := i
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+		if n--; n == 0 {
+			return line[start:i]
+		}
+	}
+}
+
+// awkSpace is C's isspace in the C locale.
+func awkSpace(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
+
+// awkNumber is the numeric value gawk gives an input field.
+func awkNumber(b []byte) float64 {
+	// The common case first: a few digits.
+	if n := len(b); n > 0 && n <= 15 {
+		var v uint64
+		i := 0
+		for ; i < n && '0' <= b[i] && b[i] <= '9'; i++ {
+			v = v*10 + uint64(b[i]-'0')
+		}
+		if i == n {
+			return float64(v)
+		}
+	}
+	for len(b) > 0 && awkSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && awkSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return 0
+	}
+	if c := b[0] | 0x20; 'a' <= c && c <= 'z' {
+		return 0
+	}
+	if len(b) == 4 && (b[0] == '+' || b[0] == '-') {
+		sign := 1.0
+		if b[0] == '-' {
+			sign = -1
+		}
+		switch strings.ToLower(string(b[1:])) {
+		case "inf":
+			return math.Inf(int(sign))
+		case "nan":
+			return math.Copysign(math.NaN(), sign)
+		}
+	}
+	digits := b
+	if digits[0] == '+' || digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) > 1 && digits[0] == '0' && digits[1]|0x20 == 'x' {
+		return 0
+	}
+	v, err := strconv.ParseFloat(string(b[:awkNumberLen(b)]), 64)
+	if err != nil && !math.IsInf(v, 0) {
+		return 0 // no digits: strtod reads nothing
+	}
+	return v
+}
+
+// awkNumberLen is the length of the longest prefix of b that strtod reads
+// as a decimal number: [sign] digits [. digits] [e [sign] digits], with at
+// least one digit before the exponent; 0 if there is none.
+func awkNumberLen(b []byte) int {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0
+	}
+	if i < len(b) && b[i]|0x20 == 'e' {
+		j := i + 1
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+				j++
+			}
+			i = j
+		}
+	}
+	return i
+}
+
+// awkFormatNumber appends v as gawk's print writes a number.
+func awkFormatNumber(dst []byte, v float64) []byte {
+	switch {
+	case math.IsNaN(v):
+		if math.Signbit(v) {
+			return append(dst, "-nan"...)
+		}
+		return append(dst, "+nan"...)
+	case math.IsInf(v, 1):
+		return append(dst, "+inf"...)
+	case math.IsInf(v, -1):
+		return append(dst, "-inf"...)
+	case v == math.Trunc(v):
+		if v > math.MinInt64 && v < math.MaxInt64 {
+			return strconv.AppendInt(dst, int64(v), 10)
+		}
+		return strconv.AppendFloat(dst, v, 'f', 0, 64)
+	}
+	return strconv.AppendFloat(dst, v, 'g', 6, 64)
+}

@@ -1,0 +1,156 @@
+package builtin_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tpipe/tpipe/builtin"
+	"pgregory.net/rapid"
+)
+
+// awkNumbers are fields as gawk reads them: digits, signs, decimals,
+// exponents whole and cut, white space, hex, inf and nan spelled alone
+// and not, prefixes, overflow, long digit strings.
+var awkNumbers = []string{
+	"1", "0", "42", "007", "4712294", "123456789012345", "1234567890123456", "9007199254740993",
+	"123456789012345678901234567890", "-0", "+5", "-3", "1.5", "0.1", ".5", "5.", "-.5e1", "1e3",
+	"1E3x", "1e", "1e+", "1e-400", "1e400", "-1e400", "+inf", "-inf", "+nan", "-nan", "inf", "nan",
+	"+INF", "-Nan", "+inf5", "+in", "0x1A", "-0x10", "0X5", " 12 ", "\t7", "12abc", "abc", "+", "-",
+	".", "", "- 5", "1,5", "3\r", "0.000001", "1234567.5", "2.5e-7", "99999.99999",
+}
+
+// The fast forms (awkfast.go) against gawk: sums of every kind of field,
+// fields printed with every separator, lines without fields, a last line
+// without its newline, no input at all.
+func TestAwkFastSameAsGawk(t *testing.T) {
+	var nums strings.Builder
+	for _, n := range awkNumbers {
+		fmt.Fprintf(&nums, "x|%s|y\n", n)
+	}
+	text := "  lead  trail  \na\tb  c\n\n \t \nx.y|z[w]\r\n1,2,,4\n;;\nlast no newline"
+	for _, tc := range []struct {
+		stdin string
+		argv  []string
+	}{
+		{nums.String(), []string{"-F|", "{s += $2} END {print s}"}},
+		{nums.String(), []string{"-F", "|", "{ total+=$(2) }; END { print total }"}},
+		{nums.String(), []string{"-F|", "{print $2}"}},
+		{"", []string{"{s += $1} END {print s}"}},
+		{"\n", []string{"{s += $1} END {print s}"}},
+		{"0.1\n0.2\n", []string{"{s += $1} END {print s}"}},
+		{"1e308\n1e308\n", []string{"{s += $1} END {print s}"}},
+		{"1e308\n-1e308\n", []string{"{s += $1} END {print s}"}},
+		{"+inf\n-inf\n", []string{"-F|", "{s += $1} END {print s}"}},
+		{"1 2 3\n4 5\n6\n", []string{"{s += $3} END {print s}"}},
+		{"1 2 3\n4 5\n6\n", []string{"{s += $9} END {print s}"}},
+		{text, []string{"{print $1}"}},
+		{text, []string{"{print $2, $1}"}},
+		{text, []string{"{print $0}"}},
+		{text, []string{"{print}"}},
+		{text, []string{"{print $3}"}},
+		{text, []string{"-F,", "{print $2, $4}"}},
+		{text, []string{"-F.", "{print $1}"}},
+		{text, []string{"-F[", "{print $2}"}},
+		{text, []string{"-F|", "{print $2}"}},
+		{text, []string{"-F", `\t`, "{print $2}"}},
+		{text, []string{"-F\t", "{print $2}"}},
+		{text, []string{"-Ft", "{print $2}"}},
+		{text, []string{"-F;", "{print $1, $2, $3}"}},
+		{text, []string{"-F", " ", "{print $2}"}},
+		{text, []string{"-Fa", "{print $1}"}},
+	} {
+		argv := append([]string{"awk"}, tc.argv...)
+		if c, err := builtin.New(&builtin.Env{}, argv); err != nil || c.Rec == nil {
+			t.Errorf("awk %q: not run in the fast form (%v)", tc.argv, err)
+		}
+		want := runGNU(t, "", append([]string{"gawk"}, tc.argv...), tc.stdin)
+		got := runBuiltin(t, "", argv, tc.stdin)
+		if got.out != want.out || got.code != want.code {
+			t.Errorf("awk %q on %q:\n tpipe: status %d, %q %q\n  gawk: status %d, %q %q", tc.argv, tc.stdin, got.code, got.out, got.err, want.code, want.out, want.err)
+		}
+	}
+}
+
+// Programs near the fast shapes that are not of them run on GoAWK.
+func TestAwkFastShapes(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		fast bool
+	}{
+		{[]string{"{s += $10} END {print s}"}, true},
+		{[]string{"{s+=$10}END{print s;}"}, true},
+		{[]string{"{ print $1, $3 }"}, true},
+		{[]string{"{print}"}, true},
+		{[]string{"-F,", "{print $2}"}, true},
+		{[]string{"{s += $1} END {print t}"}, false},
+		{[]string{"{NR += $1} END {print NR}"}, false},
+		{[]string{"{s += $1} END {print s + 0}"}, false},
+		{[]string{"{s += $NF} END {print s}"}, false},
+		{[]string{"{s += $1.5} END {print s}"}, false},
+		{[]string{"NR > 1 {print $2}"}, false},
+		{[]string{"{print $1 $2}"}, false},
+		{[]string{"{print $1, $2 > \"/dev/stderr\"}"}, false},
+		{[]string{"{print ($1)}"}, false},
+		{[]string{"-v", "OFS=,", "{print $1, $2}"}, false},
+		{[]string{"-v", "x=1", "{print $1}"}, false},
+		{[]string{"-F", "[,;]", "{print $1}"}, false},
+		{[]string{"-F", `\`, "{print $1}"}, false},
+		{[]string{"{print $1}", "file"}, false},
+		{[]string{"BEGIN {FS=\",\"} {print $1}"}, false},
+	} {
+		c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, tc.argv...))
+		if err != nil {
+			t.Errorf("awk %q: %v", tc.argv, err)
+			continue
+		}
+		if fast := c.Rec != nil; fast != tc.fast {
+			t.Errorf("awk %q: fast form %v, want %v", tc.argv, fast, tc.fast)
+		}
+	}
+}
+
+// The property: on random lines of numbers, words and separators, the
+// fast sums and prints give gawk's output.
+func TestAwkFastRapidAgainstGawk(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		seed := rapid.Uint64().Draw(rt, "seed")
+		r := rand.New(rand.NewPCG(seed, 1))
+		sep := rapid.SampledFrom([]string{"", ",", ":", "|", "."}).Draw(rt, "sep")
+		var in strings.Builder
+		for range rapid.IntRange(0, 30).Draw(rt, "lines") {
+			for f := range r.IntN(5) {
+				if f > 0 {
+					if sep == "" {
+						in.WriteString([]string{" ", "  ", "\t", " \t "}[r.IntN(4)])
+					} else {
+						in.WriteString(sep)
+					}
+				}
+				if r.IntN(3) == 0 {
+					in.WriteString([]string{"a", "x1", "", " ", "-"}[r.IntN(5)])
+				} else if r.IntN(2) == 0 {
+					fmt.Fprintf(&in, "%d", r.IntN(1<<20)-1000)
+				} else {
+					fmt.Fprintf(&in, "%.*f", r.IntN(4), (r.Float64()-0.3)*float64(r.IntN(100000)))
+				}
+			}
+			in.WriteByte('\n')
+		}
+		field := rapid.IntRange(0, 5).Draw(rt, "field")
+		prog := fmt.Sprintf("{s += $%d} END {print s}", max(field, 1))
+		if rapid.Bool().Draw(rt, "print") {
+			prog = fmt.Sprintf("{print $%d, $%d}", field, rapid.IntRange(0, 5).Draw(rt, "second"))
+		}
+		argv := []string{prog}
+		if sep != "" {
+			argv = []string{"-F" + sep, prog}
+		}
+		want := runGNU(t, "", append([]string{"gawk"}, argv...), in.String())
+		got := runBuiltin(t, "", append([]string{"awk"}, argv...), in.String())
+		if got.out != want.out || got.code != want.code {
+			rt.Fatalf("awk %q on %q:\n tpipe: %d %q\n  gawk: %d %q", argv, in.String(), got.code, got.out, want.code, want.out)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package stab_test
+
+const raceEnabled = false
