@@ -247,14 +247,8 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 			b.lo = in.i
 		}
 		if in.i < len(b.ends) {
-			rec, err := in.readLong()
-			if err != nil {
-				return err
-			}
-			in.last = lastNone
-			if keep(rec) {
-				return o.Write(rec)
-			}
+			in.long = in.long[:0]
+			return o.passLong(in, keep)
 		}
 		return nil
 	}
@@ -286,6 +280,12 @@ func (o *Output) passSplit(in *Input, keep func(rec []byte) bool, skip func([]by
 			return err
 		}
 	}
+	return o.passLong(in, keep)
+}
+
+// passLong reads the rest of the long record whose start is in in.long
+// and writes it to o if keep keeps it.
+func (o *Output) passLong(in *Input, keep func(rec []byte) bool) error {
 	rec, err := in.readLongOn()
 	if err != nil {
 		return err
