@@ -149,7 +149,11 @@ func (o *Output) nextScanBuffer(delim byte) error {
 // read in its current buffer (the next buffer, if the current one is used
 // up), keeps those for which keep returns true, and hands them to o without
 // copying them: the kept records are packed in place and the buffer itself
-// moves to o's queue. rec is valid only during the call to keep. Pass
+// moves to o's queue. A buffer that ends with the start of a record longer
+// than S moves on cut before that start, which is copied to the port's own
+// memory; the record is then read whole, as by Read, and written if kept.
+// So Pass holds one buffer at a time. rec is valid only during the call to
+// keep. Pass
 // returns io.EOF at the end of in; other errors are those of Read and
 // Write. Records read from in before Pass must not be used after it.
 func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
@@ -220,12 +224,15 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 		}
 	}
 	b := in.cur
+	if b.cont && b != in.priv && b.pins == 0 && in.i < b.whole() {
+		return o.passSplit(in, keep, skip)
+	}
 	if b == in.priv || b.cont || b.pins > 0 {
 		// Records already copied out by Read (CopyReads): the private
 		// buffer never goes to a queue, so the kept ones are copied. A
-		// buffer that ends with the first piece of a long record cannot
-		// move either; that record is read whole, as by Read. Nor can
-		// one whose reader keeps records of it (Hold).
+		// buffer that holds nothing but the first piece of a long
+		// record cannot move either; that record is read whole, as by
+		// Read. Nor can one whose reader keeps records of it (Hold).
 		for w := b.whole(); in.i < w; {
 			end := int(b.ends[in.i])
 			rec := b.data[in.off:end:end]
@@ -240,14 +247,8 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 			b.lo = in.i
 		}
 		if in.i < len(b.ends) {
-			rec, err := in.readLong()
-			if err != nil {
-				return err
-			}
-			in.last = lastNone
-			if keep(rec) {
-				return o.Write(rec)
-			}
+			in.long = in.long[:0]
+			return o.passLong(in, keep)
 		}
 		return nil
 	}
@@ -256,6 +257,44 @@ func (o *Output) pass(in *Input, keep func(rec []byte) bool, skip func([]byte) (
 		return nil // nothing kept; the buffer goes back to FREE on the next read
 	}
 	return o.move(in, first)
+}
+
+// passSplit is pass on a buffer that holds whole records and then the
+// first piece of a record longer than S. Copying the kept records out to
+// o would need a second buffer while this one is held, and under Record
+// Oriented Scheduling on one buffer (Theorem 4.1 of "Thrifty Execution
+// of Task Pipelines") there is none: the filter would wait for FREE while
+// holding the only buffer. So the piece is copied to the port's own
+// memory (in.long, as Read would), the buffer is cut before it, its whole
+// records are sifted and the buffer moves on as any other; only then is
+// the rest of the long record read, from the next buffers, and written if
+// kept. The task holds one pool buffer at a time throughout.
+func (o *Output) passSplit(in *Input, keep func(rec []byte) bool, skip func([]byte) (int, bool)) error {
+	b := in.cur
+	w := b.whole()
+	start := int(b.ends[w-1])
+	in.long = append(in.long[:0], b.data[start:b.end()]...)
+	b.data, b.ends, b.cont = b.data[:start], b.ends[:w], false
+	if first, kw := in.sift(keep, skip); kw > first {
+		if err := o.move(in, first); err != nil {
+			return err
+		}
+	}
+	return o.passLong(in, keep)
+}
+
+// passLong reads the rest of the long record whose start is in in.long
+// and writes it to o if keep keeps it.
+func (o *Output) passLong(in *Input, keep func(rec []byte) bool) error {
+	rec, err := in.readLongOn()
+	if err != nil {
+		return err
+	}
+	in.last = lastNone
+	if keep(rec) {
+		return o.Write(rec)
+	}
+	return nil
 }
 
 // sift keeps the records of the buffer being read, from the next one on,

@@ -384,3 +384,70 @@ func TestEndRecordAfterFlush(t *testing.T) {
 		}
 	}
 }
+
+// Pass on a buffer holding a whole record and then the start of a record
+// over the pool's MaxRecord: the whole record reaches the reader before
+// the filter reports the long one, whether the start alone is over the
+// limit or the limit falls in a later piece.
+func TestPassSplitsBeforeATooLargeRecord(t *testing.T) {
+	for _, tc := range []struct {
+		max, size int
+		atLeast   bool
+	}{
+		{max: 4, size: 13, atLeast: true}, // the 13 bytes after "ok\n"
+		{max: 20, size: 29, atLeast: true},
+		{max: 29, size: 30, atLeast: false}, // pieces of 13, 16 and 1
+
+	} {
+		t.Run(fmt.Sprint(tc.max), func(t *testing.T) {
+			pool, err := buffer.NewPool(buffer.Options{Buffers: 3, RecordSize: 16, MaxRecord: tc.max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q0, _ := pool.NewQueue("q0", 1)
+			q1, _ := pool.NewQueue("q1", 1)
+			src, _ := pool.NewProc("src", 0, nil, []*buffer.Queue{q0})
+			mid, _ := pool.NewProc("mid", 1, []*buffer.Queue{q0}, []*buffer.Queue{q1})
+			dst, _ := pool.NewProc("dst", 2, []*buffer.Queue{q1}, nil)
+			mid.CopyReads()
+			var got [][]byte
+			errs := runProcs([]*buffer.Proc{src, mid, dst}, []func(*buffer.Ports) error{
+				func(p *buffer.Ports) error {
+					if err := p.Out(0).Write([]byte("ok\n")); err != nil {
+						return err
+					}
+					return p.Out(0).Write(bytes.Repeat([]byte("z"), 30))
+				},
+				func(p *buffer.Ports) error {
+					for {
+						if err := p.Out(0).Pass(p.In(0), func([]byte) bool { return true }); err != nil {
+							return eofNil(err)
+						}
+					}
+				},
+				func(p *buffer.Ports) error {
+					for {
+						rec, err := p.In(0).Read()
+						if err != nil {
+							return eofNil(err)
+						}
+						got = append(got, bytes.Clone(rec))
+					}
+				},
+			})
+			var tl *record.TooLargeError
+			if !errors.As(errs[1], &tl) || tl.Size != tc.size || tl.Max != tc.max || tl.AtLeast != tc.atLeast {
+				t.Fatalf("filter: %v (%+v), want a TooLargeError of %d bytes", errs[1], tl, tc.size)
+			}
+			if errs[0] != nil && !errors.Is(errs[0], buffer.ErrReaderGone) || errs[2] != nil {
+				t.Fatalf("writer: %v, reader: %v", errs[0], errs[2])
+			}
+			if fmt.Sprintf("%q", got) != `["ok\n"]` {
+				t.Fatalf("reader got %q, want the whole record before the long one", got)
+			}
+			if err := pool.Check(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -276,12 +276,22 @@ func (in *Input) next() ([]byte, error) {
 // cur (the last of a chained buffer) into in.long, following the chain
 // from buffer to buffer up to the pool's MaxRecord.
 func (in *Input) readLong() ([]byte, error) {
+	in.long = in.long[:0]
+	return in.readLongOn()
+}
+
+// readLongOn is readLong with the record's first piece already in
+// in.long: it follows the chain from the next piece on.
+func (in *Input) readLongOn() ([]byte, error) {
 	in.last = lastNone
 	if in.err != nil {
 		return nil, in.err
 	}
 	limit := in.t.pool.maxRec
-	in.long = in.long[:0]
+	if len(in.long) > limit {
+		in.err = &record.TooLargeError{Size: len(in.long), Max: limit, AtLeast: true, Limit: MaxRecordLimit}
+		return nil, in.err
+	}
 	for {
 		piece, more, err := in.ReadChunk()
 		if err == io.EOF {

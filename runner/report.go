@@ -108,19 +108,23 @@ func explainSpool(w io.Writer, pl *sched.Plan) {
 	if o.NoSync {
 		fsync = "off"
 	}
-	fmt.Fprintf(w, "spool %s: every queue a place (a directory), its records in segments of %s (--segment), fsync %s\n", dir, size(int64(seg)), fsync)
+	fmt.Fprintf(w, "spool %s: every queue a place (a directory), its records in segments of %s (--segment), fsync %s, compress %s\n",
+		dir, size(int64(seg)), fsync, o.Codec)
 	for k, p := range sched.SpoolPlaces(g) {
 		e := g.Edges[k]
 		where := filepath.Join(dir, p) + "/"
 		if file, ok := sched.SpoolInPlace(g, k); ok {
 			where = file + ", read in place (not copied)"
+		} else if sched.SpoolVirtual(g, k) {
+			where += fmt.Sprintf(", virtual (never written): %s and %s run in one pass over each segment",
+				g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name)
 		}
 		fmt.Fprintf(w, "  %-4s %s -> %s: %s\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, where)
 	}
 	fmt.Fprintf(w, "spool steps:\n")
 	for _, i := range g.Order() {
 		if t := g.Tasks[i]; t.Out > 0 {
-			fmt.Fprintf(w, "  %-14s %s\n", t.Name, sched.SpoolForm(t))
+			fmt.Fprintf(w, "  %-14s %s\n", t.Name, sched.SpoolForm(g, i))
 		}
 	}
 	fmt.Fprintf(w, "spool layout: DIR/graph the graph and the tokens of its last complete run; DIR/.lock/run one run at a time; "+

@@ -23,6 +23,7 @@ import (
 	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/shell"
 	"github.com/tpipe/tpipe/task"
@@ -47,10 +48,12 @@ type Config struct {
 	Progress Progress
 	// Spool is the directory of the spool policy (sched.SpoolOptions.Dir);
 	// Segment its segment size (0: sched.DefaultSegment); NoSync turns its
-	// fsyncs off.
-	Spool   string
-	Segment int
-	NoSync  bool
+	// fsyncs off; Compress is its tokens' codec (the zero value, none, is
+	// spool.DefaultCodec).
+	Spool    string
+	Segment  int
+	NoSync   bool
+	Compress recfile.Codec
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -212,6 +215,9 @@ func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 			o.Places = func(k int) string {
 				if file, ok := sched.SpoolInPlace(j.Graph, k); ok {
 					return file + " (in place)"
+				}
+				if sched.SpoolVirtual(j.Graph, k) {
+					return filepath.Join(dir, places[k]) + "/ (virtual)"
 				}
 				return filepath.Join(dir, places[k]) + "/"
 			}

@@ -171,6 +171,7 @@ func TestSettingsTable(t *testing.T) {
 		"spool":       {"spool-dir", "none"},
 		"segment":     {"64K", "16M"},
 		"fsync":       {"off", "on"},
+		"compress":    {"s2", "zstd", "none"},
 	}
 	bad := map[string]string{
 		"policy":      `policy x: unknown policy (known: auto, concurrent, ros, fused, serial, spool)`,
@@ -185,6 +186,7 @@ func TestSettingsTable(t *testing.T) {
 		"spool":       "spool : want a directory, or none",
 		"segment":     "segment 0: want a positive size such as 65536, 64K or 4M",
 		"fsync":       "fsync 0: want on or off",
+		"compress":    "compress 0: want none, s2 or zstd",
 	}
 	for _, s := range runner.Settings {
 		vs, ok := values[s.Name]
@@ -238,7 +240,7 @@ func TestSettingsTable(t *testing.T) {
 		t.Error("LookupSetting found a setting that does not exist")
 	}
 	c := runner.Config{Policy: sched.ROS, Buffers: 3, Stats: true}
-	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on, progress auto, spool none, segment 4M, fsync on"; got != want {
+	if got, want := runner.SettingsLine(&c), "policy ros, buffers 3, cap default, record-size 256K, sort-memory auto, replicas auto, fallback on, stats on, progress auto, spool none, segment 4M, fsync on, compress none"; got != want {
 		t.Errorf("SettingsLine = %q, want %q", got, want)
 	}
 }

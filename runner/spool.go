@@ -25,7 +25,7 @@ func (r *Runner) spoolOptions() *sched.SpoolOptions {
 	if dir != "" {
 		dir = r.path(dir)
 	}
-	return &sched.SpoolOptions{Dir: dir, Segment: r.cfg.Segment, NoSync: r.cfg.NoSync, AfterCommit: r.AfterCommit}
+	return &sched.SpoolOptions{Dir: dir, Segment: r.cfg.Segment, NoSync: r.cfg.NoSync, Codec: r.cfg.Compress, AfterCommit: r.AfterCommit}
 }
 
 // spooled reports whether pipelines run on a spool directory of the

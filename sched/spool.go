@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/spool"
 	"github.com/tpipe/tpipe/spool/place"
 	"github.com/tpipe/tpipe/task"
@@ -69,6 +69,9 @@ type SpoolOptions struct {
 	// NoSync skips fsync: faster, and a power loss may lose tokens the
 	// run counted as written (a process crash does not).
 	NoSync bool
+	// Codec compresses the tokens the run writes; the zero value is
+	// recfile.None, spool.DefaultCodec. Tokens of any codec are read.
+	Codec recfile.Codec
 	// Workers is how many map segments run at once; 0 means GOMAXPROCS.
 	Workers int
 	// AfterCommit, if set, is called after each token is committed;
@@ -80,6 +83,7 @@ type SpoolOptions struct {
 type SpoolStats struct {
 	Dir           string `json:"dir"`
 	Segment       int    `json:"segment"`
+	Codec         string `json:"codec"` // of the tokens written
 	TokensWritten int64  `json:"tokens_written"`
 	BytesWritten  int64  `json:"bytes_written"` // on disk, compressed
 	BytesRead     int64  `json:"bytes_read"`
@@ -97,7 +101,15 @@ func SpoolPlaces(g *graph.Graph) []string {
 
 // isMap reports whether task t runs on its input's segments apart.
 func isMap(t *graph.Task) bool {
-	return t.Rec != nil && t.Rec.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != ""
+	return t.Rec != nil && t.Rec.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != "" && t.Together == ""
+}
+
+// fusedEdge reports whether edge k of g joins two map tasks: the spool
+// runs them as one pass over each segment (loop jamming, as the fused
+// policy does in memory), and the edge's place stays empty (virtual).
+func fusedEdge(g *graph.Graph, k int) bool {
+	e := g.Edges[k]
+	return isMap(g.Tasks[e.From.Task]) && isMap(g.Tasks[e.To.Task])
 }
 
 // inPlace reports whether task t's output is a file the spool reads in
@@ -106,17 +118,38 @@ func inPlace(t *graph.Task) bool {
 	return t.File != "" && t.Ident != "" && t.In == 0 && t.Out == 1 && t.Together == ""
 }
 
-// SpoolForm says in words how the spool runs task t: per segment, over
-// the whole stream, or not at all (its file is read in place).
-func SpoolForm(t *graph.Task) string {
+// SpoolForm says in words how the spool runs task i of g: per segment
+// (with the map tasks it is fused with), over the whole stream, or not at
+// all (its file is read in place).
+func SpoolForm(g *graph.Graph, i int) string {
+	t := g.Tasks[i]
 	switch {
 	case inPlace(t):
 		return "not run: its file is read in place, in segments cut at line ends"
 	case isMap(t):
+		var with []string
+		for k, e := range g.Edges {
+			switch {
+			case e.From.Task == i && fusedEdge(g, k):
+				with = append(with, fmt.Sprintf("%s (%s not written)", g.Tasks[e.To.Task].Name, e.Name))
+			case e.To.Task == i && fusedEdge(g, k):
+				with = append(with, g.Tasks[e.From.Task].Name)
+			}
+		}
+		if len(with) > 0 {
+			return "per segment, in parallel, in one pass with " + strings.Join(with, " and ")
+		}
 		return "per segment, in parallel"
 	}
 	return "whole stream"
 }
+
+// SpoolVirtual reports whether edge k of g has no tokens under the spool:
+// it joins two tasks that run in one pass over each segment (see
+// SpoolForm), so its records never leave memory. Its place is made and
+// named all the same, and its causal hash is computed, so that the names
+// of the tokens after it are those the two tasks would give apart.
+func SpoolVirtual(g *graph.Graph, k int) bool { return fusedEdge(g, k) }
 
 // SpoolInPlace returns the file that edge k of g is read from in place
 // under the spool, if its writer is such a file (see SpoolForm).
@@ -143,21 +176,31 @@ func spoolShape(g *graph.Graph, places []string) string {
 // segments come in by position; several map jobs may commit them out of
 // order.
 type spoolEdge struct {
-	k int
-	p *place.Place
+	k       int
+	p       *place.Place
+	virtual bool // inside a chain of map tasks: never written (SpoolVirtual)
 
-	mu      sync.Mutex
-	names   []string // committed segments by position; "" not yet
-	ready   int      // names[:ready] are all committed
-	done    bool     // complete: names is all of it
-	gen     string   // the causal hash of the whole edge, once known
-	gone    bool     // the reader stopped early: write no more
-	goneC   chan struct{}
+	mu    sync.Mutex
+	names []string // committed segments by position; "" not yet
+	ready int      // names[:ready] are all committed
+	done  bool     // complete: names is all of it
+	gen   string   // the causal hash of the whole edge, once known
+	gone  bool     // the reader stopped early: write no more
+	goneC chan struct{}
+	// stopped is gone, read without e.mu: a sink asks it before every
+	// record, and the lock there was a twentieth of a run's CPU time.
+	stopped atomic.Bool
 	changed chan struct{}
 	// file, for an edge read in place, is the file; bounds[k] and
 	// bounds[k+1] delimit its segment k.
 	file   *os.File
 	bounds []int64
+	// early holds the files of committed segments not yet durable (see
+	// spoolsync.go); pending counts the segments the syncer has not
+	// renamed yet.
+	early   map[int]*os.File
+	pending sync.WaitGroup
+	lost    bool // a segment failed to commit: the edge is not complete on disk
 }
 
 func newSpoolEdge(k int, p *place.Place) *spoolEdge {
@@ -213,14 +256,12 @@ func (e *spoolEdge) setGone() {
 		close(e.goneC)
 	}
 	e.gone = true
+	e.stopped.Store(true)
 	e.signal()
 }
 
-func (e *spoolEdge) isGone() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.gone
-}
+// isGone reports whether the edge's reader stopped early (setGone).
+func (e *spoolEdge) isGone() bool { return e.stopped.Load() }
 
 // segment waits for segment k and returns its name; ok is false once the
 // edge is complete with fewer segments. It returns early when ctx is done
@@ -300,11 +341,15 @@ func (e *spoolEdge) goneCh() <-chan struct{} {
 	return e.goneC
 }
 
-// all returns the committed names, for the Record's live list.
+// all returns the committed names, for the Record's live list; a
+// virtual edge has none.
 func (e *spoolEdge) all() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []string
+	if e.virtual {
+		return nil
+	}
 	for _, n := range e.names {
 		if n != "" {
 			out = append(out, n)
@@ -317,12 +362,15 @@ func (e *spoolEdge) all() []string {
 }
 
 // spoolStep is a step of the run: tasks that run as one, with the edges
-// they read and write from outside the step, in task and port order.
+// they read and write from outside the step, in task and port order. A
+// map step is a chain of map tasks, in order, that runs in one pass over
+// each segment: the edges between them (virtual) are never written.
 type spoolStep struct {
 	tasks   []int
 	ins     []int
 	outs    []int
 	outTask []int // the task that writes each of outs
+	virtual []int // of a map step: the edges inside its chain, in order
 	isMap   bool
 	content bool     // a task has no Ident: outputs named by content
 	gens    []string // the outputs' causal hashes, when known before the run
@@ -343,7 +391,8 @@ type spoolRun struct {
 	ins     [][]int
 	outs    [][]int
 	record  *spool.Record
-	sem     chan struct{} // map jobs at once
+	sem     chan struct{} // map jobs computing at once
+	syncer  *spoolSyncer
 	segRun  []atomic.Int64
 	segHit  []atomic.Int64
 	tokens  atomic.Int64
@@ -377,7 +426,7 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 			r.st.Tasks[i].SegmentsRun = int(r.segRun[i].Load())
 			r.st.Tasks[i].SegmentsCached = int(r.segHit[i].Load())
 		}
-		r.st.Spool = &SpoolStats{Dir: so.Dir, Segment: so.Segment, TokensWritten: r.tokens.Load(), BytesWritten: r.written.Load(), BytesRead: r.read.Load()}
+		r.st.Spool = &SpoolStats{Dir: so.Dir, Segment: so.Segment, Codec: so.Codec.String(), TokensWritten: r.tokens.Load(), BytesWritten: r.written.Load(), BytesRead: r.read.Load()}
 		r.st.Wall = time.Since(start)
 		st = r.st
 	}()
@@ -429,11 +478,21 @@ func (r *spoolRun) open() error {
 	if err := r.sp.SetRecord(rec); err != nil {
 		return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
 	}
+	// The places are opened at once: making one is four directories, each
+	// near a millisecond on a busy disk, and a run waited for all of them
+	// in a row. They come after the Record, which a directory with
+	// places must have (spool.Open refuses one without).
+	ps := make([]*place.Place, len(g.Edges))
+	errs := make([]error, len(g.Edges))
+	var wg sync.WaitGroup
 	for k := range g.Edges {
-		p, err := r.sp.Place(r.places[k])
-		if err != nil {
-			return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
-		}
+		wg.Go(func() { ps[k], errs[k] = r.sp.Place(r.places[k]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
+	}
+	for k, p := range ps {
 		r.edges = append(r.edges, newSpoolEdge(k, p))
 	}
 	r.record = rec
@@ -463,6 +522,7 @@ func (r *spoolRun) plan() error {
 		s.inPlace = len(tasks) == 1 && inPlace(g.Tasks[tasks[0]])
 		r.steps = append(r.steps, s)
 	}
+	r.fuseMaps()
 	gen := make([]string, len(g.Edges)) // known before the run, or ""
 	for _, s := range r.steps {
 		if s.inPlace {
@@ -481,6 +541,11 @@ func (r *spoolRun) plan() error {
 		for j, k := range s.outs {
 			if s.gens != nil {
 				gen[k] = s.gens[j]
+			}
+		}
+		if s.isMap && in[0] != "" {
+			for j, h := range r.chainGens(s, in[0])[:len(s.virtual)] {
+				r.edges[s.virtual[j]].setGen(h)
 			}
 		}
 		if s.gens != nil && len(s.outs) > 0 {
@@ -504,6 +569,36 @@ func (r *spoolRun) plan() error {
 		}
 	}
 	return nil
+}
+
+// fuseMaps joins each map step to the map step that reads its output, so
+// that a chain of map tasks is one step (see fusedEdge). serialSteps
+// orders the steps so that a writer comes before its reader.
+func (r *spoolRun) fuseMaps() {
+	g := r.g
+	var kept []*spoolStep
+	for _, s := range r.steps {
+		if s.isMap && fusedEdge(g, s.ins[0]) {
+			head := kept[r.stepOf[g.Edges[s.ins[0]].From.Task]]
+			head.virtual = append(head.virtual, s.ins[0])
+			head.tasks = append(head.tasks, s.tasks...)
+			head.outs, head.outTask = s.outs, s.outTask
+			for _, i := range s.tasks {
+				r.stepOf[i] = r.stepOf[head.tasks[0]]
+			}
+			continue
+		}
+		for _, i := range s.tasks {
+			r.stepOf[i] = len(kept)
+		}
+		kept = append(kept, s)
+	}
+	r.steps = kept
+	for _, s := range r.steps {
+		for _, k := range s.virtual {
+			r.edges[k].virtual = true
+		}
+	}
 }
 
 // readInPlace opens the file of in-place step s and cuts it into
@@ -563,31 +658,68 @@ func lineBounds(f *os.File, seg int64) ([]int64, error) {
 	return bounds, nil
 }
 
+// rangeBufs are readRange's buffers. A segment of the default size is
+// four reads of one, where a bufio.Scanner made 64 (64 KiB each).
+var rangeBufs = sync.Pool{New: func() any { return new([rangeBuf]byte) }}
+
+const rangeBuf = 1 << 20
+
 // readRange calls each with the lines of bytes [from, to) of f, each with
 // its '\n' (the last may have none), as the runner's line framing cuts
 // them; a line longer than maxRec is a *record.TooLargeError. It returns
-// the bytes read.
+// the bytes read. The line passed to each is valid only during the call.
 func readRange(f *os.File, from, to int64, maxRec int, each func([]byte) error) (int64, error) {
-	sc := bufio.NewScanner(io.NewSectionReader(f, from, to-from))
-	sc.Buffer(make([]byte, 0, 64<<10), maxRec+1)
-	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			return i + 1, data[:i+1], nil
+	pooled := rangeBufs.Get().(*[rangeBuf]byte)
+	defer rangeBufs.Put(pooled)
+	buf := pooled[:]
+	tooLarge := func(size int, atLeast bool) error {
+		return &record.TooLargeError{Size: size, Max: maxRec, AtLeast: atLeast, Limit: buffer.MaxRecordLimit}
+	}
+	start, end, at := 0, 0, from // buf[start:end] is read and not yet handed out
+	for {
+		for {
+			i := bytes.IndexByte(buf[start:end], '\n')
+			if i < 0 {
+				break
+			}
+			line := buf[start : start+i+1]
+			if len(line) > maxRec {
+				return to - from, tooLarge(len(line), false)
+			}
+			if err := each(line); err != nil {
+				return to - from, err
+			}
+			start += i + 1
 		}
-		if atEOF && len(data) > 0 {
-			return len(data), data, nil
+		if at == to {
+			if start == end {
+				return to - from, nil
+			}
+			if end-start > maxRec {
+				return to - from, tooLarge(end-start, false)
+			}
+			return to - from, each(buf[start:end])
 		}
-		return 0, nil, nil
-	})
-	for sc.Scan() {
-		if err := each(sc.Bytes()); err != nil {
+		// The part of a line read so far goes to the front; a line longer
+		// than the buffer grows it (not the pooled one) up to maxRec.
+		end = copy(buf, buf[start:end])
+		start = 0
+		if end == len(buf) {
+			if end > maxRec {
+				return to - from, tooLarge(maxRec+1, true)
+			}
+			buf = append(buf, make([]byte, min(len(buf), maxRec+1-len(buf)))...)
+		}
+		n, err := f.ReadAt(buf[end:min(int64(len(buf)), int64(end)+to-at)], at)
+		end += n
+		at += int64(n)
+		if err != nil && (err != io.EOF || at < to) {
+			if err == io.EOF {
+				err = fmt.Errorf("%s: %w (the file was cut while read)", f.Name(), io.ErrUnexpectedEOF)
+			}
 			return to - from, err
 		}
 	}
-	if errors.Is(sc.Err(), bufio.ErrTooLong) {
-		return to - from, &record.TooLargeError{Size: maxRec + 1, Max: maxRec, AtLeast: true, Limit: buffer.MaxRecordLimit}
-	}
-	return to - from, sc.Err()
 }
 
 // readSeg calls each with the records of segment k of edge e, named
@@ -597,6 +729,9 @@ func (r *spoolRun) readSeg(e *spoolEdge, k int, name string, maxRec int, each fu
 	var err error
 	if e.file != nil {
 		n, err = readRange(e.file, e.bounds[k], e.bounds[k+1], maxRec, each)
+	} else if f := e.takeEarly(k); f != nil {
+		n, err = spool.ReadWritten(f, maxRec, each)
+		f.Close()
 	} else {
 		n, err = spool.ReadToken(e.p, name, maxRec, each)
 	}
@@ -617,7 +752,8 @@ func (r *spoolRun) outGens(s *spoolStep, in []string) []string {
 		}
 	}
 	if s.isMap {
-		return []string{spool.Hash("map", r.g.Tasks[s.tasks[0]].Ident, in[0])}
+		gens := r.chainGens(s, in[0])
+		return gens[len(gens)-1:]
 	}
 	parts := []string{"step"}
 	for _, i := range s.tasks {
@@ -630,6 +766,30 @@ func (r *spoolRun) outGens(s *spoolStep, in []string) []string {
 		gens[j] = spool.Hash(step, "out", strconv.Itoa(j))
 	}
 	return gens
+}
+
+// chainGens returns the causal hash of the output of each task of map
+// step s, given its input's: those of its virtual edges, then its
+// output's. Each is what the task would have run alone.
+func (r *spoolRun) chainGens(s *spoolStep, in string) []string {
+	gens := make([]string, len(s.tasks))
+	for j, i := range s.tasks {
+		in = spool.Hash("map", r.g.Tasks[i].Ident, in)
+		gens[j] = in
+	}
+	return gens
+}
+
+// chainNames returns the names of segment n of the output of each task
+// of map step s, given its input segment's: a chain's output segment is
+// named as its last task alone would have named it.
+func (r *spoolRun) chainNames(s *spoolStep, n int, in string) []string {
+	names := make([]string, len(s.tasks))
+	for j, i := range s.tasks {
+		in = spool.SegName(n, spool.Hash(r.g.Tasks[i].Ident, in))
+		names[j] = in
+	}
+	return names
 }
 
 // cached reports whether every output place of s is complete for gens;
@@ -679,6 +839,16 @@ func (r *spoolRun) run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	r.syncer = newSpoolSyncer(r.so.Workers, func(err error) {
+		if r.fail(err) {
+			cancel(err)
+		}
+	})
+	defer func() {
+		for _, e := range r.edges {
+			e.closeEarly()
+		}
+	}()
 	var wg sync.WaitGroup
 	for _, s := range r.steps {
 		if !s.run {
@@ -700,6 +870,9 @@ func (r *spoolRun) run(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
+	if err := r.syncer.close(); err != nil {
+		r.fail(fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err)))
+	}
 	r.mu.Lock()
 	first, status := r.first, r.status
 	r.mu.Unlock()
@@ -711,7 +884,9 @@ func (r *spoolRun) run(ctx context.Context) error {
 	}
 	live := map[string][]string{}
 	for k, e := range r.edges {
-		if names := e.all(); len(names) > 0 {
+		if e.virtual {
+			live[r.places[k]] = []string{} // gc empties it
+		} else if names := e.all(); len(names) > 0 {
 			live[r.places[k]] = names
 		} else if old, ok := r.record.Live[r.places[k]]; ok {
 			live[r.places[k]] = old // not read this run: what the last one used
@@ -878,6 +1053,11 @@ type spoolSink struct {
 func (sk *spoolSink) run(ctx context.Context, p *buffer.Ports) error {
 	r, in := sk.r, p.In(0)
 	var tw *spool.TokenWriter
+	defer func() {
+		if tw != nil {
+			tw.Abort() // the run failed or the reader went: no part token
+		}
+	}()
 	for {
 		if sk.e.isGone() {
 			return nil // the reader stopped: nobody wants the rest
@@ -894,23 +1074,25 @@ func (sk *spoolSink) run(ctx context.Context, p *buffer.Ports) error {
 			if sk.gen != "" {
 				name = spool.SegName(len(sk.names), spool.Hash(sk.gen, strconv.Itoa(len(sk.names))))
 			}
-			if tw, err = spool.NewTokenWriter(sk.e.p, name); err != nil {
+			if tw, err = spool.NewTokenWriter(sk.e.p, name, r.so.Codec); err != nil {
 				return r.diskErr(err)
 			}
 		}
 		if err := tw.Add(rec); err != nil {
-			tw.Abort()
 			return r.diskErr(err)
 		}
 		if tw.Bytes() >= int64(r.so.Segment) {
-			if err := sk.commit(tw); err != nil {
+			err := sk.commit(ctx, tw)
+			tw = nil
+			if err != nil {
 				return err
 			}
-			tw = nil
 		}
 	}
 	if tw != nil {
-		if err := sk.commit(tw); err != nil {
+		err := sk.commit(ctx, tw)
+		tw = nil
+		if err != nil {
 			return err
 		}
 	}
@@ -919,33 +1101,49 @@ func (sk *spoolSink) run(ctx context.Context, p *buffer.Ports) error {
 }
 
 // commit commits the segment tw holds as the next of the edge.
-func (sk *spoolSink) commit(tw *spool.TokenWriter) error {
+func (sk *spoolSink) commit(ctx context.Context, tw *spool.TokenWriter) error {
 	r, k := sk.r, len(sk.names)
-	var name string
-	var err error
-	hit := false
-	if sk.gen == "" {
-		name, hit, err = tw.CommitContent(sk.e.p, k)
-	} else {
-		name = tw.Name()
-		if has, _ := sk.e.p.Has(name); has {
-			err = tw.Abort() // made by a run that stopped before its end: the same bytes
-		} else {
-			err = tw.Commit()
-		}
-	}
+	name, err := tw.Finish(k)
 	if err != nil {
 		return r.diskErr(err)
 	}
 	sk.names = append(sk.names, name)
-	sk.e.commit(k, name)
-	if hit {
-		r.segHit[sk.task].Add(1)
-	} else {
-		r.segRun[sk.task].Add(1)
+	if has, _ := sk.e.p.Has(name); has {
+		// Made by a run that stopped before its end: the same bytes. A
+		// token named by its content is then the cache's.
+		if err := tw.Abort(); err != nil {
+			return r.diskErr(err)
+		}
+		sk.e.commit(k, name)
+		if sk.gen == "" {
+			r.segHit[sk.task].Add(1)
+		} else {
+			r.segRun[sk.task].Add(1)
+		}
+		r.committed(tw)
+		return nil
 	}
-	r.committed(tw)
-	return nil
+	return r.handOver(ctx, sk.e, k, name, tw, sk.task, func() { r.segRun[sk.task].Add(1) })
+}
+
+// handOver gives finished token tw, segment k of edge e named name, to
+// the edge's reader and to the syncer (see spoolsync.go); done runs once
+// it is committed. A failure to commit it is task i's.
+func (r *spoolRun) handOver(ctx context.Context, e *spoolEdge, k int, name string, tw *spool.TokenWriter, i int, done func()) error {
+	f, err := tw.OpenWritten()
+	if err != nil {
+		tw.Abort()
+		return r.diskErr(err)
+	}
+	e.publish(k, name, f)
+	return r.syncer.commit(ctx, e, k, tw, func(err error) error {
+		if err != nil {
+			return r.taskErr(i, r.diskErr(err))
+		}
+		done()
+		r.committed(tw)
+		return nil
+	})
 }
 
 // finish completes the edge if the sink read all of its records: it
@@ -958,11 +1156,26 @@ func (sk *spoolSink) finish(status int) error {
 	if gen == "" {
 		gen = spool.Hash(append([]string{"content"}, sk.names...)...)
 	}
-	if err := spool.WriteEnd(sk.e.p, gen, sk.names, status); err != nil {
+	return sk.r.writeEnd(sk.e, gen, sk.names, status)
+}
+
+// writeEnd completes edge e: its reader learns it at once; its end token
+// is written once the syncer has renamed every segment it names, so that
+// an end token on disk always names segments that are there.
+func (r *spoolRun) writeEnd(e *spoolEdge, gen string, names []string, status int) error {
+	e.complete(gen, names)
+	e.pending.Wait()
+	e.mu.Lock()
+	lost := e.lost
+	e.mu.Unlock()
+	if lost {
+		return nil // the run fails with the commit's error
+	}
+	if err := spool.WriteEnd(e.p, gen, names, status); err != nil {
 		return err
 	}
-	sk.e.complete(gen, sk.names)
-	sk.r.afterCommit()
+	r.syncer.synced(e.p)
+	r.afterCommit()
 	return nil
 }
 
@@ -981,11 +1194,10 @@ func (r *spoolRun) afterCommit() {
 
 // runMap runs a map step: each segment of its input, as it comes, on a
 // goroutine of its own (at most SpoolOptions.Workers at once over the
-// run), each with an instance of the task's per-record form; a segment
-// whose output is in the place already is skipped.
+// run), through the step's chain of tasks, each with an instance of its
+// per-record form; a segment whose output is in the place already is
+// skipped.
 func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
-	i := s.tasks[0]
-	t := r.g.Tasks[i]
 	in, out := r.edges[s.ins[0]], r.edges[s.outs[0]]
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -993,7 +1205,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		wg    sync.WaitGroup
 		once  sync.Once
 		first error
-		free  = make(chan *task.PerRecord, r.so.Workers)
+		free  = make(chan []*task.PerRecord, r.so.Workers)
 		busy  atomic.Int64
 	)
 	fail := func(err error) {
@@ -1004,7 +1216,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 	n := 0
 	for ; ; n++ {
 		if h := in.peekGen(); h != "" {
-			out.setGen(spool.Hash("map", t.Ident, h))
+			out.setGen(r.outGens(s, []string{h})[0])
 		}
 		var inName string
 		var ok bool
@@ -1017,10 +1229,11 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		if err != nil || !ok {
 			break
 		}
-		outName := spool.SegName(n, spool.Hash(t.Ident, inName))
+		names := r.chainNames(s, n, inName)
+		outName := names[len(names)-1]
 		if has, _ := out.p.Has(outName); has {
 			out.commit(n, outName)
-			r.segHit[i].Add(1)
+			r.segHit[s.outTask[0]].Add(1)
 			continue
 		}
 		select {
@@ -1033,25 +1246,29 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		}
 		k := n
 		wg.Go(func() {
-			defer func() { <-r.sem }()
 			t0 := time.Now()
-			err := r.mapSegment(t, free, in, out, k, inName, outName)
+			tw, counts, err := r.mapSegment(s, free, in, k, inName, outName)
 			busy.Add(int64(time.Since(t0)))
+			<-r.sem // the disk's work is the syncer's: another segment computes meanwhile
+			if err == nil {
+				err = r.commitMap(ctx, s, out, k, tw, counts)
+			}
 			if err != nil {
 				fail(err)
-				return
 			}
-			out.commit(k, outName)
-			r.segRun[i].Add(1)
 		})
 	}
 	wg.Wait()
 	r.stepRunner.mu.Lock()
-	r.st.Tasks[i].Busy = time.Duration(busy.Load())
-	r.st.Tasks[i].Blocked = max(0, time.Since(start)-r.st.Tasks[i].Busy)
+	for _, i := range s.tasks {
+		// The tasks of a chain share its time: they ran as one loop.
+		ts := &r.st.Tasks[i]
+		ts.Busy = time.Duration(busy.Load()) / time.Duration(len(s.tasks))
+		ts.Blocked = max(0, time.Since(start)-ts.Busy)
+	}
 	r.stepRunner.mu.Unlock()
 	if first != nil {
-		return &TaskError{Task: t.Name, Index: t.Index, Err: first}
+		return first
 	}
 	if err != nil {
 		return err
@@ -1059,18 +1276,32 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 	if out.isGone() || !in.isDone() {
 		return nil
 	}
-	gen := spool.Hash("map", t.Ident, in.peekGen())
+	gen := r.outGens(s, []string{in.peekGen()})[0]
 	names := make([]string, n)
 	for k := range names {
-		names[k] = spool.SegName(k, spool.Hash(t.Ident, in.name(k)))
+		seg := r.chainNames(s, k, in.name(k))
+		names[k] = seg[len(seg)-1]
 	}
-	if err := spool.WriteEnd(out.p, gen, names, 0); err != nil {
-		return &TaskError{Task: t.Name, Index: t.Index, Err: r.diskErr(err)}
+	if err := r.writeEnd(out, gen, names, 0); err != nil {
+		return r.taskErr(s.outTask[0], r.diskErr(err))
 	}
-	out.complete(gen, names)
-	r.afterCommit()
 	return nil
 }
+
+// taskErr is err as task i's.
+func (r *spoolRun) taskErr(i int, err error) error {
+	t := r.g.Tasks[i]
+	return &TaskError{Task: t.Name, Index: t.Index, Err: err}
+}
+
+// chainErr is an error of task j of a map step's chain.
+type chainErr struct {
+	j   int
+	err error
+}
+
+func (e *chainErr) Error() string { return e.err.Error() }
+func (e *chainErr) Unwrap() error { return e.err }
 
 // errEmit is the emit of a stateless form's Start and End, which promise
 // to emit nothing.
@@ -1078,62 +1309,126 @@ func errEmit([]byte) error {
 	return errors.New("a stateless per-record task emitted a record from Start or End")
 }
 
-// mapSegment runs task t's per-record form over segment inName of in and
-// commits its output as outName of out. free holds instances of the form
-// not in use.
-func (r *spoolRun) mapSegment(t *graph.Task, free chan *task.PerRecord, in, out *spoolEdge, k int, inName, outName string) error {
-	var rec *task.PerRecord
+// mapSegment runs the chain of map step s over segment inName of in and
+// returns its output, to be committed as outName (commitMap), and the
+// records and bytes of each of the chain's virtual edges. free holds
+// instances of the chain's per-record forms not in use. An error is a
+// *TaskError of the task that failed (the last one for a failure to
+// write); the token is then dropped.
+func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in *spoolEdge, k int, inName, outName string) (*spool.TokenWriter, [][2]int64, error) {
+	var recs []*task.PerRecord
 	select {
-	case rec = <-free:
+	case recs = <-free:
 	default:
-		rec = t.Rec.Fresh()
+		for _, i := range s.tasks {
+			recs = append(recs, r.g.Tasks[i].Rec.Fresh())
+		}
 	}
 	defer func() {
 		select {
-		case free <- rec:
+		case free <- recs:
 		default:
 		}
 	}()
-	tw, err := spool.NewTokenWriter(out.p, outName)
+	last := s.outTask[0]
+	tw, err := spool.NewTokenWriter(r.edges[s.outs[0]].p, outName, r.so.Codec)
 	if err != nil {
-		return r.diskErr(err)
+		return nil, nil, r.taskErr(last, r.diskErr(err))
 	}
 	maxRec := r.o.MaxRecord
 	if maxRec == 0 {
 		maxRec = buffer.DefaultMaxRecord
 	}
-	emit := task.Emit(tw.Add)
+	// The chain from its end: feed[j] takes a record into task j, whose
+	// records go on to feed[j+1], the last task's into the token. counts
+	// are the records and bytes of the chain's virtual edges.
+	counts := make([][2]int64, len(s.virtual))
+	feed := make([]task.Emit, len(recs)+1)
+	feed[len(recs)] = func(b []byte) error {
+		if err := tw.Add(b); err != nil {
+			return &chainErr{len(recs) - 1, err}
+		}
+		return nil
+	}
+	for j := len(recs) - 1; j >= 0; j-- {
+		rec, next := recs[j], feed[j+1]
+		if j < len(recs)-1 {
+			c := &counts[j]
+			next = func(b []byte) error {
+				c[0]++
+				c[1] += int64(len(b))
+				return feed[j+1](b)
+			}
+		}
+		feed[j] = func(b []byte) error {
+			var err error
+			if rec.Keep != nil {
+				if !rec.Keep(b) {
+					return nil
+				}
+				err = next(b)
+			} else {
+				err = rec.Each(b, next)
+			}
+			if _, ok := err.(*chainErr); err != nil && !ok {
+				err = &chainErr{j, err}
+			}
+			return err
+		}
+	}
 	// A stateless form's Start and End emit nothing (task.PerRecord.Fresh);
 	// they run around each segment, which is a stream of its own.
-	if rec.Start != nil {
-		err = rec.Start(errEmit)
+	for j, rec := range recs {
+		if err == nil && rec.Start != nil {
+			if err = rec.Start(errEmit); err != nil {
+				err = &chainErr{j, err}
+			}
+		}
 	}
 	if err == nil {
-		err = r.readSeg(in, k, inName, maxRec, func(b []byte) error {
-			if rec.Keep != nil {
-				if rec.Keep(b) {
-					return tw.Add(b)
-				}
-				return nil
-			}
-			return rec.Each(b, emit)
-		})
+		err = r.readSeg(in, k, inName, maxRec, feed[0])
 	}
-	if err == nil && rec.End != nil {
-		err = rec.End(errEmit)
+	for j, rec := range recs {
+		if err == nil && rec.End != nil {
+			if err = rec.End(errEmit); err != nil {
+				err = &chainErr{j, err}
+			}
+		}
 	}
 	if err != nil {
 		tw.Abort()
-		return r.diskErr(err)
+		i := s.tasks[0] // reading the input fails the first task
+		var ce *chainErr
+		if errors.As(err, &ce) {
+			i, err = s.tasks[ce.j], ce.err
+		}
+		return nil, nil, r.taskErr(i, r.diskErr(err))
 	}
-	if err := tw.Commit(); err != nil {
-		return r.diskErr(err)
+	return tw, counts, nil
+}
+
+// commitMap hands tw, the output of segment k of map step s, over to out
+// (handOver), and once it is committed counts it with the records of the
+// chain's virtual edges.
+func (r *spoolRun) commitMap(ctx context.Context, s *spoolStep, out *spoolEdge, k int, tw *spool.TokenWriter, counts [][2]int64) error {
+	last := s.outTask[0]
+	name, err := tw.Finish(k)
+	if err != nil {
+		return r.taskErr(last, r.diskErr(err))
 	}
-	r.stepRunner.mu.Lock()
-	e := &r.st.Edges[out.k]
-	e.Records += tw.Records()
-	e.Bytes += tw.Bytes()
-	r.stepRunner.mu.Unlock()
-	r.committed(tw)
-	return nil
+	return r.handOver(ctx, out, k, name, tw, last, func() {
+		r.stepRunner.mu.Lock()
+		for j, c := range counts {
+			e := &r.st.Edges[s.virtual[j]]
+			e.Records += c[0]
+			e.Bytes += c[1]
+		}
+		e := &r.st.Edges[out.k]
+		e.Records += tw.Records()
+		e.Bytes += tw.Bytes()
+		r.stepRunner.mu.Unlock()
+		for _, i := range s.tasks {
+			r.segRun[i].Add(1)
+		}
+	})
 }

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/spool"
 	"github.com/tpipe/tpipe/spool/place"
 	"github.com/tpipe/tpipe/task"
@@ -245,3 +248,219 @@ func TestSpoolRecord(t *testing.T) {
 }
 
 func placeOpts() place.Options { return place.Options{NoSync: true} }
+
+// chainGraph is src | upper | A | B | sink over n lines: spoolGraph with
+// two more maps after upper, which prefix each line with their name. fail,
+// if not "", names the map that fails on the 10th line it sees.
+func chainGraph(n int, out *bytes.Buffer, fail string) *graph.Graph {
+	g := spoolGraph(n, out)
+	sink := len(g.Tasks) - 1
+	g.Edges = g.Edges[:1] // keep src -> upper
+	from := 1
+	for _, name := range []string{"A", "B"} {
+		var mk func() *task.PerRecord
+		mk = func() *task.PerRecord {
+			seen := 0
+			r := task.Map(func(rec, scratch []byte) []byte { return append(append(scratch, name+" "...), rec...) })
+			each := r.Each
+			r.Each = func(rec []byte, emit task.Emit) error {
+				if seen++; name == fail && seen == 10 {
+					return errors.New("bad line")
+				}
+				return each(rec, emit)
+			}
+			r.Fresh = mk
+			return &r
+		}
+		i := g.AddRecord(name, *mk())
+		g.Tasks[i].Ident = name
+		g.Connect(from, 0, i, 0, 0)
+		from = i
+	}
+	g.Connect(from, 0, sink, 0, 0)
+	return g
+}
+
+func wantChain(n int) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(wantUpper(n), "\n") {
+		if l != "" {
+			b.WriteString("B A " + l)
+		}
+	}
+	return b.String()
+}
+
+// A chain of map tasks runs as one pass over each segment: the places
+// between them stay empty (virtual), the last one's tokens are named as
+// the tasks apart would name them, a rerun finds them all, and a change
+// to one task reruns the chain and nothing before it.
+func TestSpoolFusedChain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sp")
+	var out bytes.Buffer
+	g := chainGraph(2000, &out, "")
+	st, err := runSpoolGraph(t, g, dir)
+	if err != nil || out.String() != wantChain(2000) {
+		t.Fatalf("first run: %v, %d bytes", err, out.Len())
+	}
+	for k := range g.Edges {
+		if want := k == 1 || k == 2; SpoolVirtual(g, k) != want {
+			t.Errorf("edge %s virtual: %v", g.Edges[k].Name, !want)
+		}
+	}
+	segs := func(place string) []string {
+		var names []string
+		ents, _ := os.ReadDir(filepath.Join(dir, place))
+		for _, e := range ents {
+			if _, ok := spool.ParseSeg(e.Name()); ok {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	if n := len(segs("F2")) + len(segs("F3")); n != 0 {
+		t.Errorf("%d tokens in the virtual places", n)
+	}
+	src := segs("F1")
+	last := segs("F4")
+	if len(last) != len(src) || len(src) < 3 {
+		t.Fatalf("%d segments out of the chain for %d in", len(last), len(src))
+	}
+	// Named as upper, A and B apart would have named them.
+	for k, name := range src {
+		for _, ident := range []string{"upper", "A", "B"} {
+			name = spool.SegName(k, spool.Hash(ident, name))
+		}
+		if last[k] != name {
+			t.Errorf("segment %d named %s; apart it would be %s", k, last[k], name)
+		}
+	}
+	const upper, b = 1, 4 // the tasks: src, upper, sink, A, B
+	for _, i := range []int{upper, 3, b} {
+		if ts := st.Tasks[i]; ts.SegmentsRun != len(src) {
+			t.Errorf("%s ran %d segments, want %d", ts.Name, ts.SegmentsRun, len(src))
+		}
+	}
+	if e := st.Edges[2]; e.Records != 2000 || e.Bytes != int64(len(wantChain(2000))-2*2000) {
+		t.Errorf("virtual edge %s counted %d records, %d bytes", e.Name, e.Records, e.Bytes)
+	}
+
+	out.Reset()
+	st, err = runSpoolGraph(t, chainGraph(2000, &out, ""), dir)
+	if err != nil || out.String() != wantChain(2000) {
+		t.Fatalf("rerun: %v", err)
+	}
+	for _, ts := range st.Tasks {
+		if ts.SegmentsRun != 0 {
+			t.Errorf("rerun: %s ran %d segments", ts.Name, ts.SegmentsRun)
+		}
+	}
+	if st.Tasks[b].SegmentsCached != len(src) {
+		t.Errorf("rerun: B found %d segments cached, want %d", st.Tasks[b].SegmentsCached, len(src))
+	}
+	if gs, err := spool.GC(dir, false, placeOpts()); err != nil || gs.Tokens != 0 {
+		t.Errorf("gc after a fused run: %+v, %v", gs, err)
+	}
+
+	// B changes: the chain (upper, A and B) runs again, src does not.
+	out.Reset()
+	g = chainGraph(2000, &out, "")
+	g.Tasks[b].Ident = "B, changed"
+	st, err = runSpoolGraph(t, g, dir)
+	if err != nil || out.String() != wantChain(2000) {
+		t.Fatalf("after B changed: %v", err)
+	}
+	if st.Tasks[0].SegmentsRun != 0 || st.Tasks[upper].SegmentsRun != len(src) || st.Tasks[b].SegmentsRun != len(src) {
+		t.Errorf("after B changed: src ran %d, upper %d, B %d segments", st.Tasks[0].SegmentsRun, st.Tasks[upper].SegmentsRun, st.Tasks[b].SegmentsRun)
+	}
+}
+
+// A task of a chain that fails is named, not the chain's first or last.
+func TestSpoolFusedChainFailure(t *testing.T) {
+	for _, name := range []string{"A", "B"} {
+		var out bytes.Buffer
+		_, err := runSpoolGraph(t, chainGraph(100, &out, name), filepath.Join(t.TempDir(), "sp"))
+		var te *TaskError
+		if !errors.As(err, &te) || te.Task != name || !strings.Contains(err.Error(), "bad line") {
+			t.Errorf("%s fails: error %v", name, err)
+		}
+	}
+}
+
+// readRange over the ranges lineBounds cuts gives back the file's lines,
+// whole, in order, across its buffer's edges and for lines longer than
+// the buffer; a line over the record limit is a *record.TooLargeError.
+func TestSpoolReadRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 14))
+	var b bytes.Buffer
+	var want []string
+	for b.Len() < 5<<20 {
+		n := rng.IntN(200)
+		if rng.IntN(500) == 0 {
+			n = rangeBuf + rng.IntN(rangeBuf) // longer than the buffer
+		}
+		line := strings.Repeat(string(rune('a'+rng.IntN(26))), n) + "\n"
+		want = append(want, line)
+		b.WriteString(line)
+	}
+	want = append(want, "no newline at the end")
+	b.WriteString(want[len(want)-1])
+	name := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(name, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, seg := range []int64{1, 4 << 10, 1 << 20, 3 << 20, 64 << 20} {
+		bounds, err := lineBounds(f, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for k := range len(bounds) - 1 {
+			n, err := readRange(f, bounds[k], bounds[k+1], 4<<20, func(line []byte) error {
+				got = append(got, string(line))
+				return nil
+			})
+			if err != nil || n != bounds[k+1]-bounds[k] {
+				t.Fatalf("segment %d: %d bytes, %v", k, n, err)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("segments of %d: %d lines, want %d", seg, len(got), len(want))
+		}
+	}
+	var tl *record.TooLargeError
+	_, err = readRange(f, 0, int64(b.Len()), 150, func([]byte) error { return nil })
+	if !errors.As(err, &tl) || tl.Max != 150 {
+		t.Errorf("a line over 150 bytes: %v", err)
+	}
+	_, err = readRange(f, 0, int64(b.Len()), rangeBuf+10, func([]byte) error { return nil })
+	if !errors.As(err, &tl) || tl.Max != rangeBuf+10 {
+		t.Errorf("a line longer than the buffer and the limit: %v", err)
+	}
+}
+
+// The tokens are written in the codec SpoolOptions.Codec names (the
+// recfile header's sixth byte) and read back whatever it is.
+func TestSpoolCodec(t *testing.T) {
+	for _, c := range []recfile.Codec{recfile.None, recfile.S2, recfile.Zstd} {
+		dir := filepath.Join(t.TempDir(), "sp")
+		var out bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		st, err := runPolicy(ctx, Spool, spoolGraph(2000, &out), Options{Spool: &SpoolOptions{Dir: dir, Segment: 4096, NoSync: true, Codec: c}})
+		cancel()
+		if err != nil || out.String() != wantUpper(2000) || st.Spool.Codec != c.String() {
+			t.Fatalf("%v: %v, %d bytes, stats say %q", c, err, out.Len(), st.Spool.Codec)
+		}
+		toks, _ := filepath.Glob(filepath.Join(dir, "F2", "0*"))
+		for _, tok := range toks {
+			if b, err := os.ReadFile(tok); err != nil || len(b) < 8 || recfile.Codec(b[5]) != c {
+				t.Fatalf("%v: token %s: %v, header % x", c, tok, err, b[:min(8, len(b))])
+			}
+		}
+	}
+}

@@ -215,8 +215,11 @@ func (s *stepRunner) sample(snap *Snapshot) {
 	s.mu.Unlock()
 	subs := make([]Snapshot, len(running))
 	for n, ls := range running {
+		// A step that has ended since the list was taken still gives its
+		// last snapshot: its counters are final, where skipping it would
+		// show its tasks back at zero until the step is merged and marked.
 		subs[n] = ls.live.Snapshot()
-		if !subs[n].Running {
+		if len(subs[n].Tasks) == 0 { // not started yet
 			continue
 		}
 		for j, es := range subs[n].Edges {
@@ -234,7 +237,7 @@ func (s *stepRunner) sample(snap *Snapshot) {
 		}
 	}
 	for n, ls := range running {
-		if !subs[n].Running {
+		if len(subs[n].Tasks) == 0 {
 			continue
 		}
 		for m, i := range ls.step {

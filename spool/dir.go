@@ -1,6 +1,7 @@
 package spool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tpipe/tpipe/spool/place"
 )
@@ -98,6 +100,9 @@ type Spool struct {
 	w    *place.Worker
 	root *place.Place
 	lock *place.Lock
+
+	mu     sync.Mutex
+	onDisk []byte // the Record's file as last read or written
 }
 
 // Open opens (creating it 0700) and locks the spool at dir, first taking
@@ -199,8 +204,15 @@ func (s *Spool) Record() (*Record, error) {
 		return nil, err
 	}
 	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("spool %s: %s: %w", s.dir, GraphToken, err)
+	}
+	s.mu.Lock()
+	s.onDisk = b
+	s.mu.Unlock()
 	var r Record
-	if err := json.NewDecoder(io.LimitReader(f, 64<<20)).Decode(&r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("spool %s: %s: %w; give another directory, or empty this one with tpipe gc --all", s.dir, GraphToken, err)
 	}
 	if r.Version != recordVersion {
@@ -232,17 +244,29 @@ func (s *Spool) Check(r *Record) error {
 	return nil
 }
 
-// SetRecord writes r as the spool's Record, atomically.
+// SetRecord writes r as the spool's Record, atomically. A Record the
+// file already holds (a rerun's) is not written again: that saved a cached
+// rerun two fsyncs of the file and two of DIR, most of its time on a disk.
 func (s *Spool) SetRecord(r *Record) error {
 	r.Version = recordVersion
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return s.root.Put(GraphToken, func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
+	b = append(b, '\n')
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if bytes.Equal(b, s.onDisk) {
+		return nil
+	}
+	err = s.root.Put(GraphToken, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
 	})
+	if err == nil {
+		s.onDisk = b
+	}
+	return err
 }
 
 // Close unlocks the spool and closes its places.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/spool/place"
 )
 
@@ -69,9 +70,11 @@ func openPlace(t *testing.T) *place.Place {
 func TestTokensAndEnd(t *testing.T) {
 	p := openPlace(t)
 	var names []string
+	// One place may hold tokens of every codec: each file says its own.
+	codecs := []recfile.Codec{recfile.None, recfile.S2, recfile.Zstd}
 	for k := range 3 {
 		name := SegName(k, Hash("gen", fmt.Sprint(k)))
-		tw, err := NewTokenWriter(p, name)
+		tw, err := NewTokenWriter(p, name, codecs[k])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,12 +96,14 @@ func TestTokensAndEnd(t *testing.T) {
 	if !ok || err != nil || status != 1 || fmt.Sprint(got) != fmt.Sprint(names) {
 		t.Fatalf("ReadEnd = %v, %d, %v, %v", got, status, ok, err)
 	}
-	var recs []string
-	if _, err := ReadToken(p, names[1], 1<<20, func(rec []byte) error { recs = append(recs, string(rec)); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) != 100 || recs[7] != "1-7\n" {
-		t.Errorf("token 1: %d records, %q", len(recs), recs[7])
+	for k, name := range names {
+		var recs []string
+		if _, err := ReadToken(p, name, 1<<20, func(rec []byte) error { recs = append(recs, string(rec)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 100 || recs[7] != fmt.Sprintf("%d-7\n", k) {
+			t.Errorf("token %d (%v): %d records, %q", k, codecs[k], len(recs), recs[7])
+		}
 	}
 	// A segment gone: the place is no longer complete.
 	p.Remove(names[2])
@@ -107,7 +112,7 @@ func TestTokensAndEnd(t *testing.T) {
 	}
 	// Named by content: the same records twice are one token.
 	for pass := range 2 {
-		tw, _ := NewTokenWriter(p, "")
+		tw, _ := NewTokenWriter(p, "", DefaultCodec)
 		tw.Add([]byte("same\n"))
 		name, hit, err := tw.CommitContent(p, 5)
 		if err != nil || hit != (pass == 1) {
@@ -118,7 +123,7 @@ func TestTokensAndEnd(t *testing.T) {
 
 func TestEndTokenChecked(t *testing.T) {
 	p := openPlace(t)
-	tw, _ := NewTokenWriter(p, EndName("g"))
+	tw, _ := NewTokenWriter(p, EndName("g"), DefaultCodec)
 	tw.Add([]byte("not a segment"))
 	tw.Add([]byte("status 0"))
 	tw.Commit()
@@ -163,5 +168,47 @@ func TestOpenRefuses(t *testing.T) {
 	var og *OtherGraphError
 	if err := sp.Check(&Record{Shape: "b"}); !errors.As(err, &og) || !strings.Contains(err.Error(), "sort") {
 		t.Errorf("Check of another shape: %v", err)
+	}
+}
+
+// SetRecord writes the Record only when it changes: a rerun's Record is
+// the one on disk, and rewriting it would cost two fsyncs for nothing. A
+// Spool opened later finds what was written.
+func TestSetRecordOnlyWhenChanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sp")
+	rec := func(live string) *Record {
+		r := &Record{Shape: "s", Tasks: []RecordTask{{Name: "sort", Ident: "sort"}}}
+		if live != "" {
+			r.Live = map[string][]string{"F1": {live}}
+		}
+		return r
+	}
+	stat := func() os.FileInfo {
+		fi, _ := os.Stat(filepath.Join(dir, GraphToken))
+		return fi
+	}
+	for _, step := range []struct {
+		live    string
+		written bool
+	}{{"", true}, {"", false}, {"a", true}, {"a", false}, {"b", true}} {
+		sp, err := Open(dir, place.Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rec(step.live)
+		if err := sp.Check(r); err != nil {
+			t.Fatal(err)
+		}
+		before := stat()
+		if err := sp.SetRecord(r); err != nil {
+			t.Fatal(err)
+		}
+		if written := before == nil || !os.SameFile(before, stat()); written != step.written {
+			t.Errorf("live %q: written %v, want %v", step.live, written, step.written)
+		}
+		if got, err := sp.Record(); err != nil || fmt.Sprint(got.Live) != fmt.Sprint(r.Live) {
+			t.Errorf("live %q: read back %+v, %v", step.live, got, err)
+		}
+		sp.Close()
 	}
 }

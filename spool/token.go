@@ -7,19 +7,24 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/spool/place"
 )
 
-// Codec is the compression of tokens. S2 costs the least CPU per byte:
-// on 2 CPUs a spooled run spends most of its time compressing and
-// decompressing, and S2 was measured faster than zstd's fastest level
-// end to end (bench/README.md, the spool section).
-const Codec = recfile.S2
+// DefaultCodec is the compression of tokens when none is chosen: none.
+// On a local disk (and on tmpfs) a spooled run of log lines was a quarter
+// faster in CPU time with raw tokens than with S2, the cheapest codec,
+// which spent 400 to 700 MB/s of one CPU to write a third of the bytes
+// (bench/README.md, the spool section). S2 or zstd pay on a disk slower
+// than that, or where space counts more than time.
+const DefaultCodec = recfile.None
 
 // BlockSize is the raw bytes of records in one block of a token.
 const BlockSize = 256 << 10
@@ -53,37 +58,83 @@ func ReadToken(p *place.Place, name string, maxRecord int, each func(rec []byte)
 		return 0, err
 	}
 	defer f.Close()
-	cr := &countReader{r: f}
-	r := recfile.NewReader(cr, recfile.ReadLimit(BlockSize, maxRecord))
+	n, corrupt, err := readFile(f, filepath.Join(p.Dir(), name), maxRecord, each)
+	if corrupt != nil {
+		f.Close()
+		if aside, aerr := p.Aside(name); aerr == nil {
+			corrupt.Aside = aside
+		}
+		return n, corrupt
+	}
+	return n, err
+}
+
+// ReadWritten is ReadToken of a token read before its commit, through the
+// file TokenWriter.OpenWritten gave, which the caller closes. A token that
+// fails its checks (a bug of this process, or a disk that lost what it
+// was given moments ago) is a *CorruptError and stays where it is.
+func ReadWritten(f *os.File, maxRecord int, each func(rec []byte) error) (int64, error) {
+	n, corrupt, err := readFile(f, f.Name(), maxRecord, each)
+	if corrupt != nil {
+		return n, corrupt
+	}
+	return n, err
+}
+
+// readFile calls each with the records of the token in f, at path, from
+// its start. A token that fails its checks is corrupt; err is each's
+// error as it is, or the reader's.
+func readFile(f *os.File, path string, maxRecord int, each func(rec []byte) error) (n int64, corrupt *CorruptError, err error) {
+	cr := &countReader{r: io.NewSectionReader(f, 0, math.MaxInt64)}
+	r := readers.Get().(*recfile.Reader)
+	defer readers.Put(r)
+	r.Reset(cr, recfile.ReadLimit(BlockSize, maxRecord))
 	for {
 		rec, err := r.Next()
-		if err == io.EOF {
-			return cr.n, nil
-		}
-		var ce *recfile.CorruptError
-		if errors.As(err, &ce) {
-			f.Close()
-			path := filepath.Join(p.Dir(), name)
-			aside, aerr := p.Aside(name)
-			if aerr != nil {
-				aside = ""
-			}
-			return cr.n, &CorruptError{Path: path, Aside: aside, Err: err}
-		}
 		if err != nil {
-			return cr.n, fmt.Errorf("read %s: %w", filepath.Join(p.Dir(), name), err)
+			corrupt, err := readErr(path, err)
+			return cr.n, corrupt, err
 		}
 		if err := each(rec); err != nil {
-			return cr.n, err
+			return cr.n, nil, err
 		}
 	}
 }
 
+// readErr sorts the error that ended a token's reading: nil at its end,
+// a corrupt token, or a failure to read it. It is apart from readFile's
+// loop because errors.As's target escapes: declared in the loop, it cost
+// an allocation per record.
+func readErr(path string, err error) (*CorruptError, error) {
+	if err == io.EOF {
+		return nil, nil
+	}
+	var ce *recfile.CorruptError
+	if errors.As(err, &ce) {
+		return &CorruptError{Path: path, Err: err}, nil
+	}
+	return nil, fmt.Errorf("read %s: %w", path, err)
+}
+
+// readers and writers keep the block memory of the recfile readers and
+// writers of tokens from one token to the next: a run reads and writes
+// hundreds of them, and allocating a block's buffers anew for each made
+// the garbage collector a tenth of a spooled run. writers has a pool per
+// codec.
+var (
+	readers = sync.Pool{New: func() any { return recfile.NewReader(nil, 0) }}
+	writers [recfile.Zstd + 1]sync.Pool
+)
+
 // TokenWriter writes the records of one token: Add them, then Commit
 // (under a name known before, or one made of the content, CommitContent)
-// or Abort. It is not safe for concurrent use.
+// or Abort. A writer that lets the token be read before it is durable
+// calls Finish, then OpenWritten for its readers, then CommitNoDirSync
+// (and Place.SyncDir after it) or Abort. It is not safe for concurrent
+// use.
 type TokenWriter struct {
 	name    string
+	codec   recfile.Codec
 	pend    *place.Pending
 	w       *recfile.Writer
 	hash    hash.Hash
@@ -92,9 +143,12 @@ type TokenWriter struct {
 	bytes   int64
 }
 
-// NewTokenWriter starts a token of p, to be named name (or, when name is
-// "", by its content: see CommitContent).
-func NewTokenWriter(p *place.Place, name string) (*TokenWriter, error) {
+// NewTokenWriter starts a token of p in codec c, to be named name (or,
+// when name is "", by its content: see CommitContent).
+func NewTokenWriter(p *place.Place, name string, c recfile.Codec) (*TokenWriter, error) {
+	if int(c) >= len(writers) {
+		return nil, fmt.Errorf("spool: unknown codec %v", c)
+	}
 	pname := name
 	if pname == "" {
 		pname = "content" // replaced at commit
@@ -110,7 +164,13 @@ func NewTokenWriter(p *place.Place, name string) (*TokenWriter, error) {
 		t.hash = sha256.New()
 		w = io.MultiWriter(t.out, t.hash)
 	}
-	t.w = recfile.NewWriter(w, Codec, BlockSize)
+	t.codec = c
+	if pw, ok := writers[c].Get().(*recfile.Writer); ok {
+		t.w = pw
+		t.w.Reset(w)
+	} else {
+		t.w = recfile.NewWriter(w, c, BlockSize)
+	}
 	return t, nil
 }
 
@@ -134,11 +194,23 @@ func (t *TokenWriter) Written() int64 { return t.out.n }
 // Commit ends the file and makes the token ready under the name given to
 // NewTokenWriter. On error the token is aborted.
 func (t *TokenWriter) Commit() error {
-	if err := t.w.Close(); err != nil {
+	err := t.w.Close()
+	t.release()
+	if err != nil {
 		t.pend.Abort()
 		return err
 	}
 	return t.pend.Commit()
+}
+
+// release gives the recfile writer back to the pool; the token's file
+// has all its bytes, or is to be dropped.
+func (t *TokenWriter) release() {
+	if t.w != nil {
+		t.w.Reset(nil)
+		writers[t.codec].Put(t.w)
+		t.w = nil
+	}
 }
 
 // CommitContent ends the file of a token made without a name and names
@@ -146,7 +218,9 @@ func (t *TokenWriter) Commit() error {
 // already (a rerun on the same input), nothing is written and cached is
 // true.
 func (t *TokenWriter) CommitContent(p *place.Place, k int) (name string, cached bool, err error) {
-	if err := t.w.Close(); err != nil {
+	err = t.w.Close()
+	t.release()
+	if err != nil {
 		t.pend.Abort()
 		return "", false, err
 	}
@@ -157,8 +231,36 @@ func (t *TokenWriter) CommitContent(p *place.Place, k int) (name string, cached 
 	return name, false, t.pend.CommitAs(name)
 }
 
+// Finish ends the file: every record is in it. A token made without a
+// name is named segment k with the hash of its content; Finish returns the
+// token's name.
+func (t *TokenWriter) Finish(k int) (string, error) {
+	err := t.w.Close()
+	t.release()
+	if err == nil && t.name == "" {
+		t.name = SegName(k, hex.EncodeToString(t.hash.Sum(nil))[:HashLen])
+		err = t.pend.Rename(t.name)
+	}
+	if err != nil {
+		t.pend.Abort()
+	}
+	return t.name, err
+}
+
+// OpenWritten opens the finished token for reading before it is
+// committed (see place.Pending.OpenWritten); read it with ReadWritten.
+func (t *TokenWriter) OpenWritten() (*os.File, error) { return t.pend.OpenWritten() }
+
+// CommitNoDirSync makes the finished token ready under its name, its
+// file synced, its name not yet durable (place.Pending.CommitNoDirSync).
+// On error the token is aborted.
+func (t *TokenWriter) CommitNoDirSync() error { return t.pend.CommitNoDirSync() }
+
 // Abort drops the token.
-func (t *TokenWriter) Abort() error { return t.pend.Abort() }
+func (t *TokenWriter) Abort() error {
+	t.release()
+	return t.pend.Abort()
+}
 
 type countReader struct {
 	r io.Reader
@@ -186,7 +288,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // segments in order and the exit status of the task that wrote them (a
 // rerun that finds the place complete reports it again).
 func WriteEnd(p *place.Place, gen string, names []string, status int) error {
-	t, err := NewTokenWriter(p, EndName(gen))
+	t, err := NewTokenWriter(p, EndName(gen), recfile.None) // a few names
 	if err != nil {
 		return err
 	}

@@ -16,16 +16,19 @@ import (
 	"time"
 
 	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
+	"github.com/tpipe/tpipe/spool"
 )
 
 // The spool benchmark (-spool): what persistence costs. The same
 // pipelines run in memory under the concurrent policy, under --spool on a
 // fresh directory at several segment sizes, with fsync on and off, on
-// tmpfs and on a disk, and, for reference, as bash with GNU tools. A
-// cached rerun of the finished spool is measured too. Every cell runs in
-// rounds (a fresh random order each round) and reports its median.
+// tmpfs and on a disk, with raw tokens (the default) and, at the default
+// segment, with s2 and zstd, and, for reference, as bash with GNU tools.
+// A cached rerun of the finished spool is measured too. Every cell runs
+// in rounds (a fresh random order each round) and reports its median.
 
 // spoolPipelines are the pipelines measured: the README's log pipeline
 // (whole-stream grep, sort, uniq around a per-segment cut) and a chain of
@@ -63,6 +66,7 @@ type spoolCell struct {
 	dir      spoolDir
 	fsync    bool
 	segment  int
+	codec    recfile.Codec // of the tokens: --compress
 }
 
 func (c spoolCell) label() string {
@@ -72,7 +76,11 @@ func (c spoolCell) label() string {
 		if c.fsync {
 			fs = "on"
 		}
-		return fmt.Sprintf("%s %s, fsync %s, segment %s", c.kind, c.dir.name, fs, record.FormatSize(int64(c.segment)))
+		codec := ""
+		if c.codec != spool.DefaultCodec {
+			codec = ", " + c.codec.String()
+		}
+		return fmt.Sprintf("%s %s, fsync %s%s, segment %s", c.kind, c.dir.name, fs, codec, record.FormatSize(int64(c.segment)))
 	}
 	return c.kind
 }
@@ -115,6 +123,9 @@ func spoolMain(ctx context.Context, cfg spoolConfig, out string, stdout io.Write
 				for _, seg := range cfg.segments {
 					cells = append(cells, spoolCell{pipeline: p, kind: "spool", dir: d, fsync: fsync, segment: seg})
 				}
+			}
+			for _, c := range []recfile.Codec{recfile.S2, recfile.Zstd} {
+				cells = append(cells, spoolCell{pipeline: p, kind: "spool", dir: d, fsync: true, segment: sched.DefaultSegment, codec: c})
 			}
 			cells = append(cells, spoolCell{pipeline: p, kind: "cached", dir: d, fsync: true, segment: sched.DefaultSegment})
 		}
@@ -209,7 +220,7 @@ func runSpoolCell(ctx context.Context, c spoolCell, work string) (time.Duration,
 			return 0, "", err
 		}
 		defer os.RemoveAll(dir)
-		cfg = runner.Config{Policy: sched.Spool, Spool: dir, Segment: c.segment, NoSync: !c.fsync, Dir: work}
+		cfg = runner.Config{Policy: sched.Spool, Spool: dir, Segment: c.segment, NoSync: !c.fsync, Compress: c.codec, Dir: work}
 	}
 	run := func() (time.Duration, string, error) {
 		var out, errb strings.Builder

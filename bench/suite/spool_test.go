@@ -25,7 +25,7 @@ func TestSpoolBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## log:", "## maps:", "| concurrent |", "| bash |", "spool disk, fsync on, segment 16K", "cached disk", "Fastest segment: "} {
+	for _, want := range []string{"## log:", "## maps:", "| concurrent |", "| bash |", "spool disk, fsync on, segment 16K", "spool disk, fsync on, s2, segment 4M", "spool disk, fsync on, zstd, segment 4M", "cached disk", "Fastest segment: "} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("spool.md lacks %q:\n%s", want, md)
 		}

@@ -19,12 +19,15 @@ import (
 )
 
 // spoolCrashScripts are the graphs the crash test kills: chains and a
-// graph with a tee, mixing steps run per segment (rev, cut) and whole
-// (grep, sort, uniq, tee), with a '>' file at the end of some.
+// graph with a tee, mixing steps run per segment (cut, tr, alone or fused
+// in one pass) and whole (rev, grep, sort, uniq, tee), with a '>' file at
+// the end of some.
 var spoolCrashScripts = []string{
 	"cat in.txt | rev | grep -v q | cut -c1-6 | sort | uniq -c | rev",
 	"cat in.txt | tee @a | rev | cut -c2-5 > @b\nsort @a @b | uniq -c > out.txt",
 	"rev < in.txt | sort -r | cut -c1-3 | uniq > out.txt",
+	// cut, tr and cut again run as one pass per segment (virtual places).
+	"cat in.txt | cut -c1-12 | tr a-z A-Z | cut -c2- | sort | uniq -c",
 }
 
 // TestSpoolSurvivesSigkill is issue 14's crash test: a spooled run is

@@ -32,6 +32,15 @@ func NewReader(r io.Reader, limit int) *Reader {
 	return &Reader{r: r, limit: limit}
 }
 
+// Reset makes the Reader read a new file from src with limit as
+// NewReader does, keeping the memory it has grown for blocks.
+func (r *Reader) Reset(src io.Reader, limit int) {
+	blk, buf := r.blk, r.buf[:0]
+	blk.Reset()
+	*r = *NewReader(src, limit)
+	r.blk, r.buf = blk, buf
+}
+
 // Next returns the next record. The slice is the Reader's, valid until the
 // next call of Next or ReadBlock.
 func (r *Reader) Next() ([]byte, error) {

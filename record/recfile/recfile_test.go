@@ -99,6 +99,44 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// A Reader Reset onto another file reads it from its start, whatever it
+// was doing: mid-block, at the end, or stopped by a corrupt block.
+func TestReaderReset(t *testing.T) {
+	a, b := records(300, 1), records(300, 2)
+	fa, fb := writeFile(t, recfile.S2, 1<<10, a), writeFile(t, recfile.None, 0, b)
+	bad := bytes.Clone(fa)
+	bad[len(bad)/2] ^= 1
+	r := recfile.NewReader(bytes.NewReader(fa), 0)
+	for _, stop := range []int{0, 7, len(a), -1} {
+		switch {
+		case stop < 0:
+			r.Reset(bytes.NewReader(bad), 0)
+			for {
+				if _, err := r.Next(); err != nil {
+					break
+				}
+			}
+		default:
+			r.Reset(bytes.NewReader(fa), 0)
+			for range stop {
+				if _, err := r.Next(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		r.Reset(bytes.NewReader(fb), 0)
+		for i := range b {
+			rec, err := r.Next()
+			if err != nil || !bytes.Equal(rec, b[i]) {
+				t.Fatalf("after %d records of another file: record %d: %v", stop, i, err)
+			}
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Fatalf("after %d records of another file: end %v", stop, err)
+		}
+	}
+}
+
 // A file with no record is a header and the end block; it reads back as no records and a clean end.
 func TestEmpty(t *testing.T) {
 	data := writeFile(t, recfile.Zstd, 0, nil)

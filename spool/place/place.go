@@ -183,7 +183,14 @@ type Pending struct {
 	name string
 	f    *os.File
 	done bool
+	// written and started count the bytes Write wrote and those whose
+	// writeback it has started.
+	written, started int64
 }
+
+// writebackEvery is how many bytes Write lets build up before it starts
+// their writeback, when the worker syncs.
+const writebackEvery = 1 << 20
 
 // Create starts writing the token name. Nobody sees it until Commit.
 func (p *Place) Create(name string) (*Pending, error) {
@@ -201,8 +208,18 @@ func (p *Place) Create(name string) (*Pending, error) {
 // Name returns the token's name.
 func (t *Pending) Name() string { return t.name }
 
-// Write writes to the token's file.
-func (t *Pending) Write(b []byte) (int, error) { return t.f.Write(b) }
+// Write writes to the token's file. Unless the worker does not sync, it
+// starts the writeback of every MiB written, so that the sync at commit
+// has little left to wait for.
+func (t *Pending) Write(b []byte) (int, error) {
+	n, err := t.f.Write(b)
+	t.written += int64(n)
+	if t.written-t.started >= writebackEvery && !t.p.w.o.NoSync {
+		startWriteback(t.f, t.started, t.written-t.started)
+		t.started = t.written
+	}
+	return n, err
+}
 
 // File returns the token's file, for a caller that writes it otherwise
 // (io.Copy, ReadFrom). It must not be closed.
@@ -211,11 +228,40 @@ func (t *Pending) File() *os.File { return t.f }
 // Commit makes the token ready: it syncs the file, renames it to its name
 // in the place (replacing a token of that name) and syncs the directory.
 // After an error the token is aborted.
-func (t *Pending) Commit() error {
+func (t *Pending) Commit() error { return t.commitOnce(true) }
+
+// CommitAs is Commit under another name than Create's: for a token named
+// after its content, known only once it is written.
+func (t *Pending) CommitAs(name string) error {
+	if err := t.Rename(name); err != nil {
+		t.Abort()
+		return err
+	}
+	return t.Commit()
+}
+
+// Rename changes the name the token is to have at Commit.
+func (t *Pending) Rename(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	t.name = name
+	return nil
+}
+
+// CommitNoDirSync is Commit without the sync of the directory: the token
+// is whole under its name (its file was synced before the rename), but
+// after a power loss the rename may be undone, leaving the file in .tmp
+// for Reap. A caller that commits many tokens syncs the directory once
+// after them (SyncDir); until then it must not count them as durable.
+func (t *Pending) CommitNoDirSync() error { return t.commitOnce(false) }
+
+// commitOnce commits the token, or aborts it on error; once only.
+func (t *Pending) commitOnce(dirSync bool) error {
 	if t.done {
 		return errors.New("place: commit after commit or abort")
 	}
-	err := t.commit()
+	err := t.commit(dirSync)
 	if err != nil {
 		t.Abort()
 	}
@@ -223,18 +269,18 @@ func (t *Pending) Commit() error {
 	return err
 }
 
-// CommitAs is Commit under another name than Create's: for a token named
-// after its content, known only once it is written.
-func (t *Pending) CommitAs(name string) error {
-	if err := ValidName(name); err != nil {
-		t.Abort()
-		return err
+// OpenWritten opens what has been written to the token so far for
+// reading, under its temporary name: a reader may read a token the writer
+// has finished before Commit makes it durable, and keep reading it after
+// the rename. The caller closes the file.
+func (t *Pending) OpenWritten() (*os.File, error) {
+	if t.done {
+		return nil, errors.New("place: open of a committed or aborted token")
 	}
-	t.name = name
-	return t.Commit()
+	return openFile(t.f.Name())
 }
 
-func (t *Pending) commit() error {
+func (t *Pending) commit(dirSync bool) error {
 	sync := !t.p.w.o.NoSync
 	if sync {
 		if err := t.f.Sync(); err != nil {
@@ -247,10 +293,20 @@ func (t *Pending) commit() error {
 	if err := os.Rename(t.f.Name(), t.p.path(t.name)); err != nil {
 		return err
 	}
-	if sync {
+	if sync && dirSync {
 		return syncDir(t.p.dir)
 	}
 	return nil
+}
+
+// SyncDir makes the names of the place's tokens durable: those committed
+// with CommitNoDirSync before it returns. It does nothing when the worker
+// does not sync (Options.NoSync).
+func (p *Place) SyncDir() error {
+	if p.w.o.NoSync {
+		return nil
+	}
+	return syncDir(p.dir)
 }
 
 // Abort removes the token's file. After Commit it does nothing.

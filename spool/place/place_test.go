@@ -226,6 +226,62 @@ func TestPutTokens(t *testing.T) {
 	}
 }
 
+// A token may be read as soon as it is written, before Commit, and the
+// reader keeps its file through the rename; CommitNoDirSync and SyncDir
+// make it ready as Commit does, in two steps. (A worker that syncs starts
+// the writeback of each MiB as it is written: 3 of them here.)
+func TestReadBeforeCommit(t *testing.T) {
+	for _, noSync := range []bool{true, false} {
+		w, err := NewWorker(Options{Heartbeat: -1, NoSync: noSync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := open(t, w, filepath.Join(t.TempDir(), "F1"))
+		pend, err := p.Create("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := "early"
+		if !noSync {
+			body += strings.Repeat("x", 3*writebackEvery+1)
+		}
+		for i := 0; i < len(body); i += 100000 {
+			if _, err := io.WriteString(pend, body[i:min(len(body), i+100000)]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, err := pend.OpenWritten()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pend.Rename("y"); err != nil {
+			t.Fatal(err)
+		}
+		if err := pend.CommitNoDirSync(); err != nil {
+			t.Fatal(err)
+		}
+		if got := text(f, nil); got != body {
+			t.Errorf("read through the rename: %d bytes, want %d", len(got), len(body))
+		}
+		if err := p.SyncDir(); err != nil {
+			t.Fatal(err)
+		}
+		if got := text(p.Open("y")); got != body {
+			t.Errorf("token y: %d bytes, want %d", len(got), len(body))
+		}
+		if _, err := pend.OpenWritten(); err == nil {
+			t.Error("OpenWritten after commit")
+		}
+		if err := pend.Rename("../z"); !errors.Is(err, ErrBadName) {
+			t.Errorf("Rename(../z) = %v", err)
+		}
+		if e := entries(t, p, tmpDir); len(e) != 0 {
+			t.Errorf(".tmp after the commit: %v", e)
+		}
+		w.Close()
+	}
+}
+
 func TestPermissions(t *testing.T) {
 	w := worker(t, "", nil)
 	dir := filepath.Join(t.TempDir(), "spool", "F1")
@@ -543,6 +599,48 @@ func TestLockRace(t *testing.T) {
 		if err := winner.Unlock(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestOpenAtOnce opens places from several goroutines, each place more
+// than once: every Open of a dir returns the one *Place, with its
+// protocol directories made, and Open after Close is ErrClosed.
+func TestOpenAtOnce(t *testing.T) {
+	w := worker(t, "h", nil)
+	root := t.TempDir()
+	const places, each = 6, 4
+	got := make([][]*Place, places)
+	for i := range got {
+		got[i] = make([]*Place, each)
+	}
+	var wg sync.WaitGroup
+	for i := range places {
+		for j := range each {
+			wg.Go(func() {
+				p, err := w.Open(filepath.Join(root, fmt.Sprintf("p%d", i)))
+				if err != nil {
+					t.Error(err)
+				}
+				got[i][j] = p
+			})
+		}
+	}
+	wg.Wait()
+	for i, ps := range got {
+		for _, p := range ps {
+			if p == nil || p != ps[0] {
+				t.Fatalf("place %d: Open returned %p and %p", i, ps[0], p)
+			}
+		}
+		for _, sub := range []string{tmpDir, claimDir, lockDir} {
+			if fi, err := os.Lstat(filepath.Join(ps[0].Dir(), sub)); err != nil || !fi.IsDir() {
+				t.Fatalf("place %d: %s: %v", i, sub, err)
+			}
+		}
+	}
+	w.Close()
+	if _, err := w.Open(filepath.Join(root, "late")); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Open after Close: %v, want ErrClosed", err)
 	}
 }
 
