@@ -16,7 +16,10 @@ func TestWriterHandsBufferToWaitingReader(t *testing.T) {
 	q, _ := pool.NewQueue("q", 2)
 	w, _ := pool.NewProc("w", 0, nil, []*Queue{q})
 	r, _ := pool.NewProc("r", 1, []*Queue{q}, nil)
-	got := make(chan string, 2)
+	// Unbuffered: the reader holds the buffer it read until the test has
+	// looked (with room in got it could read on, give the buffer back and
+	// wait again first, as the race detector's schedules showed).
+	got := make(chan string)
 	done := make(chan error, 1)
 	go func() {
 		in := r.Ports().In(0)

@@ -27,13 +27,16 @@ type proc struct {
 	outs    []*Output
 	wake    chan struct{}
 	park    Parker // nil: park on wake
+	by      UnparkerBy
 	preempt Preempter
 	yielder Yielder
 	// parked mirrors wait.kind != waitNone for schedulers that poll
 	// without the lock (set and cleared under it), for tasks with a
-	// Parker; a task parked on its channel has no such scheduler, and
-	// Waiting reads its wait under the lock instead.
+	// Parker that is not a WaitTracker (mirror is set); a task parked on
+	// its channel has no such scheduler, and a WaitTracker's scheduler
+	// keeps its own record, so Waiting reads their wait under the lock.
 	parked atomic.Bool
+	mirror bool
 	wait   waiting
 	got    *Buf // a buffer handed over from FREE while this task waited for it
 	// handed is set when a writer gave this task, waiting to read, the
@@ -133,11 +136,39 @@ type Yielder interface {
 	Yield(t *Proc) error
 }
 
+// WaitTracker is a Parker whose scheduler knows by itself which of its
+// tasks wait, from what they tell it (Park, Filter.Waits) and from Unpark,
+// and so never asks Waiting on its hot path. The pool then keeps no
+// lock-free record of the wait for its tasks, which would cost two atomic
+// stores per wait (a tenth of a single record's handoff under ros), and
+// Waiting takes the pool's lock for them.
+type WaitTracker interface {
+	Parker
+	// TracksWaits marks the Parker as one; it is never called.
+	TracksWaits()
+}
+
+// UnparkerBy is a Parker told which task made t runnable, where the pool
+// knows it: a buffer pushed to a queue wakes the queue's reader by the
+// queue's writer, and the push runs on the writer's thread (its goroutine
+// or coroutine, or whichever calls its Finish). A scheduler that runs
+// both tasks on one thread can note such a wake with no atomic operation.
+// Every other wake (an Abort, a spill brought back, a buffer given back to
+// FREE) comes through Unpark.
+type UnparkerBy interface {
+	Parker
+	// UnparkBy is Unpark, with the task by whose thread t is woken.
+	UnparkBy(t, by *Proc)
+}
+
 // SetParker makes the task park with pk; call it before the task starts.
 // A pk that is a Yielder gives way as a Yielder does, even if it is a
 // Preempter too.
 func (c *Proc) SetParker(pk Parker) {
 	c.park = pk
+	_, tracks := pk.(WaitTracker)
+	c.mirror = pk != nil && !tracks
+	c.by, _ = pk.(UnparkerBy)
 	c.preempt, c.yielder = nil, nil
 	if y, ok := pk.(Yielder); ok {
 		c.yielder = y
@@ -168,7 +199,7 @@ func (c *Proc) CopyReads() {
 // Waiting reports whether the task is parked waiting for a queue or FREE
 // (and not yet woken). A coroutine scheduler runs only tasks that are not.
 func (c *Proc) Waiting() bool {
-	if c.park == nil {
+	if !c.mirror {
 		c.pool.mu.Lock()
 		defer c.pool.mu.Unlock()
 		return c.wait.kind != waitNone
@@ -341,7 +372,7 @@ func (t *proc) beginParkLocked(w waiting) {
 	p := t.pool
 	t.endOutsideLocked() // a task in the pool is not waiting on a pipe
 	t.wait = w
-	if t.park != nil {
+	if t.mirror {
 		t.parked.Store(true)
 	}
 	p.blocked++
@@ -391,7 +422,7 @@ func (t *proc) unwaitLocked() {
 		}
 	}
 	t.wait = waiting{}
-	if t.park != nil {
+	if t.mirror {
 		t.parked.Store(false)
 	}
 	p.blocked--
@@ -401,16 +432,23 @@ func (t *proc) unwaitLocked() {
 }
 
 // wakeLocked makes a parked task runnable.
-func (p *Pool) wakeLocked(t *proc) {
+func (p *Pool) wakeLocked(t *proc) { p.wakeByLocked(t, nil) }
+
+// wakeByLocked makes a parked task runnable on the thread of task by, if
+// not nil (see UnparkerBy).
+func (p *Pool) wakeByLocked(t, by *proc) {
 	if t.wait.kind == waitNone {
 		return
 	}
 	t.unwaitLocked()
-	if t.park != nil {
+	switch {
+	case by != nil && t.by != nil:
+		t.by.UnparkBy((*Proc)(t), (*Proc)(by))
+	case t.park != nil:
 		t.park.Unpark((*Proc)(t))
-		return
+	default:
+		t.wake <- struct{}{}
 	}
-	t.wake <- struct{}{}
 }
 
 // readerWaitsLocked records that t, q's reader, waits for a buffer, and

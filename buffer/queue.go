@@ -64,6 +64,8 @@ func (q *Queue) Cap() int {
 // occupancy is what counts against the capacity.
 func (q *Queue) occupancy() int { return q.n + q.reserved + q.held }
 
+// pushLocked queues b, or hands it to the reader waiting for it. It runs
+// on the thread of q's writer (see UnparkerBy), which wakes the reader.
 func (q *Queue) pushLocked(b *Buf) {
 	if q.backlog() > 0 {
 		q.spillPushLocked(b)
@@ -93,11 +95,11 @@ func (q *Queue) pushLocked(b *Buf) {
 			// reader need not take the lock again to take it.
 			in.takeLocked(q.popLocked())
 			r.handed = true
-			q.pool.wakeLocked(r)
+			q.pool.wakeByLocked(r, q.writer)
 			q.readWait += r.waits.last
 			return
 		}
-		q.pool.wakeLocked(r)
+		q.pool.wakeByLocked(r, q.writer)
 	}
 }
 

@@ -43,6 +43,9 @@ type Filter struct {
 	// waited is the wait the last Step left the task in, to count into
 	// its queue's waits once it is over.
 	waited waiting
+	// waits is set when the last Step returned with the task waiting
+	// (Waits).
+	waits bool
 }
 
 // Filter returns the task as a Filter of its input 0 to its output 0 by
@@ -65,6 +68,7 @@ func (f *Filter) Step() error {
 	in := f.in
 	t := in.t
 	p := t.pool
+	f.waits = false
 	if t.handed {
 		// A writer handed its buffer over as it woke the task
 		// (Queue.pushLocked), and counted the wait; the wake, which
@@ -96,6 +100,7 @@ func (f *Filter) stepLocked() error {
 	t := in.t
 	p := t.pool
 	if t.wait.kind != waitNone {
+		f.waits = true
 		return nil // not woken yet
 	}
 	if f.waited.kind != waitNone {
@@ -174,7 +179,15 @@ func (f *Filter) stepLocked() error {
 func (f *Filter) waitLocked(w waiting) {
 	f.in.t.beginParkLocked(w)
 	f.waited = w
+	f.waits = true
 }
+
+// Waits reports whether the last Step returned with the task waiting,
+// rather than giving way: its scheduler, with a WaitTracker, runs it
+// again only after the Parker's Unpark, which may come from another
+// goroutine at any time after the wait began, before or after Step
+// returned. It belongs to the scheduler, as Step does.
+func (f *Filter) Waits() bool { return f.waits }
 
 // mustYieldLocked reports whether t, under a Yielder, must give way now.
 func (t *proc) mustYieldLocked() bool {

@@ -91,6 +91,9 @@ func (c *stepChain) step(t *testing.T, wantErr error, waitsOn string) {
 	if waits != c.filt.Waiting() {
 		t.Fatal("Waiting disagrees with Wait")
 	}
+	if waits != c.f.Waits() {
+		t.Fatal("Filter.Waits disagrees with Wait")
+	}
 	if err := c.pool.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -287,6 +290,41 @@ func TestFilterStepSpillsOverflow(t *testing.T) {
 		t.Fatalf("sink read %q, want one, two", got)
 	}
 	if err := pool.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// trackingParker is a stepParker whose scheduler tracks waits itself
+// (WaitTracker).
+type trackingParker struct{ stepParker }
+
+func (*trackingParker) TracksWaits() {}
+
+// Under a WaitTracker the pool keeps no lock-free flag of the task's wait,
+// and Waiting reads the wait under the lock instead: it still agrees with
+// Wait and Filter.Waits through a wait and its wake.
+func TestWaitingUnderWaitTracker(t *testing.T) {
+	c := newStepChain(t, 4, 3, 1)
+	k := &trackingParker{}
+	c.filt.SetParker(k)
+	c.step(t, nil, "read")
+	if c.filt.t().parked.Load() {
+		t.Fatal("the pool kept its flag of the wait for a WaitTracker")
+	}
+	c.write(t, "one")
+	if k.woken != 1 || c.filt.Waiting() {
+		t.Fatalf("the write woke the filter %d times, waiting %v; want once, not waiting", k.woken, c.filt.Waiting())
+	}
+	c.step(t, nil, "read")
+	if s := <-c.got; s != "one" {
+		t.Fatalf("sink read %q, want one", s)
+	}
+	<-c.sinkWaitsForGate
+	c.src.Finish(false)
+	c.step(t, io.EOF, "")
+	c.filt.Finish(false)
+	c.gate <- nil
+	if err := <-c.sinkDone; err != nil {
 		t.Fatal(err)
 	}
 }

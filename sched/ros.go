@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math/bits"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -85,25 +86,51 @@ type coroutine struct {
 // that the runnable task with the greatest index always runs (a task that
 // gave the one buffer back and woke a greater one must not take it again
 // first). A task about to wait just parks: it was not runnable.
+//
+// It is a buffer.WaitTracker: the scheduler learns that a task waits from
+// parked (set by Park, read once the task has switched back) or from
+// Filter.Waits, and that it was woken from woken, so the pool keeps no
+// atomic flag per task for it.
 type rosParker struct {
 	co     *coroutine
 	notify chan struct{}
 	idx    int
-	// woken is the greatest index made runnable since the scheduler last
-	// chose (-1: none); at that choice no greater task was runnable, so a
-	// greater one now must have been woken since.
-	woken *atomic.Int64
+	// woken holds the tasks made runnable since the scheduler last chose;
+	// at that choice no greater task was runnable, so a greater one now
+	// must have been woken since.
+	woken *wokenSet
+	// external is rosCore.external, by index: the tasks on their own
+	// goroutines. Fixed before any task starts.
+	external []bool
+	// parked is set by Park and cleared by Yield, on the task's coroutine;
+	// the scheduler reads it when the task has switched back.
+	parked bool
 }
 
-func (k *rosParker) Park(t *buffer.Proc) error { return k.yield() }
+func (k *rosParker) Park(t *buffer.Proc) error {
+	k.parked = true
+	return k.yield()
+}
 
 func (k *rosParker) Unpark(t *buffer.Proc) {
-	for idx := int64(t.Index()); ; {
-		w := k.woken.Load()
-		if w >= idx || k.woken.CompareAndSwap(w, idx) {
-			break
-		}
+	k.woken.add(t.Index())
+	k.notifyIdle()
+}
+
+// UnparkBy is Unpark for a wake on the thread of task by: if by is one of
+// the tasks the scheduler runs, the wake is on the scheduler's thread
+// (buffer.UnparkerBy), and is noted with no atomic operation.
+func (k *rosParker) UnparkBy(t, by *buffer.Proc) {
+	if k.external[by.Index()] {
+		k.Unpark(t)
+		return
 	}
+	k.woken.addLocal(t.Index())
+}
+
+// notifyIdle wakes the scheduler if it waits for a task on its own
+// goroutine.
+func (k *rosParker) notifyIdle() {
 	if k.notify != nil {
 		select {
 		case k.notify <- struct{}{}:
@@ -114,11 +141,76 @@ func (k *rosParker) Unpark(t *buffer.Proc) {
 
 // MustYield reports whether a task with a greater index was made runnable
 // since the scheduler chose this one.
-func (k *rosParker) MustYield(*buffer.Proc) bool { return k.woken.Load() > int64(k.idx) }
+func (k *rosParker) MustYield(*buffer.Proc) bool { return k.woken.above(k.idx) }
 
-func (k *rosParker) Yield(*buffer.Proc) error { return k.yield() }
+func (k *rosParker) Yield(*buffer.Proc) error {
+	k.parked = false
+	return k.yield()
+}
 
-var _ buffer.Yielder = (*rosParker)(nil)
+// TracksWaits marks rosParker as a buffer.WaitTracker.
+func (k *rosParker) TracksWaits() {}
+
+var (
+	_ buffer.Yielder     = (*rosParker)(nil)
+	_ buffer.WaitTracker = (*rosParker)(nil)
+	_ buffer.UnparkerBy  = (*rosParker)(nil)
+)
+
+// wokenSet is the set of tasks, by index, woken since the scheduler last
+// took it: a bit per task. Unpark adds to it with the pool's lock held,
+// from whichever goroutine wakes the task (a task on its own goroutine, or
+// an Abort), with one atomic OR, where a flag per task set and cleared by
+// the pool cost two atomic stores; UnparkBy adds a wake on the
+// scheduler's own thread to local, a plain word, with none. The scheduler
+// takes the set whole.
+type wokenSet struct {
+	words []atomic.Uint64
+	local []uint64 // only on the scheduler's thread
+}
+
+func newWokenSet(n int) *wokenSet {
+	return &wokenSet{words: make([]atomic.Uint64, (n+63)/64), local: make([]uint64, (n+63)/64)}
+}
+
+func (s *wokenSet) add(idx int) { s.words[idx/64].Or(1 << (idx % 64)) }
+
+// addLocal adds idx on the scheduler's thread.
+func (s *wokenSet) addLocal(idx int) { s.local[idx/64] |= 1 << (idx % 64) }
+
+// above reports whether a task of index greater than idx is in the set;
+// it runs on the scheduler's thread.
+func (s *wokenSet) above(idx int) bool {
+	i := idx / 64
+	if (s.local[i]|s.words[i].Load())>>(idx%64)>>1 != 0 {
+		return true
+	}
+	for i++; i < len(s.words); i++ {
+		if s.local[i]|s.words[i].Load() != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// take empties the set, calls woke for each task that was in it, and
+// returns the greatest index taken, or -1.
+func (s *wokenSet) take(woke func(idx int)) int {
+	top := -1
+	for i := range s.words {
+		x := s.local[i]
+		s.local[i] = 0
+		if w := &s.words[i]; w.Load() != 0 {
+			x |= w.Swap(0)
+		}
+		for ; x != 0; x &= x - 1 {
+			idx := i*64 + bits.TrailingZeros64(x)
+			woke(idx)
+			top = idx
+		}
+	}
+	return top
+}
 
 // yield gives the CPU back to the scheduler; an error means the scheduler
 // stopped this coroutine and the task must end.
@@ -229,9 +321,17 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 		coNotify = nil
 	}
 	var wg sync.WaitGroup
-	waiting := func(idx int) bool { return r.procs[order[idx]].Waiting() }
-	var woken atomic.Int64
-	woken.Store(-1)
+	// waits[idx] is the scheduler's own record of whether a task it runs
+	// waits: set when the task stops waiting (rosParker.parked,
+	// Filter.Waits), cleared when the set of tasks woken has it. A wake
+	// comes after the wait began, so taking the set after recording the
+	// wait never misses it. Tasks on their own goroutines keep the pool's
+	// record (their notifyParker is no WaitTracker), but the core never
+	// asks about them.
+	waits := make([]bool, len(order))
+	waiting := func(idx int) bool { return waits[idx] }
+	woken := newWokenSet(len(order))
+	parkers := make([]*rosParker, len(order))
 	for idx, i := range order {
 		p := r.procs[i]
 		// A task that keeps what it reads (graph.Task.Holds) reads in
@@ -249,7 +349,8 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			co.yield = yield
 			r.endTask(i, starts[idx], call(r.ctx, r.pl.taskFunc(r.g, i), p.Ports()))
 		})
-		p.SetParker(&rosParker{co: co, notify: coNotify, idx: idx, woken: &woken})
+		parkers[idx] = &rosParker{co: co, notify: coNotify, idx: idx, woken: woken, external: core.external}
+		p.SetParker(parkers[idx])
 		cos[idx] = co
 		if keep := rosFilter(g, &r.pl, o, i); keep != nil {
 			filters[idx] = p.Ports().Filter(keep)
@@ -287,7 +388,7 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	for step := 1; left > 0; {
 		// Taking the greatest index woken also starts the record of wakes
 		// for the task about to run (rosParker.MustYield).
-		idx := core.nextFrom(max(int(woken.Swap(-1)), last), waiting)
+		idx := core.nextFrom(max(woken.take(func(idx int) { waits[idx] = false }), last), waiting)
 		if idx < 0 {
 			if coNotify == nil {
 				// Nothing could wake a task: the pool should have seen
@@ -311,6 +412,7 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			switch err := stepFilter(f); {
 			case err == nil:
 				// It waits, or gives way.
+				waits[idx] = f.Waits()
 			case errors.Is(err, buffer.ErrStepUnfit), err == io.EOF && t.Rec.End != nil:
 				// The task's own loop from here on, on the same ports
 				// (after the end, its Pass returns io.EOF at once and
@@ -330,6 +432,8 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			if _, more := cos[idx].next(); !more {
 				core.done[idx] = true
 				left--
+			} else {
+				waits[idx] = parkers[idx].parked
 			}
 		}
 		if o.Trace != nil {

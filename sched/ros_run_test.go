@@ -352,3 +352,37 @@ func TestROSFilterTraceGolden(t *testing.T) {
 		t.Errorf("sink got %d records, want 5", len(out))
 	}
 }
+
+// A chain of more filters than one word of the scheduler's set of woken
+// tasks holds, with a source on its own goroutine (whose wakes come from
+// another goroutine): the output is the serial one, under ros as under
+// the serial policy.
+func TestROSLongChainMatchesSerial(t *testing.T) {
+	var input [][]byte
+	for i := range 300 {
+		input = append(input, []byte(fmt.Sprint(i)))
+	}
+	for _, blocking := range []bool{false, true} {
+		t.Run(fmt.Sprint("blocking=", blocking), func(t *testing.T) {
+			var outs [2][][]byte
+			for k, pol := range []sched.Policy{sched.Serial, sched.ROS} {
+				tasks := []*graph.Task{{Name: "src", Out: 1, Fn: task.Records(input...), Blocking: blocking}}
+				for i := range 100 {
+					digit := byte('0' + i%10)
+					keep := func(r []byte) bool { return i <= 90 || r[len(r)-1] != digit }
+					tasks = append(tasks, &graph.Task{Name: fmt.Sprint("filter", i+1), In: 1, Out: 1, Rec: ptr(task.Filter(keep))})
+				}
+				tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&outs[k])})
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				_, err := sched.Run(ctx, graph.Chain(1, tasks...), sched.Options{Policy: pol, RecordSize: 8})
+				cancel()
+				if err != nil {
+					t.Fatalf("%s: %v", pol, err)
+				}
+			}
+			if len(outs[1]) != 30 || fmt.Sprintf("%q", outs[0]) != fmt.Sprintf("%q", outs[1]) {
+				t.Fatalf("ros gave %d records %q, serial %q", len(outs[1]), outs[1], outs[0])
+			}
+		})
+	}
+}
