@@ -237,8 +237,11 @@ func TestKilledWorker(t *testing.T) {
 			done[name] = true
 		}
 	}
-	if len(done) != len(jobs) {
-		t.Errorf("%d jobs logged done, want %d", len(done), len(jobs))
+	// The log is written after a delivery, so the victim may have
+	// delivered a job on each of its 2 workers and died before saying so:
+	// the outputs, checked above, are what proves every job was done.
+	if len(done) < len(jobs)-2 {
+		t.Errorf("%d jobs logged done, want at least %d", len(done), len(jobs)-2)
 	}
 }
 
