@@ -176,19 +176,26 @@ func jobSet(n int) (jobs, want map[string]string) {
 	return jobs, want
 }
 
+// logFolders makes ROOT/in with n jobs (jobSet) and an empty ROOT/log for
+// helpers in mode work; ROOT/out is their output place.
+func logFolders(t *testing.T, n int) (root, in, out, logf string, jobs, want map[string]string) {
+	root = t.TempDir()
+	in, out, logf = filepath.Join(root, "in"), filepath.Join(root, "out"), filepath.Join(root, "log")
+	jobs, want = jobSet(n)
+	drop(t, in, jobs)
+	if err := os.WriteFile(logf, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return root, in, out, logf, jobs, want
+}
+
 // TestKilledWorker: three worker processes share 300 jobs; one is killed
 // with SIGKILL in the middle. Its claims go back at once (its pid is dead
 // on this host), and every job's output is there exactly once and right,
 // the input place is drained and no claim or temporary file is left.
 func TestKilledWorker(t *testing.T) {
 	ctx := testCtx(t)
-	root := t.TempDir()
-	in, out, logf := filepath.Join(root, "in"), filepath.Join(root, "out"), filepath.Join(root, "log")
-	jobs, want := jobSet(300)
-	drop(t, in, jobs)
-	if err := os.WriteFile(logf, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	root, in, out, logf, jobs, want := logFolders(t, 300)
 	env := []string{"JOBS_IN=" + in, "JOBS_OUT=" + out, "JOBS_LOG=" + logf, "JOBS_PAUSE=3ms", "JOBS_LEASE=30s"}
 	var ps []*proc
 	for range 3 {
@@ -322,13 +329,7 @@ func TestLeaseTakeover(t *testing.T) {
 // drained, and no claim or temporary file is left.
 func TestKilledDuringGroupCommit(t *testing.T) {
 	ctx := testCtx(t)
-	root := t.TempDir()
-	in, out, logf := filepath.Join(root, "in"), filepath.Join(root, "out"), filepath.Join(root, "log")
-	jobs, want := jobSet(300)
-	drop(t, in, jobs)
-	if err := os.WriteFile(logf, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	root, in, out, logf, _, want := logFolders(t, 300)
 	env := []string{"JOBS_IN=" + in, "JOBS_OUT=" + out, "JOBS_LOG=" + logf, "JOBS_LEASE=30s", "JOBS_SYNC=1"}
 	logged := func() int {
 		b, _ := os.ReadFile(logf)
