@@ -101,7 +101,7 @@ var Settings = []*Setting{
 	},
 	{
 		Name: "buffers", Arg: "B",
-		Help:      "record buffers; below the bound a warning is printed",
+		Help:      "record buffers; below the bound a warning is printed and stalls are spilled to disk (slower)",
 		Values:    "a number of at least 1, or bound",
 		DefaultIs: "bound (the sum of queue capacities)",
 		get: func(c *Config) string {

@@ -50,6 +50,13 @@ type Options struct {
 	// Resolver, if set, is asked to resolve a stall before it is reported
 	// as a deadlock (see buffer.Resolver).
 	Resolver buffer.Resolver
+	// SpillBelowBound has the stalls of a chain run with fewer Buffers
+	// than its bound resolved as a graph's are (a queue grown, then spilled
+	// to disk), where they would otherwise be reported as the deadlock that
+	// Theorem 3.2 allows. The runner sets it: a user who asks for few
+	// buffers gets a slower run, not an error. Studies of the theorem leave
+	// it off.
+	SpillBelowBound bool
 	// Trace, if set, receives one line per task switch under the ros
 	// policy: which task ran and why it stopped.
 	Trace io.Writer
@@ -177,6 +184,9 @@ type Plan struct {
 	// Resolve is true when stalls are resolved at run time (a graph that
 	// is not a chain): queues grow, then spill to disk.
 	Resolve bool
+	// spillsBelow is set when Resolve is only because Options.SpillBelowBound
+	// asked it of a chain given fewer buffers than its bound.
+	spillsBelow bool
 	// capAuto is set when queue capacities are sized at run time:
 	// Options.CapAuto under a policy that can.
 	capAuto bool
@@ -255,6 +265,9 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 	if adjust := pl.Runs.row().plan; adjust != nil {
 		adjust(g, pl)
 	}
+	if !pl.Resolve && o.SpillBelowBound && o.Buffers > 0 && o.Buffers < pl.Bound {
+		pl.Resolve, pl.spillsBelow = true, true
+	}
 	if n, who := g.Held(); n > 0 && pl.Runs != ROS {
 		pl.Shape += fmt.Sprintf("; the capacities count the %d buffers that tasks keep besides the ones they read (%s): "+
 			"each input queue of such a task has as many slots more, so that its writer keeps its room, and every kept buffer is charged to it, "+
@@ -271,6 +284,8 @@ func MakePlan(g *graph.Graph, o Options) (*Plan, error) {
 		pl.Buffers = pl.Bound
 	case pl.Buffers < 0:
 		return nil, fmt.Errorf("sched: %d buffers: need at least 1", pl.Buffers)
+	case pl.spillsBelow:
+		pl.Warning = fmt.Sprintf("%d buffers is below the bound of %d (%s, Theorem 3.2); stalls will be resolved by spilling queued records to disk, which is slower", pl.Buffers, pl.Bound, pl.BoundIs)
 	case pl.Buffers < pl.Bound && pl.Resolve && pl.Runs.row().anyB:
 		pl.Warning = fmt.Sprintf("%d buffers is below %d (%s); stalls will be resolved by spilling a buffer at a time, which is slow", pl.Buffers, pl.Bound, pl.BoundIs)
 	case pl.Buffers < pl.Bound && pl.Resolve && !pl.Safe:

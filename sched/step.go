@@ -109,6 +109,9 @@ func (s *stepRunner) runStep(ctx context.Context, step []int, ins, outs [][]int,
 	if spl.Buffers == 0 {
 		spl.Buffers = spl.Bound
 	}
+	if !spl.Resolve && s.o.SpillBelowBound && spl.Buffers < spl.Bound {
+		spl.Resolve = true // as MakePlan does for a whole chain
+	}
 	s.mu.Lock()
 	s.running[ls] = struct{}{}
 	s.mu.Unlock()

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tpipe/tpipe/bench/internal/side"
 )
 
 // Config is one run of the corpus benchmark.
@@ -125,7 +127,7 @@ func Run(ctx context.Context, cfg Config, out string, stdout io.Writer) error {
 		}
 	}
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
-	start, load0 := time.Now(), loadAvg()
+	start, load0 := time.Now(), side.LoadAvg(1)
 	for round := range cfg.Runs {
 		fmt.Fprintf(progress, "round %d/%d: %d cells (%s)\n", round+1, cfg.Runs, len(cells), time.Since(start).Round(time.Second))
 		for _, i := range r.Perm(len(cells)) {
@@ -139,7 +141,7 @@ func Run(ctx context.Context, cfg Config, out string, stdout io.Writer) error {
 	}
 	rep := newReport(cells, names)
 	rep.header = fmt.Sprintf("%s; %d log lines (%s), %d text lines (%s); load average %s before, %s after", time.Now().UTC().Format(time.RFC1123),
-		cfg.LogLines, fileSize(in.Log), cfg.TextLines, fileSize(in.Words), load0, loadAvg())
+		cfg.LogLines, fileSize(in.Log), cfg.TextLines, fileSize(in.Words), load0, side.LoadAvg(1))
 	files, err := rep.writeFiles(out)
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)
@@ -149,14 +151,6 @@ func Run(ctx context.Context, cfg Config, out string, stdout io.Writer) error {
 
 // loadAvg is the machine's one-minute load average, "?" where /proc has
 // none: on a shared machine it says how far to trust the seconds.
-func loadAvg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); len(f) > 0 {
-		return f[0]
-	}
-	return "?"
-}
-
 // runOnce runs c's pipeline once with its tool, in dir (the inputs), and
 // measures it. Its output goes to a file in work and is kept as a hash.
 func runOnce(ctx context.Context, c *cell, bin, dir, work, timer string, timeout time.Duration) (sample, error) {

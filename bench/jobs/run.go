@@ -183,7 +183,7 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 	}
 	add(cell{ToolBash, FilterExternal, 1, false})
 	small, large := jobText(cfg.SmallSize), jobText(cfg.LargeSize)
-	load0 := loadAvg()
+	load0 := side.LoadAvg(3)
 	start := time.Now()
 	for round := range cfg.Runs {
 		fmt.Fprintf(progress, "round %d/%d: %d cells (%s)\n", round+1, cfg.Runs, len(res), time.Since(start).Round(time.Second))
@@ -209,7 +209,7 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 			r.samples = append(r.samples, s)
 		}
 	}
-	rep := report{cfg: cfg, results: res, date: time.Now(), tpipe: which, load: [2]string{load0, loadAvg()}, cpus: runtime.NumCPU()}
+	rep := report{cfg: cfg, results: res, date: time.Now(), tpipe: which, load: [2]string{load0, side.LoadAvg(3)}, cpus: runtime.NumCPU()}
 	var buf bytes.Buffer
 	rep.write(&buf)
 	return side.WriteReport(dir, "jobs.md", buf.Bytes(), stdout)
@@ -299,14 +299,3 @@ func jobText(n int64) []byte {
 }
 
 // loadAvg is the machine's 1, 5 and 15 minute load averages.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpipe/tpipe/bench/internal/side"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/runner"
@@ -130,7 +131,7 @@ func spoolMain(ctx context.Context, cfg spoolConfig, out string, stdout io.Write
 			cells = append(cells, spoolCell{pipeline: p, kind: "cached", dir: d, fsync: true, segment: sched.DefaultSegment})
 		}
 	}
-	load0 := loadAvg()
+	load0 := side.LoadAvg(1)
 	start := time.Now()
 	res := make([]spoolResult, len(cells))
 	for i := range cells {
@@ -166,7 +167,7 @@ func spoolMain(ctx context.Context, cfg spoolConfig, out string, stdout io.Write
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	files, err := writeSpoolReport(out, cfg, res, spoolRunInfo{load0: load0, load1: loadAvg(), took: time.Since(start)})
+	files, err := writeSpoolReport(out, cfg, res, spoolRunInfo{load0: load0, load1: side.LoadAvg(1), took: time.Since(start)})
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)
 	}
@@ -244,14 +245,6 @@ func runSpoolCell(ctx context.Context, c spoolCell, work string) (time.Duration,
 }
 
 // loadAvg is the first field of /proc/loadavg, "?" where there is none.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b))[0]
-}
-
 type spoolRunInfo struct {
 	load0, load1 string
 	took         time.Duration

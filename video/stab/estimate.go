@@ -2,6 +2,7 @@ package stab
 
 import (
 	"math"
+	"math/bits"
 	"math/cmplx"
 )
 
@@ -73,8 +74,19 @@ func halve(dst, src Plane) {
 }
 
 // match is one block: its centre p in the previous frame and where it was
-// found, q, in the current one, both in centred luma coordinates.
-type match struct{ p, q complex128 }
+// found, q, in the current one, both in centred luma coordinates; cell is
+// the part of the frame it lies in, one of cellsX x cellsY.
+type match struct {
+	p, q complex128
+	cell uint8
+}
+
+// The frame is cut into cellsX x cellsY cells so that the fit can prefer
+// the motion that holds across most of the frame: the camera's moves
+// everything, a moving object only the few cells it covers, however
+// textured it is (and a bright, busy object often offers more blocks than
+// a plain background).
+const cellsX, cellsY = 8, 8
 
 // An Estimator measures global motion between frames. Its scratch memory
 // is kept from one call to the next, so after the first call of a given
@@ -101,6 +113,7 @@ type site struct {
 	bx, by int
 	p      complex128
 	qx, qy float64
+	cell   uint8
 }
 
 // level is what the tracking of one level's sites needs.
@@ -177,7 +190,8 @@ func (e *Estimator) estimate(a, b *pyramid) (m motion, ok bool) {
 				qf := m.apply(pf)
 				qx := (real(qf)+cx+0.5)/f - 0.5
 				qy := (imag(qf)+cy+0.5)/f - 0.5
-				e.sites = append(e.sites, site{bx: bx, by: by, p: pf, qx: qx, qy: qy})
+				cell := uint8(bx*cellsX/P.W + by*cellsY/P.H*cellsX)
+				e.sites = append(e.sites, site{bx: bx, by: by, p: pf, qx: qx, qy: qy, cell: cell})
 			}
 		}
 		e.lvl = level{P: P, C: C, f: f, r: r, cx: cx, cy: cy}
@@ -225,7 +239,7 @@ func (e *Estimator) track(i, n int) {
 		x, y, good := t.track(l.P, l.C, s.bx, s.by, s.qx, s.qy, l.r)
 		if good {
 			q := complex((x+0.5)*l.f-0.5-l.cx, (y+0.5)*l.f-0.5-l.cy)
-			t.matches = append(t.matches, match{p: s.p, q: q})
+			t.matches = append(t.matches, match{p: s.p, q: q, cell: s.cell})
 		}
 	}
 }
@@ -329,10 +343,11 @@ func (e *tracker) track(P, C Plane, bx, by int, qx, qy float64, r int) (x, y flo
 }
 
 // fitRobust fits a motion to the matches with RANSAC: motions through two
-// matches at a time (at least minSpan apart), the one that most matches
-// agree with within tol, then least squares on those that agree, twice.
-// It returns the motion and how many matches agree with it. The random
-// pairs come from a fixed seed, so the same matches give the same motion.
+// matches at a time (at least minSpan apart), the one that matches agree
+// with within tol in the most cells of the frame (then the most matches),
+// then least squares on those that agree, twice. It returns the motion and
+// how many matches agree with it. The random pairs come from a fixed seed,
+// so the same matches give the same motion.
 func fitRobust(ms []match, tol, minSpan float64) (motion, int) {
 	n := len(ms)
 	if n < 2 {
@@ -346,7 +361,7 @@ func fitRobust(ms []match, tol, minSpan float64) (motion, int) {
 		rng ^= rng << 17
 		return int(rng % uint64(n))
 	}
-	best, bm := 0, still
+	best, bestCells, bm := 0, 0, still
 	for range ransacIters {
 		i, j := next(), next()
 		dp := ms[i].p - ms[j].p
@@ -358,8 +373,8 @@ func fitRobust(ms []match, tol, minSpan float64) (motion, int) {
 			continue
 		}
 		m := motion{c: c, t: ms[i].q - c*ms[i].p}
-		if k := agree(ms, m, tol2); k > best {
-			best, bm = k, m
+		if k, cells := agreeCells(ms, m, tol2); cells > bestCells || cells == bestCells && k > best {
+			best, bestCells, bm = k, cells, m
 		}
 	}
 	if best < 2 {
@@ -371,6 +386,23 @@ func fitRobust(ms []match, tol, minSpan float64) (motion, int) {
 		}
 	}
 	return bm, agree(ms, bm, tol2)
+}
+
+// agreeCells is agree, and how many cells of the frame hold a match that
+// agrees.
+func agreeCells(ms []match, m motion, tol2 float64) (k, cells int) {
+	var seen [cellsX * cellsY / 64]uint64
+	for _, x := range ms {
+		d := m.apply(x.p) - x.q
+		if real(d)*real(d)+imag(d)*imag(d) <= tol2 {
+			k++
+			seen[x.cell/64] |= 1 << (x.cell % 64)
+		}
+	}
+	for _, w := range seen {
+		cells += bits.OnesCount64(w)
+	}
+	return k, cells
 }
 
 func agree(ms []match, m motion, tol2 float64) int {

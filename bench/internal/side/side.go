@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Tpipe returns the tpipe to run and how the report names it: bin when
@@ -43,4 +44,16 @@ func WriteReport(dir, name string, report []byte, stdout io.Writer) error {
 	}
 	_, err := fmt.Fprintln(stdout, path)
 	return err
+}
+
+// LoadAvg returns the first n of the load averages in /proc/loadavg (1, 5
+// and 15 minutes), space-separated, for a report's header; "?" where the
+// file cannot be read.
+func LoadAvg(n int) string {
+	b, err := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if err != nil || len(f) < n {
+		return "?"
+	}
+	return strings.Join(f[:n], " ")
 }
