@@ -32,10 +32,7 @@ import (
 // The removals are not synced: a power loss that undoes one redoes its
 // job, which at-least-once allows, and it was so before batching too.
 //
-// syncfs(2) of the whole file system instead of step 1 was measured
-// (BenchmarkGroupCommit in package place): its cost is that of every dirty
-// page of the file system, other programs' too, and it was no faster on
-// batches of 64.
+// Why step 1 is fsyncs and not one syncfs(2): see place.SyncAll.
 
 // commitQueue is how many run jobs may wait for the committer; a worker
 // with one more waits. Each holds its output files open.

@@ -13,10 +13,6 @@ func startWriteback(f *os.File, off, n int64) {
 	unix.SyncFileRange(int(f.Fd()), off, n, unix.SYNC_FILE_RANGE_WRITE)
 }
 
-// syncFS writes every dirty page and inode of the file system that holds
-// f to disk, and commits its journal: one call for many files.
-func syncFS(f *os.File) error { return unix.Syncfs(int(f.Fd())) }
-
 // remoteFS reports whether dir is on a file system whose changes made by
 // other hosts inotify does not report: NFS, FUSE (sshfs), SMB.
 func remoteFS(dir string) bool {

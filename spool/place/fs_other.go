@@ -10,7 +10,3 @@ func startWriteback(f *os.File, off, n int64) {}
 // remoteFS cannot tell without statfs's type: events are trusted, and the
 // periodic rescan covers what they miss.
 func remoteFS(dir string) bool { return false }
-
-// syncFS does nothing where there is no syncfs(2): the fsync of each file
-// that follows does the work.
-func syncFS(f *os.File) error { return nil }

@@ -1,9 +1,6 @@
 package place
 
-import (
-	"errors"
-	"sync"
-)
+import "sync"
 
 // This file is the first step of a group commit (as databases commit many
 // transactions with one log write): tokens finished by many jobs are
@@ -12,14 +9,12 @@ import (
 // its name only after the last step, which is what a caller that removes
 // inputs after their outputs must wait for.
 
-// syncFSAt is the number of tokens from which SyncAll syncs their whole
-// file system at once (syncfs(2)) before their fsyncs. On the shared ext4
-// disk (BenchmarkGroupCommit, 4 KiB tokens) fsyncs in flight together
-// took 0.7 to 1.6 ms a token on batches of 64 and 256, syncfs 0.2 to 0.4
-// ms: fsyncs of many files wait for several journal commits, syncfs for
-// one. Its cost is that of every dirty page of the file system, which
-// other programs' writes can make large, so a small batch uses fsyncs.
-const syncFSAt = 4
+// SyncAll does not call syncfs(2), which syncs the whole file system at
+// once: on the shared ext4 disk it synced batches of 8 to 64 tokens 2 to 3
+// times faster than fsyncs (BenchmarkGroupCommit), yet the engine with it
+// was no faster end to end (jobs/s, medians of 6 interleaved runs), and
+// its cost is that of every dirty page of the file system, other
+// programs' too: a large copy to the same disk would stall every batch.
 
 // syncers is how many fsyncs SyncAll keeps in flight: the file system
 // joins the syncs that wait together into one journal commit, where one
@@ -42,21 +37,11 @@ func SyncAll(ts []*Pending) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if len(todo) >= syncFSAt {
-		// One syncfs(2) writes them all and commits the journal once; the
-		// fsyncs below then find their files clean and committed, and are
-		// there for their errors: a file's fsync reports a failed
-		// writeback of that file, which syncfs did not before Linux 5.8.
-		if err := syncFS(todo[0].f); err != nil {
-			return err
-		}
-	} else {
-		// Start the writeback of every file first: their blocks are then
-		// allocated in one transaction of the journal, which the first
-		// fsync commits and the others find committed.
-		for _, t := range todo {
-			startWriteback(t.f, 0, 0)
-		}
+	// Start the writeback of every file first: their blocks are then
+	// allocated in one transaction of the journal, which the first fsync
+	// commits and the others find committed.
+	for _, t := range todo {
+		startWriteback(t.f, 0, 0)
 	}
 	errs := make([]error, len(todo))
 	var wg sync.WaitGroup
@@ -75,5 +60,10 @@ func SyncAll(ts []*Pending) error {
 	}
 	close(next)
 	wg.Wait()
-	return errors.Join(errs...)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

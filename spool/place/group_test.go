@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -66,7 +65,7 @@ func TestSyncAll(t *testing.T) {
 func BenchmarkGroupCommit(b *testing.B) {
 	data := make([]byte, 4<<10)
 	for _, n := range []int{8, 64, 256} {
-		for _, how := range []string{"fsync-each", "fsync-together", "syncfs-only", "syncall"} {
+		for _, how := range []string{"fsync-each", "syncall", "syncfs"} {
 			b.Run(fmt.Sprintf("batch=%d/%s", n, how), func(b *testing.B) {
 				w := newTestWorker(b, Options{})
 				p, err := w.Open(filepath.Join(b.TempDir(), "p"))
@@ -89,20 +88,7 @@ func BenchmarkGroupCommit(b *testing.B) {
 						}
 					case "syncall":
 						SyncAll(ts)
-					case "fsync-together":
-						// SyncAll below syncFSAt.
-						var wg sync.WaitGroup
-						for _, t := range ts {
-							startWriteback(t.f, 0, 0)
-						}
-						for _, t := range ts {
-							wg.Go(func() { t.f.Sync() })
-						}
-						wg.Wait()
-						for _, t := range ts {
-							t.synced = true
-						}
-					case "syncfs-only":
+					case "syncfs":
 						unix.Syncfs(int(ts[0].f.Fd()))
 						for _, t := range ts {
 							t.synced = true
