@@ -32,7 +32,7 @@ import (
 // The removals are not synced: a power loss that undoes one redoes its
 // job, which at-least-once allows, and it was so before batching too.
 //
-// Why step 1 is fsyncs and not one syncfs(2): see place.SyncAll.
+// Why step 1 is fsyncs and not one syncfs(2): see place.SyncAll's doc.
 
 // commitQueue is how many run jobs may wait for the committer; a worker
 // with one more waits. Each holds its output files open.
