@@ -25,11 +25,13 @@
 //  2. creates one pending token per output port, named after the key;
 //  3. runs the Func, which reads the claimed tokens and writes the pending
 //     ones, and returns an exit status;
-//  4. on status 0 delivers: commits the outputs (fsync, rename, fsync of
-//     the directory), then removes the inputs (place.AtLeastOnce: a crash
-//     in between redoes the job, and its outputs, named after the job, are
-//     overwritten, never doubled), or the other way round
-//     (place.AtMostOnce);
+//  4. on status 0 hands the job to the committer and takes the next one;
+//     the committer delivers the jobs handed to it while it was busy, all
+//     together (a group commit): it syncs their outputs, renames them,
+//     syncs each output directory once, then removes their inputs
+//     (place.AtLeastOnce: a crash in between redoes the job, and its
+//     outputs, named after the job, are overwritten, never doubled), or
+//     removes the inputs first (place.AtMostOnce); see commit.go;
 //  5. otherwise aborts the outputs and runs the job again, under the
 //     same claim, up to the stage's Retries; then the job has failed for
 //     good.
@@ -69,7 +71,8 @@
 // # Stopping
 //
 // Run returns when its context is done: jobs running are cancelled and
-// their tokens go back to their places. With Options.Once it returns when
+// their tokens go back to their places; jobs that had run to the end are
+// delivered first. With Options.Once it returns when
 // the net is quiet: no complete job ready, no token claimed or being
 // written by any owner, here or elsewhere. Failed jobs do not keep it
 // running; an and-merge token whose partners never come stays where it
@@ -79,5 +82,6 @@
 //
 // Run may be called from several goroutines, on separate places; a Func
 // is called from several goroutines at once. An Observer's methods are
-// called from the workers and the dispatcher and must not block.
+// called from the workers, the committer and the dispatcher and must not
+// block.
 package jobs

@@ -60,6 +60,11 @@ type Options struct {
 	// Prog starts each line of the engine's own on Stderr ("tpipe: ...");
 	// "" means tpipe. pmjq 1.0's command line says pmjq.
 	Prog string
+
+	// trace, if set, is told each step of the committer: "batch" with the
+	// number of jobs it delivers together, "sync", "rename" and "consume"
+	// with a token's path, "syncdir" with a place's (tests).
+	trace func(op, path string)
 }
 
 // Counts are what one Run did.
@@ -86,7 +91,9 @@ type engine struct {
 	quietOrder []*place.Place
 	obs        Observer
 	stderr     io.Writer
-	wake       chan struct{} // one slot: something changed
+	wake       chan struct{}    // one slot: something changed
+	commits    chan *delivery   // jobs run, to the committer (commitLoop)
+	removals   chan []*delivery // batches made durable, to removeLoop
 
 	mu sync.Mutex
 	// inflight are the tokens of the jobs handed out and not finished;
@@ -160,7 +167,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 	if o.Prog == "" {
 		o.Prog = "tpipe"
 	}
-	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), inflight: map[token]bool{}, kept: map[token]bool{}}
+	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), commits: make(chan *delivery, commitQueue), removals: make(chan []*delivery, 1), inflight: map[token]bool{}, kept: map[token]bool{}}
 	if e.obs == nil {
 		e.obs = Observers(nil)
 	}
@@ -265,6 +272,9 @@ func (e *engine) run(ctx context.Context) error {
 			})
 		}
 	}
+	var committer sync.WaitGroup
+	committer.Go(e.commitLoop)
+	committer.Go(e.removeLoop)
 	work := make(chan cand)
 	for range e.o.Workers {
 		wg.Go(func() {
@@ -276,9 +286,13 @@ func (e *engine) run(ctx context.Context) error {
 	err := e.dispatch(ctx, work)
 	close(work)
 	// Quiet, nothing is in flight; otherwise the jobs running stop and
-	// their claims go back. Either way the watchers stop.
+	// their claims go back. Either way the watchers stop. The jobs that
+	// ran to the end before are delivered: the committer ends once it has
+	// delivered every job the workers handed it.
 	cancel()
 	wg.Wait()
+	close(e.commits)
+	committer.Wait()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,7 @@ const helperFilter = "tr a-z A-Z | rev"
 
 // helper is the body of a worker process. Mode "work" runs the pmjq stage
 // $JOBS_IN -> $JOBS_OUT under --once, $JOBS_PAUSE per job, logging "PID
-// NAME" to $JOBS_LOG for every job done. Mode "hold" says "running NAME"
+// NAME" to $JOBS_LOG for every job done, with fsync if $JOBS_SYNC is set. Mode "hold" says "running NAME"
 // for the first job it gets and holds it until killed.
 func helper(mode string) int {
 	fail := func(err error) int {
@@ -35,7 +36,7 @@ func helper(mode string) int {
 	}
 	lease, _ := time.ParseDuration(os.Getenv("JOBS_LEASE"))
 	pause, _ := time.ParseDuration(os.Getenv("JOBS_PAUSE"))
-	o := Options{Once: true, NoSync: true, Workers: 2, Lease: lease, Host: os.Getenv("JOBS_HOST"), Recheck: 20 * time.Millisecond,
+	o := Options{Once: true, NoSync: os.Getenv("JOBS_SYNC") == "", Workers: 2, Lease: lease, Host: os.Getenv("JOBS_HOST"), Recheck: 20 * time.Millisecond,
 		Stderr: os.Stderr}
 	filter := script(helperFilter)
 	run := func(ctx context.Context, j *Job) (int, error) {
@@ -175,19 +176,26 @@ func jobSet(n int) (jobs, want map[string]string) {
 	return jobs, want
 }
 
+// logFolders makes ROOT/in with n jobs (jobSet) and an empty ROOT/log for
+// helpers in mode work; ROOT/out is their output place.
+func logFolders(t *testing.T, n int) (root, in, out, logf string, jobs, want map[string]string) {
+	root = t.TempDir()
+	in, out, logf = filepath.Join(root, "in"), filepath.Join(root, "out"), filepath.Join(root, "log")
+	jobs, want = jobSet(n)
+	drop(t, in, jobs)
+	if err := os.WriteFile(logf, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return root, in, out, logf, jobs, want
+}
+
 // TestKilledWorker: three worker processes share 300 jobs; one is killed
 // with SIGKILL in the middle. Its claims go back at once (its pid is dead
 // on this host), and every job's output is there exactly once and right,
 // the input place is drained and no claim or temporary file is left.
 func TestKilledWorker(t *testing.T) {
 	ctx := testCtx(t)
-	root := t.TempDir()
-	in, out, logf := filepath.Join(root, "in"), filepath.Join(root, "out"), filepath.Join(root, "log")
-	jobs, want := jobSet(300)
-	drop(t, in, jobs)
-	if err := os.WriteFile(logf, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	root, in, out, logf, jobs, want := logFolders(t, 300)
 	env := []string{"JOBS_IN=" + in, "JOBS_OUT=" + out, "JOBS_LOG=" + logf, "JOBS_PAUSE=3ms", "JOBS_LEASE=30s"}
 	var ps []*proc
 	for range 3 {
@@ -313,5 +321,67 @@ func TestLeaseTakeover(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "took back 1 claim of a dead or expired owner") {
 		t.Errorf("stderr: %s", errb.String())
+	}
+}
+
+// TestKilledDuringGroupCommit: worker processes that fsync are killed
+// with SIGKILL one after another, each a random 0 to 5 ms after its log
+// shows it delivered a batch, which is while it commits the next (the
+// commit is most of a job's time); then a last worker runs to the end.
+// Every job's output is there exactly once and right, the input place is
+// drained, and no claim or temporary file is left.
+func TestKilledDuringGroupCommit(t *testing.T) {
+	ctx := testCtx(t)
+	root, in, out, logf, _, want := logFolders(t, 300)
+	env := []string{"JOBS_IN=" + in, "JOBS_OUT=" + out, "JOBS_LOG=" + logf, "JOBS_LEASE=30s", "JOBS_SYNC=1"}
+	logged := func() int {
+		b, _ := os.ReadFile(logf)
+		return strings.Count(string(b), "\n")
+	}
+	kills := 0
+	for kills < 5 {
+		before := logged()
+		p := startHelper(t, "work", env...)
+		p.expect(t, ctx, "started")
+		exited := make(chan error, 1)
+		go func() { exited <- p.cmd.Wait() }()
+		for logged() == before {
+			select {
+			case <-exited:
+				t.Fatalf("a worker ended on its own, %d jobs logged: kill it sooner", logged())
+			case <-ctx.Done():
+				t.Fatal(ctx.Err())
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+		sleep(ctx, time.Duration(rand.IntN(5000))*time.Microsecond)
+		p.cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
+		kills++
+		if left := files(t, in); len(left) == 0 {
+			break // (it delivered the last batch before the kill)
+		}
+	}
+	last := startHelper(t, "work", env...)
+	if err := last.wait(ctx); err != nil {
+		t.Fatalf("the last worker: %v", err)
+	}
+	t.Logf("%d workers killed, %d jobs logged done", kills, logged())
+	got := files(t, out)
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s = %q, want %q", name, got[name], w)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("an output no job makes: %s", name)
+		}
+	}
+	if left := files(t, in); len(left) != 0 {
+		t.Errorf("in not drained: %d left", len(left))
+	}
+	if s := stray(t, root); len(s) != 0 {
+		t.Errorf("stray files: %v", s)
 	}
 }

@@ -19,8 +19,12 @@ import (
 // failure. A job whose run is cancelled (ctx done) goes back to its
 // places.
 func (e *engine) do(ctx context.Context, c cand) {
-	keep := false
-	defer func() { e.finish(c, keep) }()
+	keep, handed := false, false
+	defer func() {
+		if !handed {
+			e.finish(c, keep)
+		}
+	}()
 	st := c.st
 	h, err := take(st.in, c.names, st.Lock)
 	if err != nil {
@@ -34,17 +38,20 @@ func (e *engine) do(ctx context.Context, c cand) {
 	e.obs.Claimed(st.Name, j.name())
 	for try := 1; ; try++ {
 		j.Try = try
-		status, log, err := e.attempt(ctx, st, j, h)
+		status, log, outs, err := e.attempt(ctx, st, j)
 		switch {
 		case ctx.Err() != nil:
 			h.release()
 			return
 		case err != nil && errors.Is(err, errDeliver):
+			h.release()
 			e.stop(err)
 			return
 		case err == nil && status == 0:
-			e.obs.Done(st.Name, j.name(), time.Since(start))
-			e.count(func(n *Counts) { n.Done++ })
+			// The committer delivers it, with the jobs that finish while it
+			// syncs, and finishes it.
+			e.commits <- &delivery{c: c, j: j, h: h, outs: outs, start: start}
+			handed = true
 			return
 		}
 		if err != nil {
@@ -72,21 +79,20 @@ func (e *engine) do(ctx context.Context, c cand) {
 // stops with it (the job's inputs are back in their places).
 var errDeliver = errors.New("deliver")
 
-// attempt runs the job once; on success it delivers it. log holds what the
+// attempt runs the job once. On success it returns the tokens to commit,
+// written and not committed: one per output port that is not discarded,
+// and a copy of it in each further place of the port. log holds what the
 // job wrote on its stderr, which has also been printed.
-func (e *engine) attempt(ctx context.Context, st *stage, j *Job, h *held) (status int, log *capture, err error) {
+func (e *engine) attempt(ctx context.Context, st *stage, j *Job) (status int, log *capture, outs []*place.Pending, err error) {
 	log = &capture{max: maxLog}
 	defer func() {
 		if b := log.bytes(); len(b) > 0 {
 			e.stderr.Write(b)
 		}
 	}()
-	outs := make([]*place.Pending, len(st.out))
 	abort := func() {
 		for _, p := range outs {
-			if p != nil {
-				p.Abort()
-			}
+			p.Abort()
 		}
 	}
 	j.Stderr, j.Out, j.discard = log, j.Out[:0], make([]bool, len(st.out))
@@ -98,84 +104,56 @@ func (e *engine) attempt(ctx context.Context, st *stage, j *Job, h *held) (statu
 		}
 		if err != nil {
 			abort()
-			return -1, log, err
+			return -1, log, nil, err
 		}
-		outs[k] = p
+		outs = append(outs, p)
 		j.Out = append(j.Out, p.File())
 	}
 	status, err = st.Run(ctx, j)
 	if err != nil || status != 0 || ctx.Err() != nil {
 		abort()
-		return status, log, err
+		return status, log, nil, err
 	}
-	for k, p := range outs {
+	ports := outs
+	outs = nil
+	for k, p := range ports {
 		if j.discard[k] {
 			p.Abort()
-			outs[k] = nil
+			continue
 		}
-	}
-	if err := e.deliver(st, j, h, outs); err != nil {
-		abort()
-		back := "; its inputs are back in their places"
-		if e.o.Delivery == place.AtMostOnce {
-			back = "; its inputs were removed first (at-most-once), so it is lost"
-		}
-		return -1, log, fmt.Errorf("%w: job %s (%s): %w%s", errDeliver, j.name(), st.Name, err, back)
-	}
-	return 0, log, nil
-}
-
-// deliver commits the outputs (each port's copies, then its first place)
-// and removes the inputs, in the order of the Delivery.
-func (e *engine) deliver(st *stage, j *Job, h *held, outs []*place.Pending) error {
-	commit := func() error {
-		for k, p := range outs {
-			if p == nil {
-				continue // discarded
-			}
-			for _, q := range st.out[k][1:] {
-				if err := copyToken(p, q); err != nil {
-					return err
+		outs = append(outs, p)
+		for _, q := range st.out[k][1:] {
+			cp, err := copyToken(p, q)
+			if err != nil {
+				for _, p := range ports[k+1:] {
+					p.Abort()
 				}
+				abort()
+				return -1, log, nil, fmt.Errorf("%w: job %s (%s): %w; its inputs are back in their places", errDeliver, j.name(), st.Name, err)
 			}
-			if err := p.Commit(); err != nil {
-				return err
-			}
+			outs = append(outs, cp)
 		}
-		return nil
 	}
-	consume := func() error {
-		lost, err := h.consume()
-		if lost {
-			e.sayf("job %s (%s) was taken back while it ran (is the lease, %v, too short?); its taker may run it again", j.name(), st.Name, e.w.Lease())
-		}
-		return err
-	}
-	if e.o.Delivery == place.AtMostOnce {
-		if err := consume(); err != nil {
-			return err
-		}
-		return commit()
-	}
-	if err := commit(); err != nil {
-		h.release()
-		return err
-	}
-	return consume()
+	return 0, log, outs, nil
 }
 
-// copyToken commits a copy of the pending token p, which is written but
-// not committed, in place q under the same name.
-func copyToken(p *place.Pending, q *place.Place) error {
+// copyToken writes a copy of the pending token p, which is written but
+// not committed, as a pending token of place q under the same name.
+func copyToken(p *place.Pending, q *place.Place) (*place.Pending, error) {
 	f, err := os.Open(p.File().Name())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
-	return q.Put(p.Name(), func(w io.Writer) error {
-		_, err := io.Copy(w, f)
-		return err
-	})
+	cp, err := q.Create(p.Name())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(cp, f); err != nil {
+		cp.Abort()
+		return nil, err
+	}
+	return cp, nil
 }
 
 // fail deals with a job that failed for good, after try runs: it moves

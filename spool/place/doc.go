@@ -38,7 +38,10 @@
 //   - Write: Create makes PLACE/.tmp/OWNER~N (O_EXCL, 0600), the caller
 //     writes it, Commit syncs the file, renames it to PLACE/NAME and syncs
 //     the directory. A reader never sees half a token; a crash leaves a
-//     file in .tmp, which Reap removes once its owner is dead.
+//     file in .tmp, which Reap removes once its owner is dead. A writer
+//     of many tokens commits them as a group: SyncAll syncs their files
+//     together, CommitNoDirSync renames each, SyncDir syncs each
+//     directory once; only then are they durable.
 //   - Claim: rename PLACE/NAME to PLACE/.claim/OWNER/NAME. Of two workers
 //     that try, one wins and the other gets ErrClaimed, a lost race and not
 //     a failure. Done removes the claimed token, Release puts it back.

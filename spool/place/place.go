@@ -186,6 +186,9 @@ type Pending struct {
 	// written and started count the bytes Write wrote and those whose
 	// writeback it has started.
 	written, started int64
+	// synced: SyncAll made its data durable; its commit does not sync it
+	// again.
+	synced bool
 }
 
 // writebackEvery is how many bytes Write lets build up before it starts
@@ -207,6 +210,9 @@ func (p *Place) Create(name string) (*Pending, error) {
 
 // Name returns the token's name.
 func (t *Pending) Name() string { return t.name }
+
+// Place returns the place the token is written into.
+func (t *Pending) Place() *Place { return t.p }
 
 // Write writes to the token's file. Unless the worker does not sync, it
 // starts the writeback of every MiB written, so that the sync at commit
@@ -282,7 +288,7 @@ func (t *Pending) OpenWritten() (*os.File, error) {
 
 func (t *Pending) commit(dirSync bool) error {
 	sync := !t.p.w.o.NoSync
-	if sync {
+	if sync && !t.synced {
 		if err := t.f.Sync(); err != nil {
 			return err
 		}
