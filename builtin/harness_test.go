@@ -64,19 +64,25 @@ func runGraph(t testing.TB, env *builtin.Env, stdout, stderr *bytes.Buffer, argv
 	return runCmd(t, c, stdout, stderr, argv, r, size)
 }
 
-// runCmd runs c, made from argv, as runGraph does.
-func runCmd(t testing.TB, c *builtin.Cmd, stdout, stderr *bytes.Buffer, argv []string, r io.Reader, size int) result {
-	t.Helper()
+// cmdGraph is the graph the runner would build for c: stdin, if c reads
+// its input, then c, then stdout.
+func cmdGraph(c *builtin.Cmd, stdin io.Reader, stdout io.Writer) *graph.Graph {
 	g := &graph.Graph{}
 	me := g.Add(c.Name, 0, 1, c.Fn)
 	if c.ReadsInput {
 		g.Tasks[me].In = 1
-		src := g.Add("stdin", 0, 1, task.ReadFrom(r, record.Lines))
+		src := g.Add("stdin", 0, 1, task.ReadFrom(stdin, record.Lines))
 		g.Connect(src, 0, me, 0, 2)
 	}
 	sink := g.Add("stdout", 1, 0, task.WriteTo(stdout, record.Lines))
 	g.Connect(me, 0, sink, 0, 2)
-	_, err := sched.Run(context.Background(), g, sched.Options{RecordSize: size})
+	return g
+}
+
+// runCmd runs c, made from argv, as runGraph does.
+func runCmd(t testing.TB, c *builtin.Cmd, stdout, stderr *bytes.Buffer, argv []string, r io.Reader, size int) result {
+	t.Helper()
+	_, err := sched.Run(context.Background(), cmdGraph(c, r, stdout), sched.Options{RecordSize: size})
 	res := result{out: stdout.String(), err: stderr.String()}
 	var ee *task.ExitError
 	switch {

@@ -17,9 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tpipe/tpipe/builtin"
-	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/internal/sedlang"
-	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/task"
 )
@@ -1013,21 +1011,6 @@ func TestSedCorpus(t *testing.T) {
 	t.Logf("sed corpus: %d of %d cases agree with GNU sed", agree, len(sedCorpus))
 }
 
-// sedGraph is the graph the runner would build for c: stdin, if c reads
-// its input, then c, then stdout.
-func sedGraph(c *builtin.Cmd, stdin io.Reader, stdout io.Writer) *graph.Graph {
-	g := &graph.Graph{}
-	me := g.Add(c.Name, 0, 1, c.Fn)
-	if c.ReadsInput {
-		g.Tasks[me].In = 1
-		src := g.Add("stdin", 0, 1, task.ReadFrom(stdin, record.Lines))
-		g.Connect(src, 0, me, 0, 2)
-	}
-	sink := g.Add("stdout", 1, 0, task.WriteTo(stdout, record.Lines))
-	g.Connect(me, 0, sink, 0, 2)
-	return g
-}
-
 // A script that loops without end (":a;ba", as in GNU sed) stops when the
 // run is cancelled, and one that doubles its hold space as it loops fails
 // at the pool's longest record instead of taking the memory.
@@ -1040,7 +1023,7 @@ func TestSedStops(t *testing.T) {
 		if c.Rec != nil {
 			t.Fatalf("%q: a looping script has the per-record form, which cannot be stopped", script)
 		}
-		_, err = sched.Run(ctx, sedGraph(c, strings.NewReader("x\n"), io.Discard), o)
+		_, err = sched.Run(ctx, cmdGraph(c, strings.NewReader("x\n"), io.Discard), o)
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -1088,7 +1071,7 @@ func BenchmarkSedAccessLog(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := sched.Run(context.Background(), sedGraph(c, nil, io.Discard), sched.Options{}); err != nil {
+					if _, err := sched.Run(context.Background(), cmdGraph(c, nil, io.Discard), sched.Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -1143,7 +1126,7 @@ func TestSedInPlaceFailure(t *testing.T) {
 	if c.ReadsInput {
 		t.Fatal("sed -i reads its input port")
 	}
-	_, err = sched.Run(context.Background(), sedGraph(c, nil, io.Discard), sched.Options{RecordSize: 64, MaxRecord: 100})
+	_, err = sched.Run(context.Background(), cmdGraph(c, nil, io.Discard), sched.Options{RecordSize: 64, MaxRecord: 100})
 	if err == nil {
 		t.Fatal("a line past the longest record: no error")
 	}
@@ -1262,7 +1245,7 @@ func sedWithin(t *testing.T, dir string, argv []string, stdin string) result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err = sched.Run(ctx, sedGraph(c, strings.NewReader(stdin), &stdout), sched.Options{})
+	_, err = sched.Run(ctx, cmdGraph(c, strings.NewReader(stdin), &stdout), sched.Options{})
 	res := result{out: stdout.String(), err: stderr.String()}
 	var ee *task.ExitError
 	switch {
