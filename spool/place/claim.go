@@ -42,31 +42,22 @@ type Claim struct {
 	name string
 }
 
-// reserve checks name and marks it in set (p.claims or p.locks) as the
-// worker's while it tries it, so that no other goroutine of the worker
-// tries it at the same time; busy says one already was. own is the
-// worker's own folder in p.
-func (p *Place) reserve(set map[string]bool, name string) (own string, busy bool, err error) {
-	if err := ValidName(name); err != nil {
-		return "", false, err
-	}
-	if own, err = p.ownDir(); err != nil {
-		return "", false, err
-	}
-	p.mu.Lock()
-	busy = set[name]
-	set[name] = true
-	p.mu.Unlock()
-	return own, busy, nil
-}
-
 // Claim takes the ready token name (see the package doc). It returns
 // ErrClaimed when the token is not there to take.
 func (p *Place) Claim(name string) (*Claim, error) {
-	own, busy, err := p.reserve(p.claims, name)
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	own, err := p.ownDir()
 	if err != nil {
 		return nil, err
 	}
+	// The name is the worker's while it tries, so that no other
+	// goroutine of the worker tries it at the same time.
+	p.mu.Lock()
+	busy := p.claims[name]
+	p.claims[name] = true
+	p.mu.Unlock()
 	if busy {
 		return nil, ErrClaimed
 	}
@@ -190,10 +181,17 @@ type Lock struct {
 // live owner is a *LockedError (matching ErrLocked); one held by a dead
 // owner is taken back (Reap) and then taken.
 func (p *Place) Lock(name string) (*Lock, error) {
-	own, held, err := p.reserve(p.locks, name)
+	if err := ValidName(name); err != nil {
+		return nil, err
+	}
+	own, err := p.ownDir()
 	if err != nil {
 		return nil, err
 	}
+	p.mu.Lock()
+	held := p.locks[name]
+	p.locks[name] = true
+	p.mu.Unlock()
 	if held {
 		return nil, &LockedError{Name: name, Owner: p.w.me}
 	}
