@@ -297,4 +297,3 @@ func TestROSEndsMatchSerial(t *testing.T) {
 		}
 	})
 }
-
