@@ -36,6 +36,10 @@ type chainSpec struct {
 	trace   io.Writer
 	capAuto bool        // sched.Options.CapAuto: capacities sized at run time
 	live    *sched.Live // sched.Options.Live: the run watched while it goes
+	// ends, if set, makes the source and the sink per-record forms
+	// (task.Source, task.Sink), which ros runs as calls from its
+	// scheduler; else they are task functions with loops of their own.
+	ends bool
 }
 
 // work is the CPU a stage spends on a record: rounds passes of FNV-1a over
@@ -92,6 +96,24 @@ func chainGraph(spec chainSpec) (*graph.Graph, *int64) {
 			*total += int64(len(r))
 		}
 	}})
+	if spec.ends {
+		// The same ends with no loop of their own.
+		left := n
+		tasks[0].Fn = nil
+		tasks[0].Source = &task.Source{Next: func() ([]byte, error) {
+			if left == 0 {
+				return nil, io.EOF
+			}
+			left--
+			return rec, nil
+		}}
+		sink := tasks[len(tasks)-1]
+		sink.Fn = nil
+		sink.Sink = &task.Sink{Each: func(r []byte) error {
+			*total += int64(len(r))
+			return nil
+		}}
+	}
 	c := queueCap
 	if pol, err := sched.ParsePolicy(spec.policy); err == nil && pol.DefaultCap() < c {
 		c = pol.DefaultCap() // ros: Theorem 4.1's capacities
