@@ -17,8 +17,11 @@ var (
 	chainSizes  = []int{64, 4 << 10, 1 << 20}
 )
 
+// BenchmarkChain's ros-ends row is ros with the source and the sink in
+// per-record form (task.Source, task.Sink), run as calls: what the forms
+// cost or save when a buffer holds many records.
 func BenchmarkChain(b *testing.B) {
-	for _, policy := range []string{"concurrent", "ros", "fused", "serial", "channels"} {
+	for _, policy := range []string{"concurrent", "ros", "ros-ends", "fused", "serial", "channels"} {
 		for _, stages := range chainStages {
 			for _, size := range chainSizes {
 				b.Run(fmt.Sprintf("%s/stages=%d/rec=%d", policy, stages, size), func(b *testing.B) {
@@ -31,9 +34,12 @@ func BenchmarkChain(b *testing.B) {
 					b.ResetTimer()
 					cpu0 := cpuTime()
 					var n int64
-					if policy == "channels" {
+					switch policy {
+					case "channels":
 						n = runChannels(b.N, rec, make([]int, stages))
-					} else {
+					case "ros-ends":
+						n = runTpipeEnds(b, "ros", b.N, stages, rec, recordSize(len(rec)), true)
+					default:
 						n = runTpipe(b, policy, b.N, stages, rec)
 					}
 					b.StopTimer()
