@@ -97,28 +97,32 @@ func chainGraph(spec chainSpec) (*graph.Graph, *int64) {
 		}
 	}})
 	if spec.ends {
-		// The same ends with no loop of their own.
-		left := n
-		tasks[0].Fn = nil
-		tasks[0].Source = &task.Source{Next: func() ([]byte, error) {
-			if left == 0 {
-				return nil, io.EOF
-			}
-			left--
-			return rec, nil
-		}}
-		sink := tasks[len(tasks)-1]
-		sink.Fn = nil
-		sink.Sink = &task.Sink{Each: func(r []byte) error {
-			*total += int64(len(r))
-			return nil
-		}}
+		tasks[0], tasks[len(tasks)-1] = chainEnds(n, rec, total)
 	}
 	c := queueCap
 	if pol, err := sched.ParsePolicy(spec.policy); err == nil && pol.DefaultCap() < c {
 		c = pol.DefaultCap() // ros: Theorem 4.1's capacities
 	}
 	return graph.Chain(c, tasks...), total
+}
+
+// chainEnds returns the chain's source and sink in per-record form
+// (task.Source, task.Sink): the same records and count as chainGraph's
+// loops, with no loop of their own.
+func chainEnds(n int, rec []byte, total *int64) (src, sink *graph.Task) {
+	left := n
+	src = &graph.Task{Name: "src", Out: 1, Source: &task.Source{Next: func() ([]byte, error) {
+		if left == 0 {
+			return nil, io.EOF
+		}
+		left--
+		return rec, nil
+	}}}
+	sink = &graph.Task{Name: "sink", In: 1, Sink: &task.Sink{Each: func(r []byte) error {
+		*total += int64(len(r))
+		return nil
+	}}}
+	return src, sink
 }
 
 // runChain runs spec under its tpipe policy and checks that every byte
