@@ -1,7 +1,5 @@
 package buffer
 
-import "io"
-
 // A source and a sink run as plain calls, as Filter is for a filter (see
 // step.go). A source that makes its next record when asked, and a sink
 // that takes the records of one buffer at a time, need no stack of their
@@ -27,8 +25,7 @@ type Source struct {
 	// reserved is set while the task holds a slot of its output queue
 	// (q.reserved) for a buffer it has not yet taken from FREE.
 	reserved bool
-	waited   waiting
-	waits    bool
+	stepWait
 }
 
 // Source returns the task as a Source that writes to its output 0 each
@@ -89,13 +86,8 @@ func (s *Source) bufferLocked() error {
 	o := s.out
 	t, q := o.t, o.q
 	p := t.pool
-	if t.wait.kind != waitNone {
-		s.waits = true
+	if !s.resumeLocked(t) {
 		return nil // not woken yet
-	}
-	if s.waited.kind != waitNone {
-		t.countWaitLocked(s.waited)
-		s.waited = waiting{}
 	}
 	if o.pend != nil {
 		o.commitLocked()
@@ -118,7 +110,7 @@ func (s *Source) bufferLocked() error {
 					continue
 				}
 				q.wwait = t
-				s.waitLocked(waiting{kind: waitRoom, q: q})
+				s.waitLocked(t, waiting{kind: waitRoom, q: q})
 				return nil
 			}
 			if t.mustYieldLocked() {
@@ -141,7 +133,7 @@ func (s *Source) bufferLocked() error {
 				continue
 			}
 			p.freeWait = append(p.freeWait, t)
-			s.waitLocked(waiting{kind: waitFree})
+			s.waitLocked(t, waiting{kind: waitFree})
 			return nil
 		}
 		// The reservation is now the buffer's (Output.pend).
@@ -162,16 +154,6 @@ func (s *Source) unreserveLocked() {
 		s.out.q.reserved--
 	}
 }
-
-func (s *Source) waitLocked(w waiting) {
-	s.out.t.beginParkLocked(w)
-	s.waited = w
-	s.waits = true
-}
-
-// Waits reports whether the last Step returned with the task waiting (see
-// Filter.Waits).
-func (s *Source) Waits() bool { return s.waits }
 
 // Held returns the record next returned that Step has not written, or
 // nil: after ErrStepUnfit, the record longer than S that the task's own
@@ -198,10 +180,9 @@ type Sink struct {
 	in *Input
 	// each takes one whole record; bytes takes a buffer's bytes, whole
 	// records and the pieces of long ones alike. One of them is set.
-	each   func(rec []byte) error
-	bytes  func(data []byte) error
-	waited waiting
-	waits  bool
+	each  func(rec []byte) error
+	bytes func(data []byte) error
+	stepWait
 }
 
 // SinkRecords returns the task as a Sink that calls each on every record
@@ -280,13 +261,8 @@ func (s *Sink) stepLocked() error {
 	in := s.in
 	t, q := in.t, in.q
 	p := t.pool
-	if t.wait.kind != waitNone {
-		s.waits = true
+	if !s.resumeLocked(t) {
 		return nil // not woken yet
-	}
-	if s.waited.kind != waitNone {
-		t.countWaitLocked(s.waited)
-		s.waited = waiting{}
 	}
 	for {
 		if p.err != nil {
@@ -295,19 +271,9 @@ func (s *Sink) stepLocked() error {
 		if in.cur != nil || q.backlog() > 0 {
 			return ErrStepUnfit
 		}
-		if q.n == 0 && !q.eof {
-			q.readerWaitsLocked(t)
-			s.waitLocked(waiting{kind: waitRead, q: q, in: in})
-			return nil
+		if took, err := s.readLocked(in); !took {
+			return err
 		}
-		if t.mustYieldLocked() {
-			return nil
-		}
-		if q.n == 0 {
-			in.eof = true
-			return io.EOF
-		}
-		in.takeLocked(q.popLocked())
 		p.mu.Unlock()
 		err := s.take()
 		p.mu.Lock()
@@ -317,13 +283,3 @@ func (s *Sink) stepLocked() error {
 		in.giveBackLocked()
 	}
 }
-
-func (s *Sink) waitLocked(w waiting) {
-	s.in.t.beginParkLocked(w)
-	s.waited = w
-	s.waits = true
-}
-
-// Waits reports whether the last Step returned with the task waiting (see
-// Filter.Waits).
-func (s *Sink) Waits() bool { return s.waits }

@@ -269,23 +269,7 @@ func TestROSEndsMatchSerial(t *testing.T) {
 		case 2:
 			sink.Sink = &task.Sink{Bytes: func(data []byte) error { gotBytes.Write(data); return nil }}
 		}
-		tasks = append(tasks, sink)
-		g := &graph.Graph{}
-		for i, tk := range tasks {
-			g.Tasks = append(g.Tasks, tk)
-			if i > 0 {
-				g.Connect(i-1, 0, i, 0, rapid.IntRange(1, 3).Draw(t, fmt.Sprint("cap", i)))
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		st, err := sched.Run(ctx, g, sched.Options{Policy: sched.ROS, RecordSize: s, Buffers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.BuffersHighWater > 1 {
-			t.Fatalf("%d buffers out at once, B = 1", st.BuffersHighWater)
-		}
+		runOneBuffer(t, append(tasks, sink), s)
 		if form == 2 {
 			if w := bytes.Join(want, nil); !bytes.Equal(gotBytes.Bytes(), w) {
 				t.Fatalf("got %q, serial gives %q", gotBytes.Bytes(), w)
