@@ -63,10 +63,18 @@ func (s *stepWait) resumeLocked(t *proc) bool {
 		return false
 	}
 	if s.waited.kind != waitNone {
-		t.countWaitLocked(s.waited)
-		s.waited = waiting{}
+		s.countLocked(t)
 	}
 	return true
+}
+
+// countLocked counts the wait the last step left t in, now over. It is
+// kept out of resumeLocked, so that resumeLocked is inlined.
+//
+//go:noinline
+func (s *stepWait) countLocked(t *proc) {
+	t.countWaitLocked(s.waited)
+	s.waited = waiting{}
 }
 
 // waitLocked leaves t waiting on w, as parkLocked would, without parking:
@@ -75,31 +83,6 @@ func (s *stepWait) waitLocked(t *proc, w waiting) {
 	t.beginParkLocked(w)
 	s.waited = w
 	s.waits = true
-}
-
-// readLocked is the read half of a step on in, whose current buffer is
-// given back: it takes the next buffer of in's queue as the current one
-// and reports true; or it leaves the task waiting for one, or giving way
-// to a greater index, and reports false; or it returns io.EOF at the end
-// of the input.
-func (s *stepWait) readLocked(in *Input) (bool, error) {
-	t, q := in.t, in.q
-	if q.n == 0 && !q.eof {
-		q.readerWaitsLocked(t)
-		s.waitLocked(t, waiting{kind: waitRead, q: q, in: in})
-		return false, nil
-	}
-	// A buffer or the end is there: the task could go on, so it gives
-	// way first if it must, as in nextLocked.
-	if t.mustYieldLocked() {
-		return false, nil
-	}
-	if q.n == 0 {
-		in.eof = true
-		return false, io.EOF
-	}
-	in.takeLocked(q.popLocked())
-	return true, nil
 }
 
 // Waits reports whether the last Step returned with the task waiting,
@@ -204,9 +187,21 @@ func (f *Filter) stepLocked() error {
 		if in.cur != nil || o.pend != nil || q.backlog() > 0 || q.n > 0 && q.ring[q.head].cont {
 			return ErrStepUnfit
 		}
-		if took, err := f.readLocked(in); !took {
-			return err
+		if q.n == 0 && !q.eof {
+			q.readerWaitsLocked(t)
+			f.waitLocked(t, waiting{kind: waitRead, q: q, in: in})
+			return nil
 		}
+		// A buffer or the end is there: the task could go on, so it
+		// gives way first if it must, as in nextLocked.
+		if t.mustYieldLocked() {
+			return nil
+		}
+		if q.n == 0 {
+			in.eof = true
+			return io.EOF
+		}
+		in.takeLocked(q.popLocked())
 		p.mu.Unlock()
 		first, w := in.sift(f.keep, nil)
 		p.mu.Lock()
