@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -280,4 +281,38 @@ func TestROSEndsMatchSerial(t *testing.T) {
 			t.Fatalf("got %q, serial gives %q", got, want)
 		}
 	})
+}
+
+// Time blocked (--stats, the live view, --cap auto) of ends run as calls
+// is what their loops report. Behind a slow sink the filter waits to read
+// most of the run; the sink is busy; and the source, which under ros
+// waits for the sink's thread rather than for a buffer (it is runnable
+// while the sink runs), is not blocked either.
+func TestROSEndsTimeBlocked(t *testing.T) {
+	shares := func(calls bool) map[string]float64 {
+		recs := bytes.Split(bytes.Repeat([]byte("r\n"), 40), []byte("\n"))
+		slow := func([]byte) error { time.Sleep(2 * time.Millisecond); return nil }
+		src := &graph.Task{Name: "src", Out: 1, Fn: task.Records(recs...)}
+		sink := &graph.Task{Name: "sink", In: 1, Fn: (&task.Sink{Each: slow}).Func()}
+		if calls {
+			src.Fn, src.Source = nil, task.RecordsSource(recs...)
+			sink.Fn, sink.Sink = nil, &task.Sink{Each: slow}
+		}
+		g := graph.Chain(1, src, &graph.Task{Name: "filter", In: 1, Out: 1, Rec: ptr(task.Filter(func([]byte) bool { return true }))}, sink)
+		st, err := sched.Run(context.Background(), g, sched.Options{Policy: sched.ROS, RecordSize: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]float64{}
+		for _, ts := range st.Tasks {
+			m[ts.Name] = float64(ts.Blocked) / float64(ts.Busy+ts.Blocked)
+		}
+		return m
+	}
+	loops, calls := shares(false), shares(true)
+	for name, want := range map[string]float64{"src": 0, "filter": 1, "sink": 0} {
+		if math.Abs(loops[name]-want) > 0.2 || math.Abs(calls[name]-want) > 0.2 {
+			t.Errorf("%s blocked %.2f of its run as a loop, %.2f as calls; want about %.0f", name, loops[name], calls[name], want)
+		}
+	}
 }
