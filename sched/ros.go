@@ -14,6 +14,7 @@ import (
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/task"
 )
 
 // Record Oriented Scheduling ("Thrifty Execution of Task Pipelines",
@@ -350,11 +351,11 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			continue
 		}
 		fn := r.pl.taskFunc(r.g, i)
-		steps[idx] = rosStepper(g, &r.pl, o, i, p.Ports())
-		if src, ok := steps[idx].(*buffer.Source); ok {
+		steps[idx] = rosStepper(r.ctx, g, &r.pl, o, i, p.Ports())
+		if src, ok := steps[idx].(*sourceStep); ok {
 			// The loop goes on from what the steps left: a record
 			// longer than S that they could not write.
-			fn = func(_ context.Context, p *buffer.Ports) error { return g.Tasks[i].Source.Loop(p, src.Held()) }
+			fn = func(_ context.Context, p *buffer.Ports) error { return src.form.Loop(p, src.Held()) }
 		}
 		co := &coroutine{}
 		co.next, co.stop = iter.Pull(func(yield func(struct{}) bool) {
@@ -463,9 +464,44 @@ type stepper interface {
 
 var (
 	_ stepper = (*buffer.Filter)(nil)
-	_ stepper = (*buffer.Source)(nil)
+	_ stepper = (*sourceStep)(nil)
 	_ stepper = (*buffer.Sink)(nil)
 )
+
+// sourceStep is a task.Source run as calls: its Start before the first
+// step, and its Stop (task.Source.End) once a step ends it.
+type sourceStep struct {
+	*buffer.Source
+	form    *task.Source
+	ctx     context.Context
+	p       *buffer.Ports
+	started bool
+}
+
+// Step runs the source's Start the first time, and then a step; a step
+// that ends the source returns End's verdict, or io.EOF if that is no
+// error, so that the scheduler finishes the task either way.
+func (s *sourceStep) Step() error {
+	if !s.started {
+		s.started = true
+		if s.form.Start != nil {
+			if err := s.form.Start(s.ctx, s.p); err != nil {
+				return err
+			}
+		}
+	}
+	err := s.Source.Step()
+	if err == nil || errors.Is(err, buffer.ErrStepUnfit) {
+		return err
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	if err := s.form.End(err); err != nil {
+		return err
+	}
+	return io.EOF
+}
 
 // rosStepper returns task i, whose ports are p, as a stepper if ros can
 // run it as plain calls instead of a coroutine, or nil. Such a task is in
@@ -475,14 +511,14 @@ var (
 // (task.Source); or a sink (task.Sink). None of them may wait outside
 // tpipe (Blocking), and no test hook may force a schedule operation by
 // operation.
-func rosStepper(g *graph.Graph, pl *Plan, o Options, i int, p *buffer.Ports) stepper {
+func rosStepper(ctx context.Context, g *graph.Graph, pl *Plan, o Options, i int, p *buffer.Ports) stepper {
 	t := g.Tasks[i]
 	if t.Fn != nil || t.Blocking || o.Hook != nil {
 		return nil
 	}
 	switch {
 	case t.Source != nil && t.In == 0 && t.Out == 1 && t.Source.Next != nil:
-		return p.Source(t.Source.Next)
+		return &sourceStep{Source: p.Source(t.Source.Next), form: t.Source, ctx: ctx, p: p}
 	case t.Sink != nil && t.In == 1 && t.Out == 0 && (t.Sink.Each == nil) != (t.Sink.Bytes == nil):
 		if t.Sink.Each != nil {
 			return p.SinkRecords(t.Sink.Each)

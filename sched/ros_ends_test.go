@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -313,6 +314,82 @@ func TestROSEndsTimeBlocked(t *testing.T) {
 	for name, want := range map[string]float64{"src": 0, "filter": 1, "sink": 0} {
 		if math.Abs(loops[name]-want) > 0.2 || math.Abs(calls[name]-want) > 0.2 {
 			t.Errorf("%s blocked %.2f of its run as a loop, %.2f as calls; want about %.0f", name, loops[name], calls[name], want)
+		}
+	}
+}
+
+// A source's Start runs once before its first record and its Stop once at
+// its end, whatever ended it, with what ended it, under every policy (ros
+// calls them around its steps); Stop's verdict is the task's.
+func TestSourceStartStop(t *testing.T) {
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name     string
+		startErr error // Start's error
+		nextErr  error // Next's error after three records, else io.EOF
+		head     bool  // a reader that stops after two records
+		long     bool  // a record longer than S, for ros's loop
+		stop     func(error) error
+		wantStop string // what Stop was given, "" if it must not run
+		wantErr  error
+	}{
+		{name: "eof", wantStop: "<nil>"},
+		{name: "long record", long: true, wantStop: "<nil>"},
+		{name: "reader stops", head: true, wantStop: buffer.ErrReaderGone.Error()},
+		{name: "next fails", nextErr: boom, wantStop: "boom", wantErr: boom},
+		{name: "stop forgives", nextErr: boom, stop: func(error) error { return nil }, wantStop: "boom"},
+		{name: "start fails", startErr: boom, wantErr: boom},
+	} {
+		for _, pol := range []sched.Policy{sched.ROS, sched.Concurrent, sched.Serial} {
+			t.Run(fmt.Sprint(tc.name, "/", pol), func(t *testing.T) {
+				starts, stops, stopped := 0, 0, ""
+				i := 0
+				src := &task.Source{
+					Start: func(ctx context.Context, p *buffer.Ports) error { starts++; return tc.startErr },
+					Next: func() ([]byte, error) {
+						if i++; i > 3 {
+							if tc.nextErr != nil {
+								return nil, tc.nextErr
+							}
+							return nil, io.EOF
+						}
+						if tc.long && i == 2 {
+							return bytes.Repeat([]byte("x"), 40), nil
+						}
+						return []byte("r"), nil
+					},
+					Stop: func(err error) error {
+						stops++
+						stopped = fmt.Sprint(err)
+						if tc.stop != nil {
+							return tc.stop(err)
+						}
+						return err
+					},
+				}
+				var out [][]byte
+				tasks := []*graph.Task{{Name: "src", Out: 1, Source: src}}
+				if tc.head {
+					tasks = append(tasks, &graph.Task{Name: "head", In: 1, Out: 1, Fn: task.Head(2)})
+				}
+				tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Sink: task.CollectSink(&out)})
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				_, err := sched.Run(ctx, graph.Chain(1, tasks...), sched.Options{Policy: pol, RecordSize: 16})
+				if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+				wantStops, wantStop := 1, tc.wantStop
+				if wantStop == "" {
+					wantStops = 0
+				}
+				if tc.head && pol == sched.Serial {
+					wantStop = "<nil>" // the source ran to its end before head began
+				}
+				if starts != 1 || stops != wantStops || stopped != wantStop {
+					t.Fatalf("Start ran %d times, Stop %d times with %q; want once, %d times with %q", starts, stops, stopped, wantStops, wantStop)
+				}
+			})
 		}
 	}
 }

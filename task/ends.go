@@ -21,44 +21,70 @@ import (
 
 // Source is the per-record form of a task with no input and one output.
 type Source struct {
+	// Start, if set, runs once before the first Next, with the run's
+	// context and the task's ports: it opens what the source reads. An
+	// error fails the task (Stop does not run).
+	Start func(ctx context.Context, p *buffer.Ports) error
 	// Next returns the next record, or io.EOF after the last one, or an
-	// error that fails the task. The record must stay valid, unchanged,
+	// error that ends the task. The record must stay valid, unchanged,
 	// until Next is called again; it may be longer than the record size
-	// (it then goes out as a chain of buffers).
+	// (it then goes out as a chain of buffers). A Next that may wait long
+	// (a pipe) calls the ports' Flush first, as a loop would.
 	Next func() ([]byte, error)
+	// Stop, if set, runs once when the source ends after a Start that
+	// succeeded, whatever ended it: err is nil after Next's io.EOF, or
+	// Next's error, or the write's (buffer.ErrReaderGone, the run's
+	// abort). It closes what Start opened, and what it returns is the
+	// task's error.
+	Stop func(err error) error
 }
 
-// Func returns the general form of s: a loop that writes what Next
-// returns to port 0.
+// Func returns the general form of s: Start, then a loop that writes what
+// Next returns to port 0, then Stop.
 func (s *Source) Func() Func {
 	return func(ctx context.Context, p *buffer.Ports) error {
+		if s.Start != nil {
+			if err := s.Start(ctx, p); err != nil {
+				return err
+			}
+		}
 		return s.Loop(p, nil)
 	}
 }
 
 // Loop writes held, if not nil, and then every record Next returns to
-// port 0 of p, until Next returns io.EOF (nil) or an error, or a write
-// fails: the Func's loop, and what the ros policy resumes a source with
-// when a record needs it (one longer than S, held).
+// port 0 of p, until Next returns io.EOF or an error, or a write fails,
+// and then returns End's verdict: the Func's loop after Start, and what
+// the ros policy resumes a source with when a record needs it (one
+// longer than S, held).
 func (s *Source) Loop(p *buffer.Ports, held []byte) error {
 	out := p.Out(0)
 	if held != nil {
 		if err := out.Write(held); err != nil {
-			return err
+			return s.End(err)
 		}
 	}
 	for {
 		rec, err := s.Next()
 		if err == io.EOF {
-			return nil
+			return s.End(nil)
+		}
+		if err == nil {
+			err = out.Write(rec)
 		}
 		if err != nil {
-			return err
-		}
-		if err := out.Write(rec); err != nil {
-			return err
+			return s.End(err)
 		}
 	}
+}
+
+// End ends the source, whatever ended it (err, nil after Next's io.EOF):
+// it runs Stop, if set, and returns the task's error.
+func (s *Source) End(err error) error {
+	if s.Stop != nil {
+		return s.Stop(err)
+	}
+	return err
 }
 
 // Sink is the per-record form of a task with one input and no output.
