@@ -142,8 +142,8 @@ type Cmd struct {
 	Rec *task.PerRecord
 	// Source, when the command is a source (no input) that makes its
 	// records one at a time, is its per-record form (task.Source), which
-	// the ros policy runs as calls from its scheduler; Fn is then
-	// Source.Func().
+	// the ros policy runs as calls from its scheduler; Fn, if not set, is
+	// then Source.Func().
 	Source *task.Source
 	// Reads lists the named edges ("@name" operands) the command reads,
 	// each once, in operand order. The runner connects each to an input
@@ -245,8 +245,12 @@ func New(env *Env, argv []string) (*Cmd, error) {
 	if c.Name == "" {
 		c.Name = s.Name
 	}
-	if c.Fn == nil && c.Rec != nil {
+	switch {
+	case c.Fn != nil:
+	case c.Rec != nil:
 		c.Fn = c.Rec.Func()
+	case c.Source != nil:
+		c.Fn = c.Source.Func()
 	}
 	return c, nil
 }

@@ -54,8 +54,7 @@ func decodeNew(env *Env, args []string) (*Cmd, error) {
 	case kindOf(d.name) == kindY4M:
 		// A .y4m file is read here, a frame when asked: the per-record
 		// form, which ros calls with no switch per frame.
-		c.Source = d.fileSource()
-		c.Fn = c.Source.Func()
+		c.Fn, c.Source = nil, d.fileSource()
 	}
 	return c, nil
 }

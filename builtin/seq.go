@@ -127,7 +127,7 @@ func seqNew(env *Env, args []string) (*Cmd, error) {
 		}
 	}
 	if src := seqSource(first, incr, last, o, width); src != nil {
-		return &Cmd{Fn: src.Func(), Source: src}, nil
+		return &Cmd{Source: src}, nil
 	}
 	return &Cmd{Fn: seqRun(first, incr, last, o, width)}, nil
 }
