@@ -223,7 +223,8 @@ func (s *serialRun) sink(k int, f *os.File) task.Func {
 	e := s.g.Edges[k]
 	from, to := s.g.Tasks[e.From.Task].Name, s.g.Tasks[e.To.Task].Name
 	return func(ctx context.Context, p *buffer.Ports) error {
-		w := recfile.NewWriter(&countWriter{f, &sp.written}, recfile.Zstd, serialBlock)
+		w := recfile.NewWriter(f, recfile.Zstd, serialBlock)
+		defer func() { sp.written = w.Written() }()
 		in := p.In(0)
 		var n int64
 		for {
@@ -249,7 +250,7 @@ func (s *serialRun) sink(k int, f *os.File) task.Func {
 	}
 }
 
-// countReader and countWriter count the bytes that reach the disk.
+// countReader counts the bytes read back from the disk.
 type countReader struct {
 	r io.Reader
 	n *int64
@@ -257,17 +258,6 @@ type countReader struct {
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	*c.n += int64(n)
-	return n, err
-}
-
-type countWriter struct {
-	w io.Writer
-	n *int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
 	*c.n += int64(n)
 	return n, err
 }

@@ -84,6 +84,11 @@ func TestTokensAndEnd(t *testing.T) {
 		if err := tw.Commit(); err != nil {
 			t.Fatal(err)
 		}
+		// Written, read after the commit gave the writer back, is the
+		// token file's size.
+		if fi, err := os.Stat(filepath.Join(p.Dir(), name)); err != nil || fi.Size() != tw.Written() {
+			t.Errorf("token %d (%v): Written %d, file %v (%v)", k, codecs[k], tw.Written(), fi, err)
+		}
 		names = append(names, name)
 	}
 	if _, _, ok, err := ReadEnd(p, "gen"); ok || err != nil {

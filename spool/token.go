@@ -138,9 +138,9 @@ type TokenWriter struct {
 	pend    *place.Pending
 	w       *recfile.Writer
 	hash    hash.Hash
-	out     *countWriter
 	records int64
 	bytes   int64
+	written int64 // the file's bytes, kept when w goes back to its pool
 }
 
 // NewTokenWriter starts a token of p in codec c, to be named name (or,
@@ -158,11 +158,10 @@ func NewTokenWriter(p *place.Place, name string, c recfile.Codec) (*TokenWriter,
 		return nil, err
 	}
 	t := &TokenWriter{name: name, pend: pend}
-	t.out = &countWriter{w: pend}
-	var w io.Writer = t.out
+	var w io.Writer = pend
 	if name == "" {
 		t.hash = sha256.New()
-		w = io.MultiWriter(t.out, t.hash)
+		w = io.MultiWriter(pend, t.hash)
 	}
 	t.codec = c
 	if pw, ok := writers[c].Get().(*recfile.Writer); ok {
@@ -189,7 +188,12 @@ func (t *TokenWriter) Add(rec []byte) error {
 // file so far.
 func (t *TokenWriter) Records() int64 { return t.records }
 func (t *TokenWriter) Bytes() int64   { return t.bytes }
-func (t *TokenWriter) Written() int64 { return t.out.n }
+func (t *TokenWriter) Written() int64 {
+	if t.w != nil {
+		return t.w.Written()
+	}
+	return t.written
+}
 
 // Commit ends the file and makes the token ready under the name given to
 // NewTokenWriter. On error the token is aborted.
@@ -207,6 +211,7 @@ func (t *TokenWriter) Commit() error {
 // has all its bytes, or is to be dropped.
 func (t *TokenWriter) release() {
 	if t.w != nil {
+		t.written = t.w.Written()
 		t.w.Reset(nil)
 		writers[t.codec].Put(t.w)
 		t.w = nil
@@ -269,17 +274,6 @@ type countReader struct {
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
 }

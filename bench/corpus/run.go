@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,18 +125,18 @@ func Run(ctx context.Context, cfg Config, out string, stdout io.Writer) error {
 			cells = append(cells, &cell{p: p, tool: t})
 		}
 	}
-	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
-	start, load0 := time.Now(), side.LoadAvg(1)
-	for round := range cfg.Runs {
-		fmt.Fprintf(progress, "round %d/%d: %d cells (%s)\n", round+1, cfg.Runs, len(cells), time.Since(start).Round(time.Second))
-		for _, i := range r.Perm(len(cells)) {
-			c := cells[i]
-			s, err := runOnce(ctx, c, tools[c.tool], in.Dir, work, timer, cfg.Timeout)
-			if err != nil {
-				return err
-			}
-			c.samples = append(c.samples, s)
+	load0 := side.LoadAvg(1)
+	err = side.Rounds(ctx, cfg.Runs, len(cells), progress, func(i int) error {
+		c := cells[i]
+		s, err := runOnce(ctx, c, tools[c.tool], in.Dir, work, timer, cfg.Timeout)
+		if err != nil {
+			return err
 		}
+		c.samples = append(c.samples, s)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rep := newReport(cells, names)
 	rep.header = fmt.Sprintf("%s; %d log lines (%s), %d text lines (%s); load average %s before, %s after", time.Now().UTC().Format(time.RFC1123),
@@ -149,8 +148,6 @@ func Run(ctx context.Context, cfg Config, out string, stdout io.Writer) error {
 	return err
 }
 
-// loadAvg is the machine's one-minute load average, "?" where /proc has
-// none: on a shared machine it says how far to trust the seconds.
 // runOnce runs c's pipeline once with its tool, in dir (the inputs), and
 // measures it. Its output goes to a file in work and is kept as a hash.
 func runOnce(ctx context.Context, c *cell, bin, dir, work, timer string, timeout time.Duration) (sample, error) {

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,30 +183,27 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 	add(cell{ToolBash, FilterExternal, 1, false})
 	small, large := jobText(cfg.SmallSize), jobText(cfg.LargeSize)
 	load0 := side.LoadAvg(3)
-	start := time.Now()
-	for round := range cfg.Runs {
-		fmt.Fprintf(progress, "round %d/%d: %d cells (%s)\n", round+1, cfg.Runs, len(res), time.Since(start).Round(time.Second))
-		for _, i := range rand.Perm(len(res)) {
-			r := &res[i]
-			if r.err != "" {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			job := small
-			if r.large {
-				job = large
-			}
-			s, err := runCell(ctx, work, r.command(tpipe, cfg.Base), r, job)
-			if err != nil {
-				r.err = err.Error()
-				fmt.Fprintf(progress, "%s: %v\n", r.cell, err)
-				continue
-			}
-			r.bytes = int64(r.jobs) * int64(len(job))
-			r.samples = append(r.samples, s)
+	err = side.Rounds(ctx, cfg.Runs, len(res), progress, func(i int) error {
+		r := &res[i]
+		if r.err != "" {
+			return nil
 		}
+		job := small
+		if r.large {
+			job = large
+		}
+		s, err := runCell(ctx, work, r.command(tpipe, cfg.Base), r, job)
+		if err != nil {
+			r.err = err.Error()
+			fmt.Fprintf(progress, "%s: %v\n", r.cell, err)
+			return nil
+		}
+		r.bytes = int64(r.jobs) * int64(len(job))
+		r.samples = append(r.samples, s)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	rep := report{cfg: cfg, results: res, date: time.Now(), tpipe: which, load: [2]string{load0, side.LoadAvg(3)}, cpus: runtime.NumCPU()}
 	var buf bytes.Buffer

@@ -137,32 +137,23 @@ func spoolMain(ctx context.Context, cfg spoolConfig, out string, stdout io.Write
 	for i := range cells {
 		res[i].cell = cells[i]
 	}
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
 	want := map[int]string{}
-	for round := range cfg.runs {
-		order := rng.Perm(len(cells))
-		for n, i := range order {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			c := cells[i]
-			d, got, err := runSpoolCell(ctx, c, work)
-			if err != nil {
-				return fmt.Errorf("%s: %s: %w", spoolPipelines[c.pipeline].name, c.label(), err)
-			}
-			if w, ok := want[c.pipeline]; !ok {
-				want[c.pipeline] = got
-			} else if got != w {
-				return fmt.Errorf("%s: %s: output differs from the other cells'", spoolPipelines[c.pipeline].name, c.label())
-			}
-			res[i].times = append(res[i].times, d)
-			if cfg.progress != nil {
-				fmt.Fprintf(cfg.progress, "\rround %d/%d, cell %d/%d", round+1, cfg.runs, n+1, len(cells))
-			}
+	err = side.Rounds(ctx, cfg.runs, len(cells), cfg.progress, func(i int) error {
+		c := cells[i]
+		d, got, err := runSpoolCell(ctx, c, work)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", spoolPipelines[c.pipeline].name, c.label(), err)
 		}
-	}
-	if cfg.progress != nil {
-		fmt.Fprintln(cfg.progress)
+		if w, ok := want[c.pipeline]; !ok {
+			want[c.pipeline] = got
+		} else if got != w {
+			return fmt.Errorf("%s: %s: output differs from the other cells'", spoolPipelines[c.pipeline].name, c.label())
+		}
+		res[i].times = append(res[i].times, d)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -326,24 +325,22 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 		res[i].cell = c
 	}
 	start := time.Now()
-	for round := range cfg.Runs {
-		fmt.Fprintf(progress, "round %d/%d: %d cells (%s)\n", round+1, cfg.Runs, len(cells), time.Since(start).Round(time.Second))
-		for _, i := range rand.Perm(len(cells)) {
-			r := &res[i]
-			if r.err != "" {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			s, err := meter.runCmds(ctx, work, r.commands(tpipe, ffmpeg))
-			if err != nil {
-				r.err = err.Error()
-				fmt.Fprintf(progress, "%s: %v\n", r.cell, err)
-				continue
-			}
-			r.samples = append(r.samples, s)
+	err = side.Rounds(ctx, cfg.Runs, len(cells), progress, func(i int) error {
+		r := &res[i]
+		if r.err != "" {
+			return nil
 		}
+		s, err := meter.runCmds(ctx, work, r.commands(tpipe, ffmpeg))
+		if err != nil {
+			r.err = err.Error()
+			fmt.Fprintf(progress, "%s: %v\n", r.cell, err)
+			return nil
+		}
+		r.samples = append(r.samples, s)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	// The outputs of one cell are the same bytes every run (checked for
 	// tpipe by its tests; ffmpeg's filters are deterministic too): the

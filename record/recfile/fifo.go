@@ -156,8 +156,7 @@ func (q *FIFO) spillOldest() error {
 		}
 		// The file's offset stays at its end: segments are read with
 		// ReadAt.
-		cw := &countingWriter{w: ff.f}
-		w := NewWriter(cw, S2, 0)
+		w := NewWriter(ff.f, S2, 0)
 		start := 0
 		if s.next > 0 {
 			start = s.ends[s.next-1]
@@ -174,24 +173,12 @@ func (q *FIFO) spillOldest() error {
 		q.mem -= int(s.size)
 		q.spilled += s.size
 		s.data, s.ends, s.next = nil, nil, 0
-		s.file, s.r = ff, NewReader(io.NewSectionReader(ff.f, ff.size, cw.n), 0)
-		ff.size += cw.n
+		s.file, s.r = ff, NewReader(io.NewSectionReader(ff.f, ff.size, w.Written()), 0)
+		ff.size += w.Written()
 		ff.segs++
 		return nil
 	}
 	return errors.New("recfile: FIFO: nothing in memory to spill")
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // Front returns the oldest record, valid until the next call on q. It

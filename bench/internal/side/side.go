@@ -1,16 +1,19 @@
 // Package side holds what the benchmarks that run tpipe as a command
-// beside other tools (bench/video, bench/jobs) share: building the tpipe
-// under test and writing the report.
+// beside other tools (bench/video, bench/jobs, bench/corpus, the spool
+// benchmark of bench/suite) share: building the tpipe under test, running
+// the cells in rounds of random order, and writing the report.
 package side
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Tpipe returns the tpipe to run and how the report names it: bin when
@@ -56,4 +59,30 @@ func LoadAvg(n int) string {
 		return "?"
 	}
 	return strings.Join(f[:n], " ")
+}
+
+// Rounds calls run once for each of n cells, runs times over: every round
+// a fresh random order, so that a machine's drift (other work starting,
+// caches warming, the CPU's clock) spreads over every cell instead of
+// favouring the ones that run first. It says on progress (if not nil)
+// which round it is in and how long the rounds have taken so far. It
+// stops at the first error run returns, or when ctx is done; a cell that
+// may fail without ending the benchmark handles its error itself and
+// returns nil.
+func Rounds(ctx context.Context, runs, n int, progress io.Writer, run func(cell int) error) error {
+	start := time.Now()
+	for round := range runs {
+		if progress != nil {
+			fmt.Fprintf(progress, "round %d/%d: %d cells (%s)\n", round+1, runs, n, time.Since(start).Round(time.Second))
+		}
+		for _, i := range rand.Perm(n) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := run(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
