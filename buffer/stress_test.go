@@ -88,19 +88,8 @@ func TestPoolUnderConcurrentLoad(t *testing.T) {
 		for k, mode := range modes {
 			add(fmt.Sprintf("stage%d", k), queues[k:k+1], queues[k+1:k+2], stressStage(mode))
 		}
-		var got []string
-		add("sink", queues[stages:], nil, func(ps *buffer.Ports) error {
-			for {
-				rec, err := ps.In(0).Read()
-				if err == io.EOF {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				got = append(got, string(rec))
-			}
-		})
+		var recs [][]byte
+		add("sink", queues[stages:], nil, collect(&recs))
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -150,6 +139,10 @@ func TestPoolUnderConcurrentLoad(t *testing.T) {
 		}
 		close(stop)
 		side.Wait()
+		got := make([]string, len(recs))
+		for i, rec := range recs {
+			got[i] = string(rec)
+		}
 		if checkErr != nil {
 			t.Fatal(checkErr)
 		}
