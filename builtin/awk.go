@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/benhoyt/goawk/interp"
@@ -110,6 +111,15 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		return nil, &UnsupportedError{Cmd: "awk", What: "awk with a program GoAWK cannot parse",
 			Usage: &UsageError{Cmd: "awk", Msg: strings.ReplaceAll(err.Error(), "\n", " "), Status: 2}}
 	}
+	if awkRunsCommands(a.prog) {
+		// GoAWK gives a command the interpreter's stdin and stdout, which
+		// here are the task's ports, as readers and writers: os/exec then
+		// copies them on goroutines of its own, which read ahead of awk
+		// (a command that never reads its input still swallows up to a
+		// pipe's worth of awk's) and write beside awk's own output. The
+		// system's awk shares its real descriptors with the command.
+		return nil, unsupportedf("awk", "running a command (| getline, print |, system)")
+	}
 	if !assigns && len(operands) == 0 {
 		if f := newAwkFast(a.prog, fs); f != nil {
 			rec := f.perRecord()
@@ -154,6 +164,33 @@ func awkNeedsGawk(src string) string {
 			}
 		}
 	}
+}
+
+// awkRunsCommands reports whether the program may run a command: a pipe
+// from one (getline), to one (print, printf) or system(). It reads
+// GoAWK's disassembly of the compiled program rather than the source,
+// where a | in a regex or a string would look the same as a pipe.
+func awkRunsCommands(prog *parser.Program) bool {
+	var b strings.Builder
+	if err := prog.Disassemble(&b); err != nil {
+		return true // cannot tell: the system's awk is always right
+	}
+	for line := range strings.Lines(b.String()) {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		switch op := f[1]; {
+		case op == "CallBuiltin" && len(f) > 2 && f[2] == "BuiltinSystem":
+			return true
+		case strings.HasPrefix(op, "Print") || strings.HasPrefix(op, "Getline"):
+			// "Print 0 |", "Printf 2 |", "Getline |", "GetlineGlobal | d".
+			if slices.Contains(f[2:], "|") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // awkTouchesFiles reports whether the program may open a file or run a

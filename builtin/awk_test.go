@@ -48,6 +48,8 @@ func TestAwkSameAsGawk(t *testing.T) {
 		{awkText, []string{"length > 12"}},
 		{awkText, []string{"{a[NR]=$0} END {for (i=NR; i>0; i--) print a[i]}"}},
 		{awkText, []string{"NR % 2"}},
+		// A | in a regex or a string is no pipe: it runs in process.
+		{awkText, []string{"/paris|rome/ {print $1, \"a|b\" > \"/dev/stdout\"}"}},
 		{awkText, []string{"{print $1; next; print \"never\"}"}},
 		{awkText, []string{"$2 ~ /^[23]/ && $3 !~ /paris/"}},
 		{awkText, []string{"{x = $2 > 30 ? \"old\" : \"young\"; print $1, x}"}},
@@ -77,9 +79,6 @@ func TestAwkSameAsGawk(t *testing.T) {
 		{seq, []string{"function f(a) {return a*2} {print f($1)}"}},
 		{seq, []string{"function fib(n) {return n < 2 ? n : fib(n-1) + fib(n-2)} NR==1 {print fib(15)}"}},
 		{seq, []string{"{delete a; a[$1]; for (k in a) print k}"}},
-		{seq, []string{"NR==5 {print \"five\" | \"cat\"; close(\"cat\")}"}},
-		{seq, []string{"BEGIN {\"echo hi\" | getline x; print x}"}},
-		{seq, []string{"BEGIN {system(\"echo sys\"); print \"after\"}"}},
 		{seq, []string{"BEGIN {getline; print \"first:\", $0}"}},
 		{seq, []string{"BEGIN {RS=\"\"} {print NR\": \"$1}"}},
 		{"a b\n\n\nc d\ne f\n", []string{"BEGIN {RS=\"\"} {print NR, NF, $1}"}},
@@ -124,12 +123,22 @@ func TestAwkUnsupported(t *testing.T) {
 		{"--posix", "{print}"},
 		{"-e", "{print}"},
 		{"{print strftime()}"},
+		// A command would share the task's ports with os/exec's copying
+		// goroutines: the system's awk runs it on real descriptors.
+		{"NR==5 {print \"five\" | \"cat\"; close(\"cat\")}"},
+		{"BEGIN {\"echo hi\" | getline x; print x}"},
+		{"BEGIN {system(\"echo sys\"); print \"after\"}"},
 		{"{print"},
 		{},
 	} {
 		_, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, args...))
 		if _, ok := err.(*builtin.UnsupportedError); !ok {
 			t.Errorf("awk %q: %v, want an *UnsupportedError", args, err)
+		}
+	}
+	for _, prog := range []string{"/a|b/", "{print \"x|y\"}", "$1 ~ \"a|b\" {n++} END {print n}"} {
+		if _, err := builtin.New(&builtin.Env{}, []string{"awk", prog}); err != nil {
+			t.Errorf("awk %q: %v, want it run in process", prog, err)
 		}
 	}
 	// Named edges are ports, which GoAWK cannot open by name.
