@@ -17,7 +17,9 @@ import (
 // ends and filters with no coroutine switch.
 //
 // Like a PerRecord, a Source or Sink value is one run's: its functions
-// may keep state from call to call.
+// may keep state from call to call. They are called one at a time, never
+// concurrently: by the task's goroutine, or under ros by its scheduler's,
+// in the order the loop would call them.
 
 // Source is the per-record form of a task with no input and one output.
 type Source struct {
