@@ -96,7 +96,8 @@
 // itself (waittime.go says how, and how accurate it is). A filter that a
 // scheduler runs as plain calls (Filter.Step, under ros) never parks: it
 // registers its wait as a parked task would and returns, and the wake
-// reaches its scheduler through the task's Parker. A scheduler that runs
+// reaches its scheduler through the task's Parker; so do a source and a
+// sink run as calls (Source.Step, Sink.Step). A scheduler that runs
 // its tasks one at a time on one thread (ros) keeps its own record of
 // which wait (WaitTracker) and learns which task's thread a wake came
 // from (UnparkerBy), so that a handoff between two of its tasks costs no

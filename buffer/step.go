@@ -40,6 +40,12 @@ type Filter struct {
 	// its kept records start at index first.
 	holding bool
 	first   int
+	stepWait
+}
+
+// stepWait is what a task run as plain calls (Filter, Source, Sink) knows
+// of its waits between two steps.
+type stepWait struct {
 	// waited is the wait the last Step left the task in, to count into
 	// its queue's waits once it is over.
 	waited waiting
@@ -47,6 +53,44 @@ type Filter struct {
 	// (Waits).
 	waits bool
 }
+
+// resumeLocked starts a step of t: it reports false if t still waits
+// (not woken yet), and else counts the wait the last step left, if any,
+// into its queue's waits.
+func (s *stepWait) resumeLocked(t *proc) bool {
+	if t.wait.kind != waitNone {
+		s.waits = true
+		return false
+	}
+	if s.waited.kind != waitNone {
+		s.countLocked(t)
+	}
+	return true
+}
+
+// countLocked counts the wait the last step left t in, now over. It is
+// kept out of resumeLocked, so that resumeLocked is inlined.
+//
+//go:noinline
+func (s *stepWait) countLocked(t *proc) {
+	t.countWaitLocked(s.waited)
+	s.waited = waiting{}
+}
+
+// waitLocked leaves t waiting on w, as parkLocked would, without parking:
+// its scheduler learns of the wake through the task's Parker.
+func (s *stepWait) waitLocked(t *proc, w waiting) {
+	t.beginParkLocked(w)
+	s.waited = w
+	s.waits = true
+}
+
+// Waits reports whether the last Step returned with the task waiting,
+// rather than giving way: its scheduler, with a WaitTracker, runs it
+// again only after the Parker's Unpark, which may come from another
+// goroutine at any time after the wait began, before or after Step
+// returned. It belongs to the scheduler, as Step does.
+func (s *stepWait) Waits() bool { return s.waits }
 
 // Filter returns the task as a Filter of its input 0 to its output 0 by
 // keep; its scheduler runs it with Step.
@@ -99,13 +143,8 @@ func (f *Filter) stepLocked() error {
 	in, o := f.in, f.out
 	t := in.t
 	p := t.pool
-	if t.wait.kind != waitNone {
-		f.waits = true
+	if !f.resumeLocked(t) {
 		return nil // not woken yet
-	}
-	if f.waited.kind != waitNone {
-		t.countWaitLocked(f.waited)
-		f.waited = waiting{}
 	}
 	for {
 		if p.err != nil {
@@ -128,7 +167,7 @@ func (f *Filter) stepLocked() error {
 					continue
 				}
 				o.q.wwait = t
-				f.waitLocked(waiting{kind: waitRoom, q: o.q})
+				f.waitLocked(t, waiting{kind: waitRoom, q: o.q})
 				return nil
 			}
 			if t.mustYieldLocked() {
@@ -150,7 +189,7 @@ func (f *Filter) stepLocked() error {
 		}
 		if q.n == 0 && !q.eof {
 			q.readerWaitsLocked(t)
-			f.waitLocked(waiting{kind: waitRead, q: q, in: in})
+			f.waitLocked(t, waiting{kind: waitRead, q: q, in: in})
 			return nil
 		}
 		// A buffer or the end is there: the task could go on, so it
@@ -173,21 +212,6 @@ func (f *Filter) stepLocked() error {
 		f.holding, f.first = true, first
 	}
 }
-
-// waitLocked leaves the task waiting on w, as parkLocked would, without
-// parking: its scheduler learns of the wake through the task's Parker.
-func (f *Filter) waitLocked(w waiting) {
-	f.in.t.beginParkLocked(w)
-	f.waited = w
-	f.waits = true
-}
-
-// Waits reports whether the last Step returned with the task waiting,
-// rather than giving way: its scheduler, with a WaitTracker, runs it
-// again only after the Parker's Unpark, which may come from another
-// goroutine at any time after the wait began, before or after Step
-// returned. It belongs to the scheduler, as Step does.
-func (f *Filter) Waits() bool { return f.waits }
 
 // mustYieldLocked reports whether t, under a Yielder, must give way now.
 func (t *proc) mustYieldLocked() bool {

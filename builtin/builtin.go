@@ -140,6 +140,11 @@ type Cmd struct {
 	// per-record form (for fusion); Fn is then Rec.Func(), or a faster
 	// equivalent that works on whole buffers (grep with a literal).
 	Rec *task.PerRecord
+	// Source, when the command is a source (no input) that makes its
+	// records one at a time, is its per-record form (task.Source), which
+	// the ros policy runs as calls from its scheduler; Fn, if not set, is
+	// then Source.Func().
+	Source *task.Source
 	// Reads lists the named edges ("@name" operands) the command reads,
 	// each once, in operand order. The runner connects each to an input
 	// port whose Name() is that word, numbered after port 0 when
@@ -240,8 +245,12 @@ func New(env *Env, argv []string) (*Cmd, error) {
 	if c.Name == "" {
 		c.Name = s.Name
 	}
-	if c.Fn == nil && c.Rec != nil {
+	switch {
+	case c.Fn != nil:
+	case c.Rec != nil:
 		c.Fn = c.Rec.Func()
+	case c.Source != nil:
+		c.Fn = c.Source.Func()
 	}
 	return c, nil
 }

@@ -51,6 +51,10 @@ func decodeNew(env *Env, args []string) (*Cmd, error) {
 			return nil, &UsageError{Cmd: "decode", Msg: needFFmpeg("decode", d.name, containerName(d.name))[len("decode: "):]}
 		}
 		c.Blocking = true
+	case kindOf(d.name) == kindY4M:
+		// A .y4m file is read here, a frame when asked: the per-record
+		// form, which ros calls with no switch per frame.
+		c.Fn, c.Source = nil, d.fileSource()
 	}
 	return c, nil
 }
@@ -102,6 +106,70 @@ func (d *decoder) run(ctx context.Context, p *buffer.Ports) error {
 	}
 	return nil
 }
+
+// fileSource is decode of a .y4m file in per-record form: Start opens it
+// (a failure is reported as run reports it), Next returns the header line
+// and then a frame a call, and Stop closes it and reports a bad stream,
+// as copy and fail do for run.
+func (d *decoder) fileSource() *task.Source {
+	var (
+		ctx    context.Context
+		p      *buffer.Ports
+		src    *source
+		rd     *y4m.Reader
+		header bool
+	)
+	return &task.Source{
+		Start: func(c context.Context, ps *buffer.Ports) error {
+			ctx, p = c, ps
+			s, err := d.open(ctx, p)
+			if err == nil {
+				if rd, err = y4m.NewReader(s.r); err != nil {
+					s.close()
+				}
+			}
+			if err != nil {
+				return d.fail(ctx, p, err)
+			}
+			src, header = s, true
+			return nil
+		},
+		Next: func() ([]byte, error) {
+			if header {
+				header = false
+				return rd.HeaderLine(), nil
+			}
+			if src.pipe {
+				// The next frame may be slow to come: hand over what is
+				// ready.
+				p.Flush()
+			}
+			f, err := rd.Next()
+			if err != nil {
+				if err != io.EOF {
+					err = &streamError{err}
+				}
+				return nil, err
+			}
+			return f.Record, nil
+		},
+		Stop: func(err error) error {
+			src.close()
+			var se *streamError
+			if errors.As(err, &se) {
+				return d.fail(ctx, p, se.err)
+			}
+			return err // nil, or the port's error as it is
+		},
+	}
+}
+
+// streamError is an error of the y4m stream decode reads (not of its
+// ports), for fail to report.
+type streamError struct{ err error }
+
+func (e *streamError) Error() string { return e.err.Error() }
+func (e *streamError) Unwrap() error { return e.err }
 
 // eofReader notes that its reader reached the end.
 type eofReader struct {

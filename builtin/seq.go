@@ -3,11 +3,13 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/big"
 	"strconv"
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/task"
 )
 
 func init() {
@@ -123,6 +125,9 @@ func seqNew(env *Env, args []string) (*Cmd, error) {
 			}
 			width = max(width, seqWidth(s, nums[i], max(first.prec, incr.prec)))
 		}
+	}
+	if src := seqSource(first, incr, last, o, width); src != nil {
+		return &Cmd{Source: src}, nil
 	}
 	return &Cmd{Fn: seqRun(first, incr, last, o, width)}, nil
 }
@@ -267,23 +272,13 @@ func seqScaled(n seqNumber, scale int) *big.Int {
 }
 
 func seqRun(first, incr, last seqNumber, o seqOptions, width int) func(context.Context, *buffer.Ports) error {
-	prec := max(first.prec, incr.prec)
-	scale := max(prec, last.scale, first.scale, incr.scale)
-	f, d, l := seqScaled(first, scale), seqScaled(incr, scale), seqScaled(last, scale)
-	// x is printed with prec decimals; it has no more than that (its scale is
-	// at most prec), so the division below is exact.
-	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-prec)), nil)
-	negZero := first.neg && first.coef.Sign() == 0
+	f, d, l, div, prec, negZero := seqScale(first, incr, last)
 	goFormat := ""
 	if o.hasFormat {
 		goFormat, _, _ = seqVerb(o.format)
 	}
 	return func(ctx context.Context, p *buffer.Ports) error {
-		out := p.Out(0)
-		if !o.hasFormat && o.sep == "\n" && width == 0 && f.IsInt64() && d.IsInt64() && l.IsInt64() && div.IsInt64() {
-			return seqInt64(out, f.Int64(), d.Int64(), l.Int64(), div.Int64(), prec, negZero)
-		}
-		w := &textWriter{out: out}
+		w := &textWriter{out: p.Out(0)}
 		var line, num []byte
 		x, q := new(big.Int).Set(f), new(big.Int)
 		up := d.Sign() > 0
@@ -323,6 +318,51 @@ func seqRun(first, incr, last seqNumber, o seqOptions, width int) func(context.C
 		}
 		return w.flush()
 	}
+}
+
+// seqScale puts the operands at their common scale: the sequence runs
+// from f by d to l, and each x of it is printed as x/div with prec
+// decimals (x has no more than that: its scale is at most prec, so the
+// division is exact). negZero says the first number is printed "-0".
+func seqScale(first, incr, last seqNumber) (f, d, l, div *big.Int, prec int, negZero bool) {
+	prec = max(first.prec, incr.prec)
+	scale := max(prec, last.scale, first.scale, incr.scale)
+	f, d, l = seqScaled(first, scale), seqScaled(incr, scale), seqScaled(last, scale)
+	div = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-prec)), nil)
+	return f, d, l, div, prec, first.neg && first.coef.Sign() == 0
+}
+
+// seqSource is seq in per-record form, a number a record, when every
+// number fits an int64 at the common scale and is printed plainly (no -f,
+// -s or -w): no allocation per line, and under ros a source run as calls
+// from the scheduler. It returns nil for any other seq.
+func seqSource(first, incr, last seqNumber, o seqOptions, width int) *task.Source {
+	f, d, l, div, prec, negZero := seqScale(first, incr, last)
+	if o.hasFormat || o.sep != "\n" || width != 0 || !f.IsInt64() || !d.IsInt64() || !l.IsInt64() || !div.IsInt64() {
+		return nil
+	}
+	x, dx, lx, divx := f.Int64(), d.Int64(), l.Int64(), div.Int64()
+	var line, num []byte
+	done := false
+	i := 0
+	return &task.Source{Next: func() ([]byte, error) {
+		if done || dx > 0 && x > lx || dx < 0 && x < lx {
+			return nil, io.EOF
+		}
+		line = line[:0]
+		if i == 0 && negZero {
+			line = append(line, '-')
+		}
+		i++
+		num = strconv.AppendInt(num[:0], x/divx, 10)
+		line = seqFormat(line, num, prec)
+		next := x + dx
+		if (next > x) != (dx > 0) {
+			done = true // overflow: past any int64 limit, so past l
+		}
+		x = next
+		return line, nil
+	}}
 }
 
 // seqPad pads num with zeros after its sign to width, as printf's %0W.

@@ -18,13 +18,20 @@ import (
 // DefaultCap is the queue capacity used when an edge asks for none.
 const DefaultCap = 4
 
-// Task is one vertex. Exactly one of Fn and Rec is needed; when Rec is set,
-// Fn may be nil and Rec's general form is used.
+// Task is one vertex. Exactly one of Fn, Rec, Source and Sink is needed;
+// when one of the last three is set, Fn may be nil and its general form
+// is used.
 type Task struct {
 	Name    string
 	In, Out int // number of ports
 	Fn      task.Func
 	Rec     *task.PerRecord
+	// Source and Sink are the ends of a pipeline in per-record form (no
+	// loop of their own): a source with no input and one output, a sink
+	// with one input and no output. The ros policy calls them from its
+	// scheduler as it calls a PerRecord filter.
+	Source *task.Source
+	Sink   *task.Sink
 	// Index is the position in topological order, set by Validate: a task
 	// only reads from tasks with a smaller index.
 	Index int
@@ -69,8 +76,13 @@ func (t *Task) Func() task.Func {
 	if t.Fn != nil {
 		return t.Fn
 	}
-	if t.Rec != nil {
+	switch {
+	case t.Rec != nil:
 		return t.Rec.Func()
+	case t.Source != nil:
+		return t.Source.Func()
+	case t.Sink != nil:
+		return t.Sink.Func()
 	}
 	return nil
 }
@@ -153,6 +165,12 @@ func (g *Graph) Validate() error {
 		}
 		if t.Rec != nil && (t.In != 1 || t.Out != 1) {
 			return bad("per-record task %s needs one input and one output", t.Name)
+		}
+		if t.Source != nil && (t.In != 0 || t.Out != 1) {
+			return bad("source %s needs no input and one output", t.Name)
+		}
+		if t.Sink != nil && (t.In != 1 || t.Out != 0) {
+			return bad("sink %s needs one input and no output", t.Name)
 		}
 		if t.Holds < 0 {
 			return bad("task %s holds %d buffers: need 0 or more", t.Name, t.Holds)

@@ -303,7 +303,8 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 
 // sink connects task t's output to a task writing w.
 func (b *builder) sink(t int, name string, w io.Writer) {
-	s := b.g.Add(b.unique(name), 1, 0, task.WriteTo(w, record.Lines))
+	s := b.g.Add(b.unique(name), 1, 0, nil)
+	b.g.Tasks[s].Sink = task.WriteLines(w)
 	b.g.Tasks[s].Ident = name
 	b.g.Connect(t, 0, s, 0, b.cap)
 }
@@ -446,6 +447,10 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		}
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
 			b.g.Tasks[t].Rec = cmd.Rec
+		}
+		if cmd.Source != nil && nin == 0 && len(writes) == 0 {
+			// The task is its per-record form, which ros calls.
+			b.g.Tasks[t].Fn, b.g.Tasks[t].Source = nil, cmd.Source
 		}
 		if readsInput {
 			b.feed(in, t)

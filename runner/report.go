@@ -39,8 +39,13 @@ func Explain(w io.Writer, j *Job) {
 	for _, i := range g.Order() {
 		t := g.Tasks[i]
 		form := "general"
-		if t.Rec != nil {
+		switch {
+		case t.Rec != nil:
 			form = "per-record"
+		case t.Source != nil:
+			form = "per-record source"
+		case t.Sink != nil:
+			form = "per-record sink"
 		}
 		fmt.Fprintf(w, "  %d %-14s in %d, out %d, %s\n", t.Index, t.Name, t.In, t.Out, form)
 	}

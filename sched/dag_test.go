@@ -32,6 +32,10 @@ type dagSpec struct {
 	sources []int // records per source
 	ops     []dagOp
 	caps    []int // capacity of each edge, in order of creation (cycled)
+	// ends makes the sources and sinks per-record forms (task.Source,
+	// task.Sink), which ros runs as calls, in its runs (the serial
+	// reference keeps the loops).
+	ends bool
 }
 
 func drawDAG(t *rapid.T) *dagSpec {
@@ -73,6 +77,7 @@ func drawDAG(t *rapid.T) *dagSpec {
 		s.ops = append(s.ops, op)
 	}
 	s.caps = rapid.SliceOfN(rapid.IntRange(1, 3), 1, 8).Draw(t, "caps")
+	s.ends = rapid.Bool().Draw(t, "ends as calls")
 	return s
 }
 
@@ -106,7 +111,10 @@ type stream struct {
 	det        int
 }
 
-func (s *dagSpec) build() *dagRun {
+func (s *dagSpec) build() *dagRun { return s.buildEnds(false) }
+
+// buildEnds is build, with the ends in per-record form if ends is set.
+func (s *dagSpec) buildEnds(ends bool) *dagRun {
 	r := &dagRun{g: &graph.Graph{}}
 	g := r.g
 	ncap := 0
@@ -120,7 +128,11 @@ func (s *dagSpec) build() *dagRun {
 		for k := range recs {
 			recs[k] = fmt.Appendf(nil, "%d:s%d\n", k, i)
 		}
-		open = append(open, stream{g.Add(fmt.Sprint("src", i), 0, 1, task.Records(recs...)), 0, detOrder})
+		src := g.Add(fmt.Sprint("src", i), 0, 1, task.Records(recs...))
+		if ends {
+			g.Tasks[src].Fn, g.Tasks[src].Source = nil, task.RecordsSource(recs...)
+		}
+		open = append(open, stream{src, 0, detOrder})
 	}
 	for k, op := range s.ops {
 		ins := make([]stream, len(op.in))
@@ -179,6 +191,9 @@ func (s *dagSpec) build() *dagRun {
 	for i, st := range open {
 		out := new([][]byte)
 		sink := g.Add(fmt.Sprint("sink", i), 1, 0, task.Collect(out))
+		if ends {
+			g.Tasks[sink].Fn, g.Tasks[sink].Sink = nil, task.CollectSink(out)
+		}
 		connect(st, sink, 0)
 		r.sinks = append(r.sinks, out)
 		r.det = append(r.det, st.det)
@@ -231,7 +246,9 @@ func exitCode(err error) (int, error) {
 // small capacities, with the output of the serial policy (whose queues are
 // files without bound): sinks fed through merge or join compare as sets,
 // the others record by record (see outputs). No run hangs (a deadline would fail it),
-// and no goroutine is left (goleak in TestMain).
+// and no goroutine is left (goleak in TestMain). Half the runs have their
+// sources and sinks in per-record form, which ros calls from its
+// scheduler: their waits meet the stalls and their resolution too.
 func TestRandomDAGsCompleteUnderEveryPolicy(t *testing.T) {
 	var runs, grown, spilled int
 	defer func() {
@@ -259,7 +276,7 @@ func TestRandomDAGsCompleteUnderEveryPolicy(t *testing.T) {
 				lo = 1
 			}
 			buffers := rapid.IntRange(lo, lo+2).Draw(rt, "B "+pol.String())
-			run := spec.build()
+			run := spec.buildEnds(spec.ends)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			st, err := sched.Run(ctx, run.g, sched.Options{Policy: pol, Buffers: buffers, RecordSize: 64, TempDir: t.TempDir()})
 			cancel()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/task"
 )
 
 // Record Oriented Scheduling ("Thrifty Execution of Task Pipelines",
@@ -26,7 +27,11 @@ import (
 // stack of its own between buffers, so the scheduler calls it as a
 // function (buffer.Filter.Step, the loop jamming of section 5 at run
 // time), with no switch at all, and resumes it as a coroutine only for
-// what a step leaves to the task's own loop (see rosFilter).
+// what a step leaves to the task's own loop. So are a source that makes
+// its next record when asked and a sink that takes records as they come
+// (task.Source, task.Sink; buffer.Source.Step, buffer.Sink.Step): a chain
+// of such ends and filters moves a record with no switch (see
+// rosStepper).
 //
 // A task that reads records in place and then writes would hold the only
 // buffer while it needs another, so under ros every task with outputs
@@ -309,9 +314,10 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	order := g.Order() // order[idx] is the task at index idx
 	core := newROSCore(len(order))
 	cos := make([]*coroutine, len(order))
-	// filters[idx] is set for a task run as plain calls (buffer.Filter)
-	// rather than resumed as a coroutine, until it needs its general form.
-	filters := make([]*buffer.Filter, len(order))
+	// steps[idx] is set for a task run as plain calls (a buffer.Filter,
+	// Source or Sink) rather than resumed as a coroutine, until it needs
+	// its general form.
+	steps := make([]stepper, len(order))
 	starts := make([]time.Time, len(order)) // when each task first ran
 	// notify wakes the scheduler when it waits for a task on its own
 	// goroutine; coroutines need it only if there are such tasks.
@@ -344,17 +350,21 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			p.SetParker(&notifyParker{wake: make(chan struct{}, 1), notify: notify})
 			continue
 		}
+		fn := r.pl.taskFunc(r.g, i)
+		steps[idx] = rosStepper(r.ctx, g, &r.pl, o, i, p.Ports())
+		if src, ok := steps[idx].(*sourceStep); ok {
+			// The loop goes on from what the steps left: a record
+			// longer than S that they could not write.
+			fn = func(_ context.Context, p *buffer.Ports) error { return src.form.Loop(p, src.Held()) }
+		}
 		co := &coroutine{}
 		co.next, co.stop = iter.Pull(func(yield func(struct{}) bool) {
 			co.yield = yield
-			r.endTask(i, starts[idx], call(r.ctx, r.pl.taskFunc(r.g, i), p.Ports()))
+			r.endTask(i, starts[idx], call(r.ctx, fn, p.Ports()))
 		})
 		parkers[idx] = &rosParker{co: co, notify: coNotify, idx: idx, woken: woken, external: core.external}
 		p.SetParker(parkers[idx])
 		cos[idx] = co
-		if keep := rosFilter(g, &r.pl, o, i); keep != nil {
-			filters[idx] = p.Ports().Filter(keep)
-		}
 	}
 	// Every task is set up before the first one starts.
 	for idx, i := range order {
@@ -407,17 +417,17 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			starts[idx] = time.Now()
 		}
 		stepped := false
-		if f := filters[idx]; f != nil {
+		if f := steps[idx]; f != nil {
 			stepped = true
-			switch err := stepFilter(f); {
+			switch err := runStep(f); {
 			case err == nil:
 				// It waits, or gives way.
 				waits[idx] = f.Waits()
-			case errors.Is(err, buffer.ErrStepUnfit), err == io.EOF && t.Rec.End != nil:
+			case errors.Is(err, buffer.ErrStepUnfit), err == io.EOF && hasEnd(t):
 				// The task's own loop from here on, on the same ports
-				// (after the end, its Pass returns io.EOF at once and
-				// End runs).
-				filters[idx] = nil
+				// (after the end, its Pass or Read returns io.EOF at
+				// once and End runs).
+				steps[idx] = nil
 				stepped = false
 			default:
 				if err == io.EOF {
@@ -445,17 +455,78 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	return r.finish()
 }
 
-// rosFilter returns the keep function of task i if ros can run it as
-// plain calls (buffer.Filter) instead of a coroutine: a per-record filter
-// (task.PerRecord.Keep) that moves the records it keeps, with nothing to
-// write before its first record, run as itself (not as replicas), and no
-// test hook forcing a schedule operation by operation. It returns nil for
-// every other task.
-func rosFilter(g *graph.Graph, pl *Plan, o Options, i int) func([]byte) bool {
+// stepper is a task that ros runs as plain calls: a buffer.Filter,
+// Source or Sink.
+type stepper interface {
+	Step() error
+	Waits() bool
+}
+
+var (
+	_ stepper = (*buffer.Filter)(nil)
+	_ stepper = (*sourceStep)(nil)
+	_ stepper = (*buffer.Sink)(nil)
+)
+
+// sourceStep is a task.Source run as calls: its Start before the first
+// step, and its Stop (task.Source.End) once a step ends it.
+type sourceStep struct {
+	*buffer.Source
+	form    *task.Source
+	ctx     context.Context
+	p       *buffer.Ports
+	started bool
+}
+
+// Step runs the source's Start the first time, and then a step; a step
+// that ends the source returns End's verdict, or io.EOF if that is no
+// error, so that the scheduler finishes the task either way.
+func (s *sourceStep) Step() error {
+	if !s.started {
+		s.started = true
+		if s.form.Start != nil {
+			if err := s.form.Start(s.ctx, s.p); err != nil {
+				return err
+			}
+		}
+	}
+	err := s.Source.Step()
+	if err == nil || errors.Is(err, buffer.ErrStepUnfit) {
+		return err
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	if err := s.form.End(err); err != nil {
+		return err
+	}
+	return io.EOF
+}
+
+// rosStepper returns task i, whose ports are p, as a stepper if ros can
+// run it as plain calls instead of a coroutine, or nil. Such a task is in
+// a per-record form with no loop of its own: a filter (task.PerRecord
+// with Keep) that moves the records it keeps, with nothing to write
+// before its first record, run as itself (not as replicas); a source
+// (task.Source); or a sink (task.Sink). None of them may wait outside
+// tpipe (Blocking), and no test hook may force a schedule operation by
+// operation.
+func rosStepper(ctx context.Context, g *graph.Graph, pl *Plan, o Options, i int, p *buffer.Ports) stepper {
 	t := g.Tasks[i]
+	if t.Fn != nil || t.Blocking || o.Hook != nil {
+		return nil
+	}
+	switch {
+	case t.Source != nil && t.In == 0 && t.Out == 1 && t.Source.Next != nil:
+		return &sourceStep{Source: p.Source(t.Source.Next), form: t.Source, ctx: ctx, p: p}
+	case t.Sink != nil && t.In == 1 && t.Out == 0 && (t.Sink.Each == nil) != (t.Sink.Bytes == nil):
+		if t.Sink.Each != nil {
+			return p.SinkRecords(t.Sink.Each)
+		}
+		return p.SinkBytes(t.Sink.Bytes)
+	}
 	rec := t.Rec
-	if t.Fn != nil || rec == nil || rec.Keep == nil || rec.Each != nil || rec.Verbatim || rec.Start != nil ||
-		t.Blocking || t.In != 1 || t.Out != 1 || o.Hook != nil {
+	if rec == nil || rec.Keep == nil || rec.Each != nil || rec.Verbatim || rec.Start != nil || t.In != 1 || t.Out != 1 {
 		return nil
 	}
 	for _, rp := range pl.Replicas {
@@ -463,12 +534,19 @@ func rosFilter(g *graph.Graph, pl *Plan, o Options, i int) func([]byte) bool {
 			return nil
 		}
 	}
-	return rec.Keep
+	return p.Filter(rec.Keep)
 }
 
-// stepFilter runs one step of a filter; a panic in its keep function is
-// the task's error, as call makes it for a task function.
-func stepFilter(f *buffer.Filter) (err error) {
+// hasEnd reports whether t, a task ros runs as calls, has an End to run
+// in its own loop after its input's end.
+func hasEnd(t *graph.Task) bool {
+	return t.Rec != nil && t.Rec.End != nil || t.Sink != nil && t.Sink.End != nil
+}
+
+// runStep runs one step of a task run as calls; a panic in its function
+// (keep, next, each) is the task's error, as call makes it for a task
+// function.
+func runStep(f stepper) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &PanicError{Value: r, Stack: debug.Stack()}

@@ -263,26 +263,33 @@ func TestROSFilterChainsMatchSerial(t *testing.T) {
 		}
 		var got [][]byte
 		tasks = append(tasks, &graph.Task{Name: "sink", In: 1, Fn: task.Collect(&got)})
-		g := &graph.Graph{}
-		for i, tk := range tasks {
-			g.Tasks = append(g.Tasks, tk)
-			if i > 0 {
-				g.Connect(i-1, 0, i, 0, rapid.IntRange(1, 3).Draw(t, fmt.Sprint("cap", i)))
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		st, err := sched.Run(ctx, g, sched.Options{Policy: sched.ROS, RecordSize: s, Buffers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.BuffersHighWater > 1 {
-			t.Fatalf("%d buffers out at once, B = 1", st.BuffersHighWater)
-		}
+		runOneBuffer(t, tasks, s)
 		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
 			t.Fatalf("got %q, serial gives %q", got, want)
 		}
 	})
+}
+
+// runOneBuffer runs the chain of tasks under ros on one buffer of S = s,
+// with queues of drawn capacities from 1 to 3, and fails if it fails or
+// ever has more than that buffer out of FREE (Theorem 4.1).
+func runOneBuffer(t *rapid.T, tasks []*graph.Task, s int) {
+	g := &graph.Graph{}
+	for i, tk := range tasks {
+		g.Tasks = append(g.Tasks, tk)
+		if i > 0 {
+			g.Connect(i-1, 0, i, 0, rapid.IntRange(1, 3).Draw(t, fmt.Sprint("cap", i)))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st, err := sched.Run(ctx, g, sched.Options{Policy: sched.ROS, RecordSize: s, Buffers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.BuffersHighWater > 1 {
+		t.Fatalf("%d buffers out at once, B = 1", st.BuffersHighWater)
+	}
 }
 
 // passLoop is a filter task that calls pass on its input 0 and output 0

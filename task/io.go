@@ -63,18 +63,7 @@ func WriteTo(w io.Writer, f record.Framing) Func {
 		if f == record.Lines || f == record.NUL {
 			// Records are their bytes: write whole buffers, a long
 			// line in its pieces, never held whole.
-			for {
-				data, err := in.ReadBytes()
-				if err == io.EOF {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				if _, err := w.Write(data); err != nil {
-					return err
-				}
-			}
+			return WriteLines(w).Func()(ctx, p)
 		}
 		bw := bufio.NewWriterSize(w, 64<<10)
 		var enc []byte
@@ -97,4 +86,15 @@ func WriteTo(w io.Writer, f record.Framing) Func {
 			}
 		}
 	}
+}
+
+// WriteLines is WriteTo of lines (or NUL-ended records) in per-record
+// form: a sink that writes its input's bytes to w as they come, whole
+// buffers at a time and a long line in its pieces, never held whole. The
+// ros policy runs it as calls from its scheduler.
+func WriteLines(w io.Writer) *Sink {
+	return &Sink{Bytes: func(data []byte) error {
+		_, err := w.Write(data)
+		return err
+	}}
 }

@@ -110,3 +110,25 @@ func Head(n int) Func {
 		return nil
 	}
 }
+
+// RecordsSource is Records in per-record form: a source that returns
+// recs one by one.
+func RecordsSource(recs ...[]byte) *Source {
+	i := 0
+	return &Source{Next: func() ([]byte, error) {
+		if i == len(recs) {
+			return nil, io.EOF
+		}
+		i++
+		return recs[i-1], nil
+	}}
+}
+
+// CollectSink is Collect in per-record form: a sink that appends a copy
+// of every record to *dst.
+func CollectSink(dst *[][]byte) *Sink {
+	return &Sink{Each: func(rec []byte) error {
+		*dst = append(*dst, append([]byte(nil), rec...))
+		return nil
+	}}
+}

@@ -29,7 +29,10 @@
 // The per-record form (PerRecord) is a function of one record to zero or
 // more records. It runs as a Func under every policy, and the fused policy
 // can compile a chain of them into one loop with no queue between them
-// (loop jamming, section 5 of "Thrifty Execution of Task Pipelines").
+// (loop jamming, section 5 of "Thrifty Execution of Task Pipelines"). The
+// ends of a pipeline have such forms too (Source, Sink: ends.go); with
+// them and filters, the ros policy calls every task of a chain from its
+// scheduler, with no coroutine switch.
 package task
 
 import (

@@ -36,6 +36,10 @@ type chainSpec struct {
 	trace   io.Writer
 	capAuto bool        // sched.Options.CapAuto: capacities sized at run time
 	live    *sched.Live // sched.Options.Live: the run watched while it goes
+	// ends, if set, makes the source and the sink per-record forms
+	// (task.Source, task.Sink), which ros runs as calls from its
+	// scheduler; else they are task functions with loops of their own.
+	ends bool
 }
 
 // work is the CPU a stage spends on a record: rounds passes of FNV-1a over
@@ -92,11 +96,33 @@ func chainGraph(spec chainSpec) (*graph.Graph, *int64) {
 			*total += int64(len(r))
 		}
 	}})
+	if spec.ends {
+		tasks[0], tasks[len(tasks)-1] = chainEnds(n, rec, total)
+	}
 	c := queueCap
 	if pol, err := sched.ParsePolicy(spec.policy); err == nil && pol.DefaultCap() < c {
 		c = pol.DefaultCap() // ros: Theorem 4.1's capacities
 	}
 	return graph.Chain(c, tasks...), total
+}
+
+// chainEnds returns the chain's source and sink in per-record form
+// (task.Source, task.Sink): the same records and count as chainGraph's
+// loops, with no loop of their own.
+func chainEnds(n int, rec []byte, total *int64) (src, sink *graph.Task) {
+	left := n
+	src = &graph.Task{Name: "src", Out: 1, Source: &task.Source{Next: func() ([]byte, error) {
+		if left == 0 {
+			return nil, io.EOF
+		}
+		left--
+		return rec, nil
+	}}}
+	sink = &graph.Task{Name: "sink", In: 1, Sink: &task.Sink{Each: func(r []byte) error {
+		*total += int64(len(r))
+		return nil
+	}}}
+	return src, sink
 }
 
 // runChain runs spec under its tpipe policy and checks that every byte

@@ -17,8 +17,11 @@ var (
 	chainSizes  = []int{64, 4 << 10, 1 << 20}
 )
 
+// BenchmarkChain's ros-ends row is ros with the source and the sink in
+// per-record form (task.Source, task.Sink), run as calls: what the forms
+// cost or save when a buffer holds many records.
 func BenchmarkChain(b *testing.B) {
-	for _, policy := range []string{"concurrent", "ros", "fused", "serial", "channels"} {
+	for _, policy := range []string{"concurrent", "ros", "ros-ends", "fused", "serial", "channels"} {
 		for _, stages := range chainStages {
 			for _, size := range chainSizes {
 				b.Run(fmt.Sprintf("%s/stages=%d/rec=%d", policy, stages, size), func(b *testing.B) {
@@ -31,9 +34,12 @@ func BenchmarkChain(b *testing.B) {
 					b.ResetTimer()
 					cpu0 := cpuTime()
 					var n int64
-					if policy == "channels" {
+					switch policy {
+					case "channels":
 						n = runChannels(b.N, rec, make([]int, stages))
-					} else {
+					case "ros-ends":
+						n = runTpipeEnds(b, "ros", b.N, stages, rec, recordSize(len(rec)), true)
+					default:
 						n = runTpipe(b, policy, b.N, stages, rec)
 					}
 					b.StopTimer()
@@ -56,9 +62,12 @@ func BenchmarkChain(b *testing.B) {
 // same records through as many edges: goroutines over buffered channels of
 // capacity 1 to 4 (channels-capK; concurrent's yardstick) and a chain of
 // iter.Pull coroutines (pull; ros's yardstick). Interleave them with
-// -count, since the machine drifts.
+// -count, since the machine drifts. tpipe's source and sink are in
+// per-record form (task.Source, task.Sink), which ros runs as calls, as
+// it runs the stages; ros-loops is ros with them as task functions with
+// loops of their own, which ros runs as coroutines.
 func BenchmarkChainUnbatched(b *testing.B) {
-	kinds := []string{"concurrent", "ros", "channels-cap1", "channels-cap2", "channels-cap3", "channels-cap4", "pull"}
+	kinds := []string{"concurrent", "ros", "ros-loops", "channels-cap1", "channels-cap2", "channels-cap3", "channels-cap4", "pull"}
 	for _, stages := range chainStages {
 		for _, kind := range kinds {
 			b.Run(fmt.Sprintf("%s/stages=%d/rec=64", kind, stages), func(b *testing.B) {
@@ -74,8 +83,10 @@ func BenchmarkChainUnbatched(b *testing.B) {
 				case strings.HasPrefix(kind, "channels-cap"):
 					depth, _ = strconv.Atoi(strings.TrimPrefix(kind, "channels-cap"))
 					n = runChannelsDepth(b.N, rec, make([]int, stages), depth)
+				case kind == "ros-loops":
+					n = runTpipeEnds(b, "ros", b.N, stages, rec, len(rec), false)
 				default:
-					n = runTpipeS(b, kind, b.N, stages, rec, len(rec))
+					n = runTpipeEnds(b, kind, b.N, stages, rec, len(rec), true)
 				}
 				b.StopTimer()
 				cpu := cpuTime() - cpu0
@@ -109,7 +120,13 @@ func runTpipe(b *testing.B, policy string, n, stages int, rec []byte) int64 {
 }
 
 func runTpipeS(b *testing.B, policy string, n, stages int, rec []byte, s int) int64 {
-	st, err := runChain(context.Background(), chainSpec{policy: policy, n: n, rec: rec, rounds: make([]int, stages), s: s})
+	return runTpipeEnds(b, policy, n, stages, rec, s, false)
+}
+
+// runTpipeEnds is runTpipeS with the chain's ends in per-record form if
+// ends is set.
+func runTpipeEnds(b *testing.B, policy string, n, stages int, rec []byte, s int, ends bool) int64 {
+	st, err := runChain(context.Background(), chainSpec{policy: policy, n: n, rec: rec, rounds: make([]int, stages), s: s, ends: ends})
 	if err != nil {
 		b.Fatal(err)
 	}
