@@ -151,10 +151,12 @@ type WaitTracker interface {
 // UnparkerBy is a Parker told which task made t runnable, where the pool
 // knows it: a buffer pushed to a queue wakes the queue's reader by the
 // queue's writer, and the push runs on the writer's thread (its goroutine
-// or coroutine, or whichever calls its Finish). A scheduler that runs
-// both tasks on one thread can note such a wake with no atomic operation.
-// Every other wake (an Abort, a spill brought back, a buffer given back to
-// FREE) comes through Unpark.
+// or coroutine, or whichever calls its Finish); room made in a queue by
+// its reader (the buffer it read given back, or moved on whole) wakes the
+// queue's writer by the reader, on the reader's thread likewise. A
+// scheduler that runs both tasks on one thread can note such a wake with
+// no atomic operation. Every other wake (an Abort, a spill brought back,
+// a queue grown, a buffer given back to FREE) comes through Unpark.
 type UnparkerBy interface {
 	Parker
 	// UnparkBy is Unpark, with the task by whose thread t is woken.
