@@ -354,6 +354,9 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			p.SetParker(&notifyParker{wake: make(chan struct{}, 1), notify: notify})
 			continue
 		}
+		// Nothing reads its time blocked over windows of milliseconds
+		// (ros has neither --cap auto nor replicas): fewer clock readings.
+		p.SampleSparsely()
 		fn := r.pl.taskFunc(r.g, i)
 		steps[idx] = rosStepper(r.ctx, g, &r.pl, o, i, p.Ports())
 		if src, ok := steps[idx].(*sourceStep); ok {
