@@ -396,12 +396,12 @@ type spoolStep struct {
 	content bool     // a task has no Ident: outputs named by content
 	gens    []string // the outputs' causal hashes, when known before the run
 	inPlace bool     // a file read in place: the step never runs
+	cached  bool     // every output complete on disk already
+	run     bool     // to run: not cached, and a step that runs reads it
 	// taps are the standard errors of the step's tasks, each once, in
 	// task order; kept with its outputs when it runs, written again when
 	// they are found cached (keepsStderr).
-	taps    []*task.Stderr
-	cached  bool     // every output complete on disk already
-	run     bool     // to run: not cached, and a step that runs reads it
+	taps []*task.Stderr
 }
 
 // spoolRun is one run of the spool policy.
