@@ -146,9 +146,12 @@ func TestGrepBlocksAllocs(t *testing.T) {
 			return testing.AllocsPerRun(3, func() { runSized(t, dir, argv, strings.NewReader(""), 1<<16) })
 		}
 		small, large := allocs("small"), allocs("large")
-		// 10000 more lines (700 KiB): a few allocations for the
-		// blocks and output buffers at most, never one a line.
-		if large-small > 20 {
+		// 10000 more lines (700 KiB, about 11 more blocks of 64 KiB):
+		// an allocation or two a block at most (measured up to 15 in
+		// all, and more when the scheduler wakes tasks more often on a
+		// loaded machine), never one a line (10000), nor one in a
+		// hundred lines.
+		if large-small > 100 {
 			t.Errorf("%q: %v allocations for 10000 lines, %v for 20000", args, small, large)
 		}
 	}
