@@ -281,3 +281,43 @@ func TestStderrTokenCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// Whatever records a stderr token holds, ReadStderr returns two records a
+// task or a CorruptError, and never panics.
+func FuzzReadStderr(f *testing.F) {
+	f.Add([]byte("lost 0\x00msg\n"))
+	f.Add([]byte("lost 12\x00\x00lost 0\x00x"))
+	f.Add([]byte("lost -1\x00x"))
+	f.Add([]byte("msg"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := openPlace(t)
+		gen := Hash("step")
+		tw, err := NewTokenWriter(p, StderrName(gen), recfile.None)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := strings.Split(string(data), "\x00")
+		for _, r := range recs {
+			tw.Add([]byte(r))
+		}
+		if err := tw.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		errs, ok, err := ReadStderr(p, gen, 1<<20)
+		var ce *CorruptError
+		switch {
+		case ok && err == nil:
+			if len(errs)*2 != len(recs) {
+				t.Fatalf("%d records read as %d tasks' stderr", len(recs), len(errs))
+			}
+			for k, e := range errs {
+				if string(e.Bytes) != recs[2*k+1] || e.Lost < 0 {
+					t.Fatalf("task %d: %q lost %d from %q", k, e.Bytes, e.Lost, recs)
+				}
+			}
+		case !ok && errors.As(err, &ce):
+		default:
+			t.Fatalf("ok %v, err %v", ok, err)
+		}
+	})
+}
