@@ -849,7 +849,9 @@ func (r *spoolRun) cached(s *spoolStep, gens []string) (bool, error) {
 		var err error
 		errs, ok, err = spool.ReadStderr(r.edges[s.outs[0]].p, gens[0], spoolStderrMax)
 		if err != nil || !ok || len(errs) != len(s.taps) {
-			return false, r.diskErr(err) // kept by another build of the step: run it
+			// None (a spool of an older tpipe), or kept for another count
+			// of tasks: the step runs, and keeps its stderr anew.
+			return false, r.diskErr(err)
 		}
 		r.edges[s.outs[0]].setErrTok(spool.StderrName(gens[0]))
 	}
@@ -894,6 +896,12 @@ func (r *spoolRun) replayStderr(s *spoolStep, tap *task.Stderr, e spool.Stderr) 
 			nl = "\n"
 		}
 		name := r.g.Tasks[s.tasks[0]].Name
+		for _, i := range s.tasks {
+			if r.g.Tasks[i].Stderr == tap {
+				name = r.g.Tasks[i].Name
+				break
+			}
+		}
 		tap.Replay(fmt.Appendf(nil, "%stpipe: %s: ... %d bytes of stderr not kept (the spool keeps the first %d of a stage's)\n", nl, name, e.Lost, spoolStderrMax))
 	}
 }
