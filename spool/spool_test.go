@@ -259,18 +259,7 @@ func TestStderrToken(t *testing.T) {
 // aside, so that the step runs again.
 func TestStderrTokenCorrupt(t *testing.T) {
 	for _, recs := range [][]string{{"lost 0"}, {"lost x", "msg"}, {"lost -1", "msg"}, {"msg", "lost 0"}} {
-		p := openPlace(t)
-		gen := Hash("step")
-		tw, err := NewTokenWriter(p, StderrName(gen), recfile.None)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range recs {
-			tw.Add([]byte(r))
-		}
-		if err := tw.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		p, gen := stderrToken(t, recs)
 		_, ok, err := ReadStderr(p, gen, 1<<20)
 		var ce *CorruptError
 		if ok || !errors.As(err, &ce) || ce.Aside == "" {
@@ -282,6 +271,27 @@ func TestStderrTokenCorrupt(t *testing.T) {
 	}
 }
 
+// stderrToken writes recs as the stderr token of a new place, as they
+// are, and returns the place and the token's gen.
+func stderrToken(t *testing.T, recs []string) (*place.Place, string) {
+	t.Helper()
+	p := openPlace(t)
+	gen := Hash("step")
+	tw, err := NewTokenWriter(p, StderrName(gen), recfile.None)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := tw.Add([]byte(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return p, gen
+}
+
 // Whatever records a stderr token holds, ReadStderr returns two records a
 // task or a CorruptError, and never panics.
 func FuzzReadStderr(f *testing.F) {
@@ -290,19 +300,8 @@ func FuzzReadStderr(f *testing.F) {
 	f.Add([]byte("lost -1\x00x"))
 	f.Add([]byte("msg"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := openPlace(t)
-		gen := Hash("step")
-		tw, err := NewTokenWriter(p, StderrName(gen), recfile.None)
-		if err != nil {
-			t.Fatal(err)
-		}
 		recs := strings.Split(string(data), "\x00")
-		for _, r := range recs {
-			tw.Add([]byte(r))
-		}
-		if err := tw.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		p, gen := stderrToken(t, recs)
 		errs, ok, err := ReadStderr(p, gen, 1<<20)
 		var ce *CorruptError
 		switch {
