@@ -69,6 +69,11 @@ type Task struct {
 	// keeping a copy: the file is already on disk, and Ident (its size
 	// and modification time) says when it changed.
 	File string
+	// Stderr, when set, is the standard error the task writes through:
+	// the spool policy keeps what passes (up to a limit) with the task's
+	// outputs, and writes it again on a rerun that finds them cached.
+	// Tasks of one step (an external program's) may share one.
+	Stderr *task.Stderr
 }
 
 // Func returns the function that runs the task.

@@ -404,7 +404,11 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			return 0, cc.err
 		}
 		cmd := cc.builtin
+		tap := b.stderrTap(stderr)
 		cc.env.Stderr = stderr
+		if tap != nil {
+			cc.env.Stderr = tap
+		}
 		if first && b.job.input != nil {
 			b.followOpens(cc.env)
 		}
@@ -441,6 +445,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
 		}
 		b.g.Tasks[t].Holds = cmd.Holds
+		b.g.Tasks[t].Stderr = tap
 		b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
 		if nin == 0 && len(writes) == 0 && len(argv) == 2 && argv[0] == "cat" && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
 			b.g.Tasks[t].File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
@@ -500,6 +505,13 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		direct, _ = b.r.cfg.Stdout.(*os.File)
 	}
 	o.Stdout = direct
+	var tap *task.Stderr
+	if direct == nil {
+		// Its stderr then goes through a pipe, which the spool keeps.
+		if tap = b.stderrTap(stderr); tap != nil {
+			o.Stderr = tap
+		}
+	}
 	fds, err := b.extEdges(c, &o, name)
 	if err != nil {
 		return 0, err
@@ -513,6 +525,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 	b.g.Tasks[out].Blocking = true
 	id := b.r.programIdent(path, argv)
 	b.g.Tasks[out].Ident = id
+	b.g.Tasks[out].Stderr = tap
 	// One process: its tasks (the reader of its output, the feeder of its
 	// input, those of its /dev/fd edges) run at the same time, and deadlock
 	// detection sees them as bridges to one program.
@@ -522,6 +535,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		b.g.Tasks[t].Blocking = true
 		b.g.Tasks[t].Ident = id
 		b.g.Tasks[t].Together = b.g.Tasks[out].Name
+		b.g.Tasks[t].Stderr = tap
 		b.feed(in, t)
 	} else {
 		b.drop(in)
@@ -533,6 +547,17 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		return -1, nil
 	}
 	return out, nil
+}
+
+// stderrTap returns the stderr a command's tasks write through under the
+// spool policy, which keeps what passes with their outputs and writes it
+// again on a rerun that finds them cached (graph.Task.Stderr); nil under
+// any other policy, where a command writes to w itself.
+func (b *builder) stderrTap(w io.Writer) *task.Stderr {
+	if b.r.cfg.Policy != sched.Spool || b.dry {
+		return nil
+	}
+	return task.NewStderr(w)
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -133,7 +133,7 @@ func explainSpool(w io.Writer, pl *sched.Plan) {
 		}
 	}
 	fmt.Fprintf(w, "spool layout: DIR/graph the graph and the tokens of its last complete run; DIR/.lock/run one run at a time; "+
-		"PLACE/SEG.HASH a segment, HASH the causal hash of its stage and inputs; PLACE/end.GEN the place is complete; "+
+		"PLACE/SEG.HASH a segment, HASH the causal hash of its stage and inputs; PLACE/end.GEN the place is complete; PLACE/err.GEN the stderr of the stage that writes it; "+
 		"PLACE/.tmp tokens being written; PLACE/.claim and .lock claims and locks; PLACE/.bad corrupt tokens moved aside\n")
 }
 

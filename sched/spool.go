@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -201,11 +202,21 @@ type spoolEdge struct {
 	early   map[int]*os.File
 	pending sync.WaitGroup
 	lost    bool // a segment failed to commit: the edge is not complete on disk
+	// errTok is the token that keeps its writer step's stderr (spool.
+	// StderrName), once written or found; "" if it has none.
+	errTok string
+	// ended is closed once the edge's end token is on disk (or it needs
+	// none: a file read in place, a virtual edge); see writeEnd.
+	ended     chan struct{}
+	endedOnce sync.Once
 }
 
 func newSpoolEdge(k int, p *place.Place) *spoolEdge {
-	return &spoolEdge{k: k, p: p, changed: make(chan struct{})}
+	return &spoolEdge{k: k, p: p, changed: make(chan struct{}), ended: make(chan struct{})}
 }
+
+// markEnded records that the edge's end token is on disk.
+func (e *spoolEdge) markEnded() { e.endedOnce.Do(func() { close(e.ended) }) }
 
 // signal wakes every waiter; e.mu is held.
 func (e *spoolEdge) signal() {
@@ -358,7 +369,17 @@ func (e *spoolEdge) all() []string {
 	if e.done {
 		out = append(out, spool.EndName(e.gen))
 	}
+	if e.errTok != "" {
+		out = append(out, e.errTok)
+	}
 	return out
+}
+
+// setErrTok records the token that keeps the stderr of the edge's writer.
+func (e *spoolEdge) setErrTok(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.errTok = name
 }
 
 // spoolStep is a step of the run: tasks that run as one, with the edges
@@ -377,6 +398,10 @@ type spoolStep struct {
 	inPlace bool     // a file read in place: the step never runs
 	cached  bool     // every output complete on disk already
 	run     bool     // to run: not cached, and a step that runs reads it
+	// taps are the standard errors of the step's tasks, each once, in
+	// task order; kept with its outputs when it runs, written again when
+	// they are found cached (keepsStderr).
+	taps []*task.Stderr
 }
 
 // spoolRun is one run of the spool policy.
@@ -523,6 +548,13 @@ func (r *spoolRun) plan() error {
 		r.steps = append(r.steps, s)
 	}
 	r.fuseMaps()
+	for _, s := range r.steps {
+		for _, i := range s.tasks {
+			if tap := g.Tasks[i].Stderr; tap != nil && !slices.Contains(s.taps, tap) {
+				s.taps = append(s.taps, tap)
+			}
+		}
+	}
 	gen := make([]string, len(g.Edges)) // known before the run, or ""
 	for _, s := range r.steps {
 		if s.inPlace {
@@ -597,6 +629,7 @@ func (r *spoolRun) fuseMaps() {
 	for _, s := range r.steps {
 		for _, k := range s.virtual {
 			r.edges[k].virtual = true
+			r.edges[k].markEnded()
 		}
 	}
 }
@@ -624,6 +657,7 @@ func (r *spoolRun) readInPlace(s *spoolStep) (string, error) {
 	}
 	gen := spool.Hash("file", t.Ident, strconv.Itoa(r.so.Segment))
 	e.complete(gen, names)
+	e.markEnded()
 	return gen, nil
 }
 
@@ -792,8 +826,10 @@ func (r *spoolRun) chainNames(s *spoolStep, n int, in string) []string {
 	return names
 }
 
-// cached reports whether every output place of s is complete for gens;
-// if so it records them as complete, with their writers' exit statuses.
+// cached reports whether every output place of s is complete for gens
+// (and, for a step that keeps its stderr, the token of it is there); if
+// so it records them as complete, with their writers' exit statuses, and
+// writes the stderr kept again.
 func (r *spoolRun) cached(s *spoolStep, gens []string) (bool, error) {
 	type found struct {
 		names  []string
@@ -807,15 +843,67 @@ func (r *spoolRun) cached(s *spoolStep, gens []string) (bool, error) {
 		}
 		all = append(all, found{names, status})
 	}
+	var errs []spool.Stderr
+	if s.keepsStderr() {
+		var ok bool
+		var err error
+		errs, ok, err = spool.ReadStderr(r.edges[s.outs[0]].p, gens[0], spoolStderrMax)
+		if err != nil || !ok || len(errs) != len(s.taps) {
+			// None (a spool of an older tpipe), or kept for another count
+			// of tasks: the step runs, and keeps its stderr anew.
+			return false, r.diskErr(err)
+		}
+		r.edges[s.outs[0]].setErrTok(spool.StderrName(gens[0]))
+	}
 	for j, k := range s.outs {
 		r.edges[k].complete(gens[j], all[j].names)
+		r.edges[k].markEnded()
 		i := s.outTask[j]
 		r.segHit[i].Add(int64(len(all[j].names)))
 		if all[j].status != 0 {
 			r.exit(i, all[j].status)
 		}
 	}
+	for j, e := range errs {
+		r.replayStderr(s, s.taps[j], e)
+	}
 	return true, nil
+}
+
+// spoolStderrMax is the most bytes of a task's stderr the spool keeps: a
+// chatty program must not fill the spool, and a message meant for a
+// person is far shorter.
+const spoolStderrMax = 1 << 20
+
+// keepsStderr reports whether step s keeps what its tasks write to
+// stderr with its outputs: a whole-stream step, with outputs named by
+// causal hash, whose tasks have a graph.Task.Stderr. A map step writes
+// none (a stateless per-record form has no stderr; what goes wrong ends
+// the run with an error), and a step without causal hashes runs every
+// time.
+func (s *spoolStep) keepsStderr() bool {
+	return !s.isMap && !s.content && len(s.outs) > 0 && len(s.taps) > 0
+}
+
+// replayStderr writes e, the stderr a task of step s wrote on the run that
+// made its cached outputs, to the task's stderr again, and says how much
+// was not kept.
+func (r *spoolRun) replayStderr(s *spoolStep, tap *task.Stderr, e spool.Stderr) {
+	tap.Replay(e.Bytes) // as the first run, which went on when stderr failed
+	if e.Lost > 0 {
+		nl := ""
+		if len(e.Bytes) > 0 && e.Bytes[len(e.Bytes)-1] != '\n' {
+			nl = "\n"
+		}
+		name := r.g.Tasks[s.tasks[0]].Name
+		for _, i := range s.tasks {
+			if r.g.Tasks[i].Stderr == tap {
+				name = r.g.Tasks[i].Name
+				break
+			}
+		}
+		tap.Replay(fmt.Appendf(nil, "%stpipe: %s: ... %d bytes of stderr not kept (the spool keeps the first %d of a stage's)\n", nl, name, e.Lost, spoolStderrMax))
+	}
 }
 
 // exit records task i's non-zero exit status; the rightmost task's is the
@@ -976,9 +1064,22 @@ func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
 		}
 		sinks[k] = sk
 	}
+	keep := gens != nil && s.keepsStderr()
+	if keep {
+		for _, tap := range s.taps {
+			tap.Keep(spoolStderrMax)
+		}
+	}
 	err := r.runStep(ctx, s.tasks, r.ins, r.outs, r.source, func(k int) (task.Func, error) {
 		return sinks[k].run, nil
 	})
+	var errs []spool.Stderr
+	if keep {
+		for _, tap := range s.taps {
+			b, lost := tap.Kept()
+			errs = append(errs, spool.Stderr{Bytes: b, Lost: lost})
+		}
+	}
 	status := 0
 	var te *TaskError
 	var exit *task.ExitError
@@ -987,8 +1088,17 @@ func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
 	} else if err != nil {
 		return err
 	}
+	if keep && slices.ContainsFunc(s.outs, func(k int) bool { return sinks[k].finished }) {
+		// Before the end tokens: an end token on disk implies the stderr.
+		e := r.edges[s.outs[0]]
+		if werr := spool.WriteStderr(e.p, gens[0], errs); werr != nil {
+			return r.taskErr(s.outTask[0], r.diskErr(werr))
+		}
+		e.setErrTok(spool.StderrName(gens[0]))
+		r.afterCommit()
+	}
 	for _, k := range s.outs {
-		if werr := sinks[k].finish(status); werr != nil {
+		if werr := sinks[k].finish(ctx, s.ins, status); werr != nil {
 			i := sinks[k].task
 			return &TaskError{Task: r.g.Tasks[i].Name, Index: r.g.Tasks[i].Index, Err: r.diskErr(werr)}
 		}
@@ -1147,8 +1257,9 @@ func (r *spoolRun) handOver(ctx context.Context, e *spoolEdge, k int, name strin
 }
 
 // finish completes the edge if the sink read all of its records: it
-// writes the end token (with the writer's exit status).
-func (sk *spoolSink) finish(status int) error {
+// writes the end token (with the writer's exit status) once those of ins,
+// the step's inputs, are written (writeEnd).
+func (sk *spoolSink) finish(ctx context.Context, ins []int, status int) error {
 	if !sk.finished {
 		return nil
 	}
@@ -1156,13 +1267,19 @@ func (sk *spoolSink) finish(status int) error {
 	if gen == "" {
 		gen = spool.Hash(append([]string{"content"}, sk.names...)...)
 	}
-	return sk.r.writeEnd(sk.e, gen, sk.names, status)
+	return sk.r.writeEnd(ctx, sk.e, ins, gen, sk.names, status)
 }
 
-// writeEnd completes edge e: its reader learns it at once; its end token
-// is written once the syncer has renamed every segment it names, so that
-// an end token on disk always names segments that are there.
-func (r *spoolRun) writeEnd(e *spoolEdge, gen string, names []string, status int) error {
+// writeEnd completes edge e, written by a step that read ins: its reader
+// learns it at once; its end token is written once the syncer has renamed
+// every segment it names, so that an end token on disk always names
+// segments that are there, and once the end tokens of ins are on disk, so
+// that it implies theirs too. Without the second rule a crash could leave
+// a reader's place complete and its writer's not: the rerun, finding the
+// reader cached, would not run the writer, and the writer's exit status
+// and stderr (in its end and stderr tokens) would be lost. An input whose
+// reader stopped early (head) has no end token and is not waited for.
+func (r *spoolRun) writeEnd(ctx context.Context, e *spoolEdge, ins []int, gen string, names []string, status int) error {
 	e.complete(gen, names)
 	e.pending.Wait()
 	e.mu.Lock()
@@ -1171,9 +1288,21 @@ func (r *spoolRun) writeEnd(e *spoolEdge, gen string, names []string, status int
 	if lost {
 		return nil // the run fails with the commit's error
 	}
+	for _, k := range ins {
+		in := r.edges[k]
+		if in.isGone() {
+			continue
+		}
+		select {
+		case <-in.ended:
+		case <-ctx.Done():
+			return context.Cause(ctx) // a writer failed: so does the run
+		}
+	}
 	if err := spool.WriteEnd(e.p, gen, names, status); err != nil {
 		return err
 	}
+	e.markEnded()
 	r.syncer.synced(e.p)
 	r.afterCommit()
 	return nil
@@ -1282,7 +1411,7 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		seg := r.chainNames(s, k, in.name(k))
 		names[k] = seg[len(seg)-1]
 	}
-	if err := r.writeEnd(out, gen, names, 0); err != nil {
+	if err := r.writeEnd(ctx, out, s.ins, gen, names, 0); err != nil {
 		return r.taskErr(s.outTask[0], r.diskErr(err))
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -461,6 +462,118 @@ func TestSpoolCodec(t *testing.T) {
 			if b, err := os.ReadFile(tok); err != nil || len(b) < 8 || recfile.Codec(b[5]) != c {
 				t.Fatalf("%v: token %s: %v, header % x", c, tok, err, b[:min(8, len(b))])
 			}
+		}
+	}
+}
+
+// stderrGraph is src | upper | sink where src writes msg to its stderr
+// (a task.Stderr around errb, as the runner gives one) and sets *ran.
+func stderrGraph(msg string, errb, out *bytes.Buffer, ran *bool) *graph.Graph {
+	g := spoolGraph(10, out)
+	tap := task.NewStderr(errb)
+	fn := g.Tasks[0].Fn
+	g.Tasks[0].Fn = func(ctx context.Context, p *buffer.Ports) error {
+		*ran = true
+		tap.Write([]byte(msg))
+		return fn(ctx, p)
+	}
+	g.Tasks[0].Stderr = tap
+	return g
+}
+
+// A stage's stderr is kept with its output and written again by a rerun
+// that finds the stage cached; a place with an end token but no stderr
+// token (a spool of an older tpipe: this one writes the stderr first) is
+// not complete: the stage runs again and writes both.
+func TestSpoolStderr(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sp")
+	run := func(msg string) (stderr string, ran bool) {
+		t.Helper()
+		var errb, out bytes.Buffer
+		if _, err := runSpoolGraph(t, stderrGraph(msg, &errb, &out, &ran), dir); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != wantUpper(10) {
+			t.Fatalf("output %q", out.String())
+		}
+		return errb.String(), ran
+	}
+	const msg = "src: a warning\n"
+	if got, ran := run(msg); got != msg || !ran {
+		t.Fatalf("first run: stderr %q, ran %v", got, ran)
+	}
+	if got, ran := run(msg); got != msg || ran {
+		t.Fatalf("rerun: stderr %q, ran %v; want the kept stderr and no work", got, ran)
+	}
+	toks, _ := filepath.Glob(filepath.Join(dir, "F1", "err.*"))
+	if len(toks) != 1 {
+		t.Fatalf("stderr tokens in F1: %v", toks)
+	}
+	// What an older tpipe leaves: every end token, no stderr token. (F2's
+	// end goes too, else upper is cached and src, not needed, stays idle.)
+	os.Remove(toks[0])
+	ends, _ := filepath.Glob(filepath.Join(dir, "F2", "end.*"))
+	for _, e := range ends {
+		os.Remove(e)
+	}
+	if got, ran := run(msg); got != msg || !ran {
+		t.Fatalf("run without the stderr token: stderr %q, ran %v; want the stage run again", got, ran)
+	}
+	if _, err := os.Stat(toks[0]); err != nil {
+		t.Fatalf("the stderr token was not made again: %v", err)
+	}
+	if got, ran := run(msg); got != msg || ran {
+		t.Fatalf("rerun after: stderr %q, ran %v", got, ran)
+	}
+}
+
+// Past spoolStderrMax a stage's stderr is counted, not kept; the rerun
+// says how much is missing, on a line of its own.
+func TestSpoolStderrBounded(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sp")
+	msg := strings.Repeat("x", spoolStderrMax+10)
+	var errb, out bytes.Buffer
+	var ran bool
+	if _, err := runSpoolGraph(t, stderrGraph(msg, &errb, &out, &ran), dir); err != nil || errb.String() != msg {
+		t.Fatalf("first run: %v, %d bytes of stderr", err, errb.Len())
+	}
+	errb.Reset()
+	ran = false
+	if _, err := runSpoolGraph(t, stderrGraph(msg, &errb, &out, &ran), dir); err != nil || ran {
+		t.Fatalf("rerun: %v, ran %v", err, ran)
+	}
+	want := msg[:spoolStderrMax] + "\ntpipe: src: ... 10 bytes of stderr not kept (the spool keeps the first 1048576 of a stage's)\n"
+	if errb.String() != want {
+		t.Fatalf("rerun's stderr ends %q; want %q", errb.String()[max(0, errb.Len()-100):], want[len(want)-100:])
+	}
+}
+
+// An end token on disk implies the end tokens of the places its step read
+// (writeEnd): a crash may leave a reader's place complete only if its
+// writer's is, so a rerun that finds the reader cached never needs the
+// writer's exit status or stderr from a run it skips. The check runs at
+// every commit, where the crash test kills; it globs the reader's place
+// first, so the writer's end it then looks for was there before.
+func TestSpoolEndImpliesInputsEnd(t *testing.T) {
+	for it := range 20 {
+		dir := filepath.Join(t.TempDir(), "sp")
+		var out bytes.Buffer
+		g := spoolGraph(300, &out)
+		var bad atomic.Value
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, err := runPolicy(ctx, Spool, g, Options{Spool: &SpoolOptions{Dir: dir, Segment: 512, NoSync: true, AfterCommit: func() {
+			reader, _ := filepath.Glob(filepath.Join(dir, "F2", "end.*"))
+			writer, _ := filepath.Glob(filepath.Join(dir, "F1", "end.*"))
+			if len(reader) > 0 && len(writer) == 0 {
+				bad.Store(true)
+			}
+		}}})
+		cancel()
+		if err != nil || out.String() != wantUpper(300) {
+			t.Fatalf("run %d: %v", it, err)
+		}
+		if bad.Load() != nil {
+			t.Fatalf("run %d: upper's place F2 was complete on disk before src's F1", it)
 		}
 	}
 }

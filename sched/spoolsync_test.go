@@ -112,7 +112,7 @@ func TestSpoolSyncerFailure(t *testing.T) {
 		t.Fatalf("close %v, failures %v", err, failed)
 	}
 	r := &spoolRun{}
-	if err := r.writeEnd(e, "gen", []string{spool.SegName(0, spool.Hash("x"))}, 0); err != nil {
+	if err := r.writeEnd(context.Background(), e, nil, "gen", []string{spool.SegName(0, spool.Hash("x"))}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if has, _ := p.Has(spool.EndName("gen")); has {

@@ -17,6 +17,12 @@
 //	DIR/PLACE/end.GEN       the place is complete: the names of its
 //	                        segments, in order; GEN is the causal hash of
 //	                        the whole edge
+//	DIR/PLACE/err.GEN       what the tasks of the step that writes the
+//	                        place (its first output's, for a step with
+//	                        several) wrote to their standard error, kept
+//	                        to be written again on a rerun that finds the
+//	                        step cached; committed before the step's end
+//	                        tokens
 //
 // plus each place's own .tmp, .claim, .lock and .bad (see package
 // spool/place).
@@ -64,6 +70,10 @@ func SegName(k int, hash string) string { return fmt.Sprintf("%08d.%s", k, hash)
 
 // EndName names the token that completes a place of causal hash gen.
 func EndName(gen string) string { return "end." + gen }
+
+// StderrName names the token that keeps the standard error of the step
+// that makes a place of causal hash gen (see WriteStderr).
+func StderrName(gen string) string { return "err." + gen }
 
 // ParseSeg returns the position of a segment's name; ok is false for a
 // name that is not a segment's.

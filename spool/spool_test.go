@@ -217,3 +217,106 @@ func TestSetRecordOnlyWhenChanged(t *testing.T) {
 		sp.Close()
 	}
 }
+
+// The standard errors of a step's tasks come back as kept: empty ones,
+// bytes with no newline at their end, one larger than a block of a token.
+func TestStderrToken(t *testing.T) {
+	p := openPlace(t)
+	gen := Hash("step")
+	if _, ok, err := ReadStderr(p, gen, 1<<20); ok || err != nil {
+		t.Fatalf("ReadStderr before any = %v, %v", ok, err)
+	}
+	big := []byte(strings.Repeat("warning: chatty\n", (1<<20)/16))
+	want := []Stderr{{}, {Bytes: []byte("cat: missing: No such file or directory\n")}, {Bytes: []byte("no newline")}, {Bytes: big, Lost: 12345}}
+	if err := WriteStderr(p, gen, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := place.ValidName(StderrName(gen)); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := ReadStderr(p, gen, len(big))
+	if !ok || err != nil {
+		t.Fatalf("ReadStderr = %v, %v", ok, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d tasks' stderr, want %d", len(got), len(want))
+	}
+	for k := range want {
+		if string(got[k].Bytes) != string(want[k].Bytes) || got[k].Lost != want[k].Lost {
+			t.Errorf("task %d: got %.40q lost %d, want %.40q lost %d", k, got[k].Bytes, got[k].Lost, want[k].Bytes, want[k].Lost)
+		}
+	}
+	// A rerun of the step replaces it.
+	if err := WriteStderr(p, gen, []Stderr{{Bytes: []byte("new\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := ReadStderr(p, gen, 1<<20); len(got) != 1 || string(got[0].Bytes) != "new\n" {
+		t.Fatalf("after a rewrite: %q", got)
+	}
+}
+
+// A stderr token that is not two records per task is corrupt: moved
+// aside, so that the step runs again.
+func TestStderrTokenCorrupt(t *testing.T) {
+	for _, recs := range [][]string{{"lost 0"}, {"lost x", "msg"}, {"lost -1", "msg"}, {"msg", "lost 0"}} {
+		p, gen := stderrToken(t, recs)
+		_, ok, err := ReadStderr(p, gen, 1<<20)
+		var ce *CorruptError
+		if ok || !errors.As(err, &ce) || ce.Aside == "" {
+			t.Errorf("%q: ok %v, err %v; want a CorruptError moved aside", recs, ok, err)
+		}
+		if has, _ := p.Has(StderrName(gen)); has {
+			t.Errorf("%q: the corrupt token is still there", recs)
+		}
+	}
+}
+
+// stderrToken writes recs as the stderr token of a new place, as they
+// are, and returns the place and the token's gen.
+func stderrToken(t *testing.T, recs []string) (*place.Place, string) {
+	t.Helper()
+	p := openPlace(t)
+	gen := Hash("step")
+	tw, err := NewTokenWriter(p, StderrName(gen), recfile.None)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := tw.Add([]byte(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return p, gen
+}
+
+// Whatever records a stderr token holds, ReadStderr returns two records a
+// task or a CorruptError, and never panics.
+func FuzzReadStderr(f *testing.F) {
+	f.Add([]byte("lost 0\x00msg\n"))
+	f.Add([]byte("lost 12\x00\x00lost 0\x00x"))
+	f.Add([]byte("lost -1\x00x"))
+	f.Add([]byte("msg"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs := strings.Split(string(data), "\x00")
+		p, gen := stderrToken(t, recs)
+		errs, ok, err := ReadStderr(p, gen, 1<<20)
+		var ce *CorruptError
+		switch {
+		case ok && err == nil:
+			if len(errs)*2 != len(recs) {
+				t.Fatalf("%d records read as %d tasks' stderr", len(recs), len(errs))
+			}
+			for k, e := range errs {
+				if string(e.Bytes) != recs[2*k+1] || e.Lost < 0 {
+					t.Fatalf("task %d: %q lost %d from %q", k, e.Bytes, e.Lost, recs)
+				}
+			}
+		case !ok && errors.As(err, &ce):
+		default:
+			t.Fatalf("ok %v, err %v", ok, err)
+		}
+	})
+}

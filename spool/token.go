@@ -337,3 +337,70 @@ func ReadEnd(p *place.Place, gen string) (names []string, status int, ok bool, e
 	}
 	return recs, status, true, nil
 }
+
+// Stderr is what one task wrote to its standard error in a run: its
+// first bytes, and the count of those written past them and not kept.
+type Stderr struct {
+	Bytes []byte
+	Lost  int64
+}
+
+// WriteStderr keeps errs, the standard errors of the tasks of the step
+// that makes place p of causal hash gen, in task order, as the token
+// StderrName(gen), replacing one of an earlier run. The step writes it
+// before its end tokens, so that an end token of gen implies it: a crash
+// between the two leaves a place that is not complete, and the step runs
+// again. It holds two records per task: "lost N", then the bytes (a few,
+// so not compressed).
+func WriteStderr(p *place.Place, gen string, errs []Stderr) error {
+	t, err := NewTokenWriter(p, StderrName(gen), recfile.None)
+	if err != nil {
+		return err
+	}
+	for _, e := range errs {
+		if err := t.Add([]byte("lost " + strconv.FormatInt(e.Lost, 10))); err != nil {
+			t.Abort()
+			return err
+		}
+		if err := t.Add(e.Bytes); err != nil {
+			t.Abort()
+			return err
+		}
+	}
+	return t.Commit()
+}
+
+// ReadStderr returns the standard errors WriteStderr kept for gen in
+// place p; ok is false when there is no such token. maxBytes is the
+// most a task's may hold. A token that fails its checks is moved aside
+// and is a *CorruptError.
+func ReadStderr(p *place.Place, gen string, maxBytes int) (errs []Stderr, ok bool, err error) {
+	name := StderrName(gen)
+	if has, err := p.Has(name); err != nil || !has {
+		return nil, false, err
+	}
+	var recs [][]byte
+	_, err = ReadToken(p, name, max(maxBytes, place.MaxName), func(rec []byte) error {
+		recs = append(recs, append([]byte(nil), rec...))
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	bad := func(why string) error {
+		aside, _ := p.Aside(name)
+		return &CorruptError{Path: filepath.Join(p.Dir(), name), Aside: aside, Err: errors.New(why)}
+	}
+	if len(recs)%2 != 0 {
+		return nil, false, bad("a task's record is missing")
+	}
+	for k := 0; k < len(recs); k += 2 {
+		s, found := strings.CutPrefix(string(recs[k]), "lost ")
+		lost, perr := strconv.ParseInt(s, 10, 64)
+		if !found || perr != nil || lost < 0 {
+			return nil, false, bad(fmt.Sprintf("%.40q is not a count of bytes", recs[k]))
+		}
+		errs = append(errs, Stderr{Bytes: recs[k+1], Lost: lost})
+	}
+	return errs, true, nil
+}

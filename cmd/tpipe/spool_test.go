@@ -28,6 +28,11 @@ var spoolCrashScripts = []string{
 	"rev < in.txt | sort -r | cut -c1-3 | uniq > out.txt",
 	// cut, tr and cut again run as one pass per segment (virtual places).
 	"cat in.txt | cut -c1-12 | tr a-z A-Z | cut -c2- | sort | uniq -c",
+	// Stages that write to stderr, kept with their output: cat's message
+	// for a file it cannot open (its status, 1, is the run's) and a
+	// program's. The run that completes prints what an uninterrupted run
+	// does.
+	"cat in.txt nothere 2> err.txt | sh -c 'echo warn >&2; cat' | sort | rev",
 }
 
 // TestSpoolSurvivesSigkill is issue 14's crash test: a spooled run is
@@ -58,13 +63,18 @@ func TestSpoolSurvivesSigkill(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := make([]string, len(spoolCrashScripts))
+	wantErr := make([]string, len(spoolCrashScripts))
+	wantStatus := make([]int, len(spoolCrashScripts))
 	for i, s := range spoolCrashScripts {
-		out, status := tpipeIn(t, work, nil, "--policy", "concurrent", s)
-		if status != 0 {
+		out, stderr, status := tpipeRun(t, work, nil, 0, "--policy", "concurrent", s)
+		if status < 0 {
 			t.Fatalf("%q under concurrent: status %d", s, status)
 		}
 		want[i] = out + readIf(filepath.Join(work, "out.txt"))
+		wantErr[i] = stderr + readIf(filepath.Join(work, "err.txt"))
+		wantStatus[i] = status
 		os.Remove(filepath.Join(work, "out.txt"))
+		os.Remove(filepath.Join(work, "err.txt"))
 	}
 	killed, maxRuns := 0, 0
 	for it := range iterations {
@@ -72,6 +82,7 @@ func TestSpoolSurvivesSigkill(t *testing.T) {
 		script := spoolCrashScripts[n]
 		dir := filepath.Join(work, fmt.Sprintf("sp%d", it))
 		os.Remove(filepath.Join(work, "out.txt"))
+		os.Remove(filepath.Join(work, "err.txt"))
 		// A SIGKILL loses nothing the kernel has: fsync matters only for a
 		// power loss, and costs most of the time on a real disk.
 		fsync := "off"
@@ -79,9 +90,9 @@ func TestSpoolSurvivesSigkill(t *testing.T) {
 			fsync = "on"
 		}
 		args := []string{"--spool", dir, "--segment", "2K", "--fsync", fsync, script}
-		var out string
-		runs := 0
-		for status := -1; status != 0; runs++ {
+		var out, stderr string
+		runs, status := 0, -1
+		for ; status < 0; runs++ {
 			var env []string
 			var after time.Duration
 			switch k := rng.IntN(10); {
@@ -92,19 +103,22 @@ func TestSpoolSurvivesSigkill(t *testing.T) {
 			case k < 9:
 				after = time.Duration(1+rng.IntN(30)) * time.Millisecond
 			}
-			out, status = tpipeKill(t, work, env, after, args...)
+			out, stderr, status = tpipeRun(t, work, env, after, args...)
 			switch status {
-			case 0:
+			case wantStatus[n]:
 			case -int(syscall.SIGKILL):
 				killed++
 			default:
-				t.Fatalf("iteration %d (%q), run %d: status %d", it, script, runs, status)
+				t.Fatalf("iteration %d (%q), run %d: status %d, want %d: %s", it, script, runs, status, wantStatus[n], stderr)
 			}
 		}
 		maxRuns = max(maxRuns, runs)
 		if got := out + readIf(filepath.Join(work, "out.txt")); got != want[n] {
 			t.Fatalf("iteration %d (%q) after %d runs: output differs from an uninterrupted run:\n got  %d bytes %.200q\n want %d bytes %.200q",
 				it, script, runs, len(got), got, len(want[n]), want[n])
+		}
+		if got := stderr + readIf(filepath.Join(work, "err.txt")); got != wantErr[n] {
+			t.Fatalf("iteration %d (%q) after %d runs: stderr %q; an uninterrupted run's is %q", it, script, runs, got, wantErr[n])
 		}
 		checkSpoolClean(t, dir)
 		if left, _ := filepath.Glob(filepath.Join(work, ".out.txt.tpipe*")); len(left) > 0 {
@@ -154,15 +168,10 @@ func readIf(name string) string {
 	return string(b)
 }
 
-// tpipeIn runs this binary as tpipe in dir and returns its stdout and
-// exit status.
-func tpipeIn(t *testing.T, dir string, env []string, args ...string) (string, int) {
-	return tpipeKill(t, dir, env, 0, args...)
-}
-
-// tpipeKill is tpipeIn that kills the process with SIGKILL after after,
+// tpipeRun runs this binary as tpipe in dir and returns its stdout,
+// stderr and exit status; it kills the process with SIGKILL after after,
 // if after > 0. A process killed by a signal has status -signal.
-func tpipeKill(t *testing.T, dir string, env []string, after time.Duration, args ...string) (string, int) {
+func tpipeRun(t *testing.T, dir string, env []string, after time.Duration, args ...string) (string, string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -186,12 +195,9 @@ func tpipeKill(t *testing.T, dir string, env []string, after time.Duration, args
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case ws.Signaled():
-		return stdout.String(), -int(ws.Signal())
+		return stdout.String(), stderr.String(), -int(ws.Signal())
 	case err != nil && ws.ExitStatus() <= 0:
 		t.Fatalf("tpipe %q: %v", args, err)
 	}
-	if ws.ExitStatus() != 0 {
-		t.Logf("tpipe %q: status %d: %s", args, ws.ExitStatus(), stderr.String())
-	}
-	return stdout.String(), ws.ExitStatus()
+	return stdout.String(), stderr.String(), ws.ExitStatus()
 }
