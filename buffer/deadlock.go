@@ -97,7 +97,16 @@ func (e *DeadlockError) Error() string {
 // and, unless a resolver frees them, fails the run with a *DeadlockError
 // that says what each waits on. It runs whenever a task blocks or
 // finishes, so a deadlock is seen the moment it happens, with no timer.
-func (p *Pool) checkStallLocked() { p.checkStallAtLocked(time.Time{}) }
+// While some task is not blocked, and the pool looks for no stuck part
+// short of all (Options.Local), nothing can be stuck: that test, the
+// answer every time a task of a flowing chain waits, is made here, where
+// it is inlined, and not behind two calls (stuckLocked says the same).
+func (p *Pool) checkStallLocked() {
+	if p.blocked == 0 || !p.o.Local && p.blocked < p.live {
+		return
+	}
+	p.checkStallAtLocked(time.Time{})
+}
 
 // checkStallAtLocked is checkStallLocked with waits outside measured at
 // clock; the zero time means now, read only if a task waits outside.

@@ -93,9 +93,11 @@
 // and auto replicas read) is timed exactly for tasks that wait rarely and
 // by sampling for tasks that wait every few microseconds, where two
 // readings of the clock per wait would cost as much as the handoff
-// itself (waittime.go says how, and how accurate it is). A filter that a
-// scheduler runs as plain calls (Filter.Step, under ros) never parks: it
-// registers its wait as a parked task would and returns, and the wake
+// itself (waittime.go says how, and how accurate it is), more sparsely
+// for tasks whose time blocked nothing reads over milliseconds
+// (Proc.SampleSparsely, under ros). A filter that a scheduler runs as
+// plain calls (Filter.Step, under ros) never parks: it registers its
+// wait as a parked task would and returns, and the wake
 // reaches its scheduler through the task's Parker; so do a source and a
 // sink run as calls (Source.Step, Sink.Step). A scheduler that runs
 // its tasks one at a time on one thread (ros) keeps its own record of

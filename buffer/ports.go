@@ -455,7 +455,7 @@ func (in *Input) giveBackLocked() {
 	}
 	in.q.held--
 	in.t.pool.releaseLocked(b)
-	in.q.roomLocked()
+	in.q.roomByLocked(in.t)
 }
 
 // stopLocked ends reading: the buffer being read and every queued buffer go
@@ -781,7 +781,7 @@ func (o *Output) move(in *Input, lo int) error {
 	b := in.cur
 	in.cur = nil
 	in.q.held--
-	in.q.roomLocked()
+	in.q.roomByLocked(in.t)
 	b.lo = lo
 	o.q.reserved--
 	if o.q.gone {

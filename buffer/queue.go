@@ -135,10 +135,17 @@ func (q *Queue) doneLocked() {
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // roomLocked wakes the writer waiting for room, if any.
-func (q *Queue) roomLocked() {
+func (q *Queue) roomLocked() { q.roomByLocked(nil) }
+
+// roomByLocked is roomLocked on the thread of task by, if not nil: q's
+// reader, which made the room by giving back or moving on the buffer it
+// read (see UnparkerBy). Room made anywhere else (a queue grown or
+// spilled, by whichever thread resolves a stall) comes through
+// roomLocked.
+func (q *Queue) roomByLocked(by *proc) {
 	if w := q.wwait; w != nil {
 		q.wwait = nil
-		q.pool.wakeLocked(w)
+		q.pool.wakeByLocked(w, by)
 	}
 }
 

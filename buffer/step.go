@@ -177,7 +177,7 @@ func (f *Filter) stepLocked() error {
 			b := in.cur
 			in.cur = nil
 			in.q.held--
-			in.q.roomLocked()
+			in.q.roomByLocked(t)
 			b.lo = f.first
 			f.holding = false
 			o.q.pushLocked(b)

@@ -4,23 +4,34 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 )
 
 // endsParker notes wakes, as ros's scheduler does, for a source and a
 // sink run by steps: a step never parks.
-type endsParker struct{ woken map[int]bool }
+// It is an UnparkerBy, and notes in how each wake came: "src woken by
+// sink" for a wake on the thread of a task, "src woken" for any other.
+type endsParker struct{ woken, how map[string]bool }
 
 func (k *endsParker) Park(*Proc) error { panic("a task run by steps parked") }
-func (k *endsParker) Unpark(t *Proc)   { k.woken[t.Index()] = true }
+func (k *endsParker) Unpark(t *Proc) {
+	k.woken[t.Name()] = true
+	k.how[t.Name()+" woken"] = true
+}
+func (k *endsParker) UnparkBy(t, by *Proc) {
+	k.woken[t.Name()] = true
+	k.how[t.Name()+" woken by "+by.Name()] = true
+}
 
 // runEnds runs src -> sink, a Source and a Sink, both by steps from the
 // test's goroutine, the greatest runnable index first, on B buffers and a
 // queue of capacity c, with records of S = 8. After every step it checks
 // buffer conservation and that the step's word on waiting is the pool's.
 // It returns what the sink saw, one string per call of its function, and
-// what the tasks waited on (Wait.On, by task name).
+// what the tasks waited on (Wait.On, by task name) and how they were
+// woken (see endsParker).
 func runEnds(t *testing.T, b, c int, recs []string, bytes bool) ([]string, map[string]bool) {
 	t.Helper()
 	pool, err := NewPool(Options{Buffers: b, RecordSize: 8})
@@ -30,7 +41,7 @@ func runEnds(t *testing.T, b, c int, recs []string, bytes bool) ([]string, map[s
 	q, _ := pool.NewQueue("q", c)
 	src, _ := pool.NewProc("src", 0, nil, []*Queue{q})
 	sink, _ := pool.NewProc("sink", 1, []*Queue{q}, nil)
-	k := &endsParker{woken: map[int]bool{}}
+	k := &endsParker{woken: map[string]bool{}, how: map[string]bool{}}
 	src.SetParker(k)
 	sink.SetParker(k)
 	i := 0
@@ -59,8 +70,8 @@ func runEnds(t *testing.T, b, c int, recs []string, bytes bool) ([]string, map[s
 			t.Fatal("no end after 10000 steps")
 		}
 		for idx := range waits {
-			if k.woken[idx] {
-				waits[idx], k.woken[idx] = false, false
+			if name := procs[idx].Name(); k.woken[name] {
+				waits[idx], k.woken[name] = false, false
 			}
 		}
 		idx := -1
@@ -97,6 +108,7 @@ func runEnds(t *testing.T, b, c int, recs []string, bytes bool) ([]string, map[s
 	if free, queued, held := pool.Counts(); free != b || queued != 0 || held != 0 {
 		t.Fatalf("at the end FREE %d, queued %d, held %d; want %d, 0, 0", free, queued, held, b)
 	}
+	maps.Copy(on, k.how)
 	return got, on
 }
 
@@ -119,6 +131,13 @@ func TestSourceSinkSteps(t *testing.T) {
 				if !on["sink read"] || !on["src room"] && c == 1 {
 					t.Fatalf("the tasks waited on %v; want the sink to wait to read, and with capacity 1 the source for room", on)
 				}
+				// A push wakes the reader on the writer's thread, and
+				// room the reader makes wakes the writer on the reader's
+				// (UnparkerBy); a buffer given back to FREE wakes its
+				// waiter from no task's thread in particular.
+				if !on["sink woken by src"] || on["sink woken"] || on["src room"] != on["src woken by sink"] || on["src free"] != on["src woken"] {
+					t.Fatalf("the tasks waited on and were woken %v; want the sink woken by the source, and the source by the sink for room, and from FREE without", on)
+				}
 				if got, _ := runEnds(t, b, c, recs, true); strings.Join(got, "") != strings.Join(recs, "") {
 					t.Fatalf("bytes: got %q, want %q", got, recs)
 				}
@@ -139,7 +158,7 @@ func TestStepsLeaveLongRecords(t *testing.T) {
 	q, _ := pool.NewQueue("q", 2)
 	src, _ := pool.NewProc("src", 0, nil, []*Queue{q})
 	sink, _ := pool.NewProc("sink", 1, []*Queue{q}, nil)
-	k := &endsParker{woken: map[int]bool{}}
+	k := &endsParker{woken: map[string]bool{}, how: map[string]bool{}}
 	src.SetParker(k)
 	sink.SetParker(k)
 	recs := []string{"ab", "0123456789"}

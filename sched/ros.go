@@ -198,20 +198,24 @@ func (s *wokenSet) above(idx int) bool {
 	return false
 }
 
-// take empties the set, calls woke for each task that was in it, and
-// returns the greatest index taken, or -1.
-func (s *wokenSet) take(woke func(idx int)) int {
+// take empties the set, clears waits[idx] for each task idx that was in
+// it (the scheduler's record: woken tasks no longer wait), and returns
+// the greatest index taken, or -1. It sets the flags itself rather than
+// calling a function per task: it runs once per step of the scheduler.
+func (s *wokenSet) take(waits []bool) int {
 	top := -1
 	for i := range s.words {
 		x := s.local[i]
-		s.local[i] = 0
 		if w := &s.words[i]; w.Load() != 0 {
 			x |= w.Swap(0)
 		}
+		if x == 0 {
+			continue
+		}
+		s.local[i] = 0
 		for ; x != 0; x &= x - 1 {
-			idx := i*64 + bits.TrailingZeros64(x)
-			woke(idx)
-			top = idx
+			top = i*64 + bits.TrailingZeros64(x)
+			waits[top] = false
 		}
 	}
 	return top
@@ -350,6 +354,9 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 			p.SetParker(&notifyParker{wake: make(chan struct{}, 1), notify: notify})
 			continue
 		}
+		// Nothing reads its time blocked over windows of milliseconds
+		// (ros has neither --cap auto nor replicas): fewer clock readings.
+		p.SampleSparsely()
 		fn := r.pl.taskFunc(r.g, i)
 		steps[idx] = rosStepper(r.ctx, g, &r.pl, o, i, p.Ports())
 		if src, ok := steps[idx].(*sourceStep); ok {
@@ -398,7 +405,7 @@ func runROS(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, er
 	for step := 1; left > 0; {
 		// Taking the greatest index woken also starts the record of wakes
 		// for the task about to run (rosParker.MustYield).
-		idx := core.nextFrom(max(woken.take(func(idx int) { waits[idx] = false }), last), waiting)
+		idx := core.nextFrom(max(woken.take(waits), last), waiting)
 		if idx < 0 {
 			if coNotify == nil {
 				// Nothing could wake a task: the pool should have seen

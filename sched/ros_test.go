@@ -60,7 +60,16 @@ func TestWokenSetModel(t *testing.T) {
 				}
 			case 2:
 				top, took := -1, map[int]bool{}
-				got := s.take(func(w int) { took[w] = true })
+				waits := make([]bool, n)
+				for w := range waits {
+					waits[w] = true
+				}
+				got := s.take(waits)
+				for w, still := range waits {
+					if !still {
+						took[w] = true
+					}
+				}
 				for w := range model {
 					top = max(top, w)
 				}
