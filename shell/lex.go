@@ -104,6 +104,10 @@ func endsWord(c byte) bool {
 
 const sequenceHint = "tpipe runs pipelines; use a newline or ';' to run one after another"
 
+// processSubstHint is what to write instead of <(CMD) or >(CMD): a
+// named edge, which tpipe has for exactly this.
+const processSubstHint = "send the command's output to a named edge and read the edge instead: CMD > @a; ... @a"
+
 // next returns the next token, skipping blanks, line continuations and
 // comments before it.
 //
@@ -174,6 +178,8 @@ func (l *lexer) token() token {
 		return l.fail(l.errorf(start, "`)` is not supported (tpipe has no subshells or grouping; quote it to use it as text)"))
 	case '<':
 		switch c1 {
+		case '(':
+			return l.fail(l.errorf(start, "`<(` (process substitution) is not supported (%s)", processSubstHint))
 		case '<':
 			if l.byteAt(l.skip(next+1)) == '<' {
 				return l.fail(l.errorf(start, "`<<<` (here-string) is not supported"))
@@ -185,6 +191,9 @@ func (l *lexer) token() token {
 		l.off++
 		return token{kind: tRedir, off: start, op: RedirIn}
 	case '>':
+		if c1 == '(' {
+			return l.fail(l.errorf(start, "`>(` (process substitution) is not supported (read the edge a command writes instead: ... > @a; CMD @a)"))
+		}
 		return l.output(start, start, RedirOut)
 	}
 	return l.word()

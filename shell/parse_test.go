@@ -245,6 +245,8 @@ var parseTests = []parseTest{
 	fails("subshell", "(a)", "1:1: `(` is not supported (tpipe has no subshells or grouping; quote it to use it as text)"),
 	fails("close paren", "a )", "1:3: `)` is not supported (tpipe has no subshells or grouping; quote it to use it as text)"),
 	fails("paren inside a word", "a(b", "1:2: `(` is not supported (tpipe has no subshells or grouping; quote it to use it as text)"),
+	fails("process substitution in", "comm -12 <(sort a) b", "1:10: `<(` (process substitution) is not supported (send the command's output to a named edge and read the edge instead: CMD > @a; ... @a)"),
+	fails("process substitution out", "tee >(wc -l)", "1:5: `>(` (process substitution) is not supported (read the edge a command writes instead: ... > @a; CMD @a)"),
 	fails("backquote", "echo `date`", "1:6: backquote (command substitution) is not supported"),
 	fails("backquote in double quotes", "echo \"`date`\"", "1:7: backquote (command substitution) is not supported"),
 	fails("command substitution", "echo $(date)", "1:6: `$(` (command substitution) is not supported"),
