@@ -17,6 +17,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -41,7 +42,8 @@ type Metrics struct {
 var _ jobs.Observer = (*Metrics)(nil)
 
 // New returns Metrics whose registry also reports the tokens and claims
-// of the places at dirs, read at each scrape.
+// of the places at dirs, read at each scrape. A place named twice (the
+// output of one stage is the input of the next) is reported once.
 func New(dirs []string) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
@@ -66,7 +68,7 @@ func New(dirs []string) *Metrics {
 			Name: "tpipe_claims_taken_back_total", Help: "Claims of dead or expired owners given back to ready.",
 		}, []string{"place"}),
 	}
-	m.reg.MustRegister(m.claimed, m.done, m.failed, m.retried, m.latency, m.takenBack, &places{dirs: dirs})
+	m.reg.MustRegister(m.claimed, m.done, m.failed, m.retried, m.latency, m.takenBack, &places{dirs: distinct(dirs)})
 	return m
 }
 
@@ -107,6 +109,21 @@ var (
 	claimsDesc = prometheus.NewDesc("tpipe_place_claims", "Tokens of the place claimed or locked by a worker.", []string{"place"}, nil)
 	failedDesc = prometheus.NewDesc("tpipe_place_aside_tokens", "Tokens of the place moved aside as bad.", []string{"place"}, nil)
 )
+
+// distinct returns dirs cleaned, each once, in their first order: a
+// collector that reports a label set twice fails the whole scrape.
+func distinct(dirs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range dirs {
+		d = filepath.Clean(d)
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 func (p *places) Describe(ch chan<- *prometheus.Desc) {
 	ch <- tokensDesc

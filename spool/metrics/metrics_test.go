@@ -100,3 +100,18 @@ func TestListenBadAddress(t *testing.T) {
 		t.Error("a bad address was accepted")
 	}
 }
+
+// TestPlaceNamedTwice: a place that is one stage's output and the next
+// one's input is reported once; reported twice, it failed every scrape.
+func TestPlaceNamedTwice(t *testing.T) {
+	mid := t.TempDir()
+	s, err := Listen("127.0.0.1:0", []string{mid, mid + "/", filepath.Join(mid, ".")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	body := scrape(t, "http://"+s.Addr()+"/metrics")
+	if n := strings.Count(body, "tpipe_place_tokens{"); n != 1 {
+		t.Errorf("the place is reported %d times, want once:\n%s", n, body)
+	}
+}
