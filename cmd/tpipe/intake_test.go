@@ -94,3 +94,96 @@ func put(t *testing.T, dir, name, content string) {
 		t.Fatal(err)
 	}
 }
+
+// protocolLeft lists the protocol's entries (.claim, .lock, .tmp, .bad)
+// left in dir and in the folders under it.
+func protocolLeft(t *testing.T, dir string) []string {
+	t.Helper()
+	var left []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		switch d.Name() {
+		case ".claim", ".lock", ".tmp", ".bad":
+			rel, _ := filepath.Rel(dir, path)
+			left = append(left, rel)
+			return filepath.SkipDir
+		case ".status":
+			return filepath.SkipDir // serve's status files stay, marked stopped
+		}
+		return nil
+	})
+	return left
+}
+
+// TestFoldersLeftAsFound: after workers end, cleanly or after one was
+// killed with SIGKILL and a second took its claims back, no folder they
+// touched keeps the protocol's entries; every job is done once.
+func TestFoldersLeftAsFound(t *testing.T) {
+	bin := tpipeBinary(t)
+	t.Run("pmjq", func(t *testing.T) {
+		dir := t.TempDir()
+		in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+		for _, n := range []string{"a", "b", "c"} {
+			put(t, in, n, n+"\n")
+		}
+		if b, err := exec.Command(bin, "pmjq", "--once", in, "wc -l", out).CombinedOutput(); err != nil {
+			t.Fatalf("pmjq: %v\n%s", err, b)
+		}
+		if left := protocolLeft(t, dir); len(left) > 0 {
+			t.Errorf("left behind: %v", left)
+		}
+		for _, n := range []string{"a", "b", "c"} {
+			if b, _ := os.ReadFile(filepath.Join(out, n)); string(b) != "1\n" {
+				t.Errorf("out/%s = %q", n, b)
+			}
+		}
+	})
+	t.Run("serve", func(t *testing.T) {
+		dir := t.TempDir()
+		put(t, filepath.Join(dir, "in"), "j", "b\na\nb\n")
+		if b, err := exec.Command(bin, "serve", "--once", dir, "sort | uniq -c | sort -rn").CombinedOutput(); err != nil {
+			t.Fatalf("serve: %v\n%s", err, b)
+		}
+		if left := protocolLeft(t, dir); len(left) > 0 {
+			t.Errorf("left behind: %v", left)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "out", "j")); string(b) != "      2 b\n      1 a\n" {
+			t.Errorf("out/j = %q", b)
+		}
+	})
+	t.Run("killed", func(t *testing.T) {
+		dir := t.TempDir()
+		in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+		for _, n := range []string{"a", "b", "c", "d"} {
+			put(t, in, n, n+"\n")
+		}
+		first := exec.Command(bin, "pmjq", "--workers", "2", in, "sh -c 'sleep 5; cat'", out)
+		if err := first.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the first worker to claim jobs", func() bool {
+			ents, _ := os.ReadDir(filepath.Join(in, ".claim"))
+			for _, e := range ents {
+				if jobs, _ := os.ReadDir(filepath.Join(in, ".claim", e.Name())); len(jobs) > 1 {
+					return true
+				}
+			}
+			return false
+		})
+		first.Process.Kill()
+		first.Wait()
+		if b, err := exec.Command(bin, "pmjq", "--once", in, "cat", out).CombinedOutput(); err != nil {
+			t.Fatalf("second pmjq: %v\n%s", err, b)
+		}
+		if left := protocolLeft(t, dir); len(left) > 0 {
+			t.Errorf("left behind after the killed worker's claims were taken back: %v", left)
+		}
+		for _, n := range []string{"a", "b", "c", "d"} {
+			if b, _ := os.ReadFile(filepath.Join(out, n)); string(b) != n+"\n" {
+				t.Errorf("out/%s = %q", n, b)
+			}
+		}
+	})
+}

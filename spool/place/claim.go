@@ -225,7 +225,7 @@ func (l *Lock) take() error {
 		return err
 	}
 	for try := 0; ; try++ {
-		err := os.Link(l.marker, l.path())
+		err := l.p.inEntry(useLock, lockDir, func() error { return os.Link(l.marker, l.path()) })
 		if err == nil || l.ours() {
 			return nil // (ours: over NFS a link whose reply was lost fails when sent again)
 		}
@@ -317,6 +317,7 @@ func (p *Place) Reap() (int, error) {
 		if err := os.Rename(filepath.Join(claims, e.Name()), taken); err != nil {
 			continue // another taker was first
 		}
+		p.tidyLater(useClaim | useLock)
 		n, err := p.giveBackDir(taken)
 		back += n
 		if err != nil && first == nil {
@@ -350,8 +351,18 @@ func (p *Place) reapTmp() error {
 			}
 		}
 		os.Remove(filepath.Join(tmp, e.Name()))
+		p.tidyLater(useTmp)
 	}
 	return nil
+}
+
+// tidyLater marks entries of the place that a dead owner left, and that
+// this worker has cleaned, to be removed at Close once empty, as if this
+// worker had made them.
+func (p *Place) tidyLater(bits uint8) {
+	p.mu.Lock()
+	p.used |= bits
+	p.mu.Unlock()
 }
 
 // giveBack gives back the claims and locks in the worker's own directory

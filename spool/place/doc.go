@@ -29,6 +29,13 @@
 // process's start time, so that a pid the kernel has reused is not taken
 // for the worker that held it.
 //
+// The protocol's entries are made when first needed (a place that is only
+// written gets .tmp alone) and removed when the worker that used them
+// closes the place, each only if it is empty: what another live worker
+// holds stays, and a worker that finds an entry gone makes it again. A
+// killed worker's entries stay until a worker takes its claims back and
+// later closes the place.
+//
 // # The protocol
 //
 // Every step is one rename, link, mkdir or unlink, which are atomic on a

@@ -35,10 +35,52 @@ type Place struct {
 
 	mu      sync.Mutex
 	hasOwn  bool // own exists
+	used    uint8 // the protocol's entries this place has made or used (use*)
 	claims  map[string]bool
 	locks   map[string]bool
 	closed  bool
 	renewed time.Time
+}
+
+// The protocol's entries of a place, as bits of Place.used: each is made
+// when first needed, and removed at Close once empty.
+const (
+	useTmp uint8 = 1 << iota
+	useClaim
+	useLock
+	useBad
+)
+
+// protocolEntries are the protocol's entries, in the order Close removes them.
+var protocolEntries = [...]struct {
+	bit  uint8
+	name string
+}{{useClaim, claimDir}, {useLock, lockDir}, {useTmp, tmpDir}, {useBad, badDir}}
+
+// inEntry runs op, which makes something inside the protocol's entry sub
+// of the place; when op fails because sub is not there (never made, or
+// removed by a worker that ended since), it makes sub and runs op again.
+// A worker that ends removes an entry only when it is empty, so a few
+// tries are enough for any race with one.
+func (p *Place) inEntry(bit uint8, sub string, op func() error) error {
+	p.mu.Lock()
+	first := p.used&bit == 0
+	p.used |= bit
+	p.mu.Unlock()
+	if first {
+		// Made, or checked to be a directory and not a link, once.
+		if err := mkdir(filepath.Join(p.dir, sub)); err != nil {
+			return err
+		}
+	}
+	err := op()
+	for try := 0; try < 5 && errors.Is(err, fs.ErrNotExist); try++ {
+		if merr := mkdir(filepath.Join(p.dir, sub)); merr != nil && !errors.Is(merr, fs.ErrNotExist) {
+			return merr
+		}
+		err = op()
+	}
+	return err
 }
 
 // Dir returns the place's directory.
@@ -168,6 +210,7 @@ func (p *Place) Aside(name string) (string, error) {
 		return "", err
 	}
 	bad := filepath.Join(p.dir, badDir)
+	p.tidyLater(useBad)
 	if err := mkdir(bad); err != nil {
 		return "", err
 	}
@@ -201,7 +244,11 @@ func (p *Place) Create(name string) (*Pending, error) {
 		return nil, err
 	}
 	tmp := filepath.Join(p.dir, tmpDir, p.w.name+"~"+strconv.FormatUint(p.seq.Add(1), 10))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, p.perm)
+	var f *os.File
+	err := p.inEntry(useTmp, tmpDir, func() (err error) {
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, p.perm)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +407,20 @@ func (p *Place) ownDir() (string, error) {
 		return "", ErrClosed
 	}
 	if !p.hasOwn {
-		if err := mkdir(p.own); err != nil {
+		p.used |= useClaim
+		err := mkdir(filepath.Join(p.dir, claimDir))
+		if err == nil {
+			err = mkdir(p.own)
+		}
+		for try := 0; try < 5 && errors.Is(err, fs.ErrNotExist); try++ {
+			// .claim is not there, or was just removed by a worker that
+			// ended (it removes it only when empty): make it again.
+			if merr := mkdir(filepath.Join(p.dir, claimDir)); merr != nil && !errors.Is(merr, fs.ErrNotExist) {
+				return "", merr
+			}
+			err = mkdir(p.own)
+		}
+		if err != nil {
 			return "", err
 		}
 		if err := mkdir(filepath.Join(p.own, locksDir)); err != nil {
@@ -388,7 +448,11 @@ func (p *Place) renew(now time.Time) error {
 }
 
 // Close gives back the tokens the worker still has claimed in p, drops
-// its locks and removes its claim directory. Worker.Close calls it.
+// its locks and removes its claim directory; then it removes each of the
+// protocol's entries it made or used (.claim, .lock, .tmp, .bad) that is
+// empty, so that a folder is left as it was found. An entry another
+// worker still uses is not empty and stays; one that a worker starting
+// meanwhile needs again, it makes again. Worker.Close calls it.
 func (p *Place) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -396,12 +460,18 @@ func (p *Place) Close() error {
 		return nil
 	}
 	p.closed = true
-	has := p.hasOwn
+	has, used := p.hasOwn, p.used
 	p.mu.Unlock()
-	if !has {
-		return nil
+	var err error
+	if has {
+		err = p.giveBack(p.own)
 	}
-	return p.giveBack(p.own)
+	for _, e := range protocolEntries {
+		if used&e.bit != 0 {
+			os.Remove(filepath.Join(p.dir, e.name)) // (only if empty: rmdir)
+		}
+	}
+	return err
 }
 
 // tmpOwner returns the owner part of a name in .tmp or .claim: what comes

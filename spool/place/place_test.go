@@ -348,8 +348,15 @@ func TestNoSymlinkFollowed(t *testing.T) {
 	// A link planted where the place keeps its temporary files.
 	os.RemoveAll(filepath.Join(p.Dir(), tmpDir))
 	os.Symlink(target, filepath.Join(p.Dir(), tmpDir))
-	if _, err := worker(t, "other", nil).Open(p.Dir()); err == nil {
-		t.Error("a place whose .tmp is a link was opened")
+	other := open(t, worker(t, "other", nil), p.Dir())
+	if err := other.Put("x", func(w io.Writer) error { return nil }); err == nil {
+		t.Error("a token was written through a .tmp that is a link")
+	}
+	// And where it keeps its claims.
+	os.RemoveAll(filepath.Join(p.Dir(), claimDir))
+	os.Symlink(target, filepath.Join(p.Dir(), claimDir))
+	if _, err := other.Claim("good"); err == nil {
+		t.Error("a token was claimed into a .claim that is a link")
 	}
 }
 
@@ -395,8 +402,8 @@ func TestClaimDoneRelease(t *testing.T) {
 	if names, _ := p.Tokens(); fmt.Sprint(names) != "[a]" {
 		t.Errorf("ready after Close = %v", names)
 	}
-	if e := entries(t, p, claimDir); len(e) != 0 {
-		t.Errorf(".claim after Close: %v", e)
+	if _, err := os.Lstat(filepath.Join(p.Dir(), claimDir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf(".claim after Close: %v, want it removed", err)
 	}
 }
 
@@ -603,8 +610,8 @@ func TestLockRace(t *testing.T) {
 }
 
 // TestOpenAtOnce opens places from several goroutines, each place more
-// than once: every Open of a dir returns the one *Place, with its
-// protocol directories made, and Open after Close is ErrClosed.
+// than once: every Open of a dir returns the one *Place, which makes
+// nothing inside it yet, and Open after Close is ErrClosed.
 func TestOpenAtOnce(t *testing.T) {
 	w := worker(t, "h", nil)
 	root := t.TempDir()
@@ -632,10 +639,8 @@ func TestOpenAtOnce(t *testing.T) {
 				t.Fatalf("place %d: Open returned %p and %p", i, ps[0], p)
 			}
 		}
-		for _, sub := range []string{tmpDir, claimDir, lockDir} {
-			if fi, err := os.Lstat(filepath.Join(ps[0].Dir(), sub)); err != nil || !fi.IsDir() {
-				t.Fatalf("place %d: %s: %v", i, sub, err)
-			}
+		if e := entries(t, ps[0], ""); len(e) != 0 {
+			t.Fatalf("place %d: Open made %v; the protocol's entries are made when first needed", i, e)
 		}
 	}
 	w.Close()

@@ -115,9 +115,11 @@ func (w *Worker) Renew() error {
 // Open opens the place at dir, creating it (and its parent directories)
 // 0700 when it does not exist. dir must not be a symbolic link; its last
 // element must be a ValidName. The place stays open until the worker
-// closes; opening it again returns the same *Place. Several places may be
-// opened at once: their directories are made outside the worker's lock
-// (four mkdirs a place, each near a millisecond on a busy disk).
+// closes; opening it again returns the same *Place. Open makes nothing
+// inside the directory: the protocol's entries (.tmp, .claim, .lock) are
+// made when first needed, so a place that is only written gets .tmp and
+// nothing else, and Close removes them once empty. Several places may be
+// opened at once: their directories are made outside the worker's lock.
 func (w *Worker) Open(dir string) (*Place, error) {
 	if err := ValidName(filepath.Base(dir)); err != nil {
 		return nil, fmt.Errorf("place %s: %w", dir, err)
@@ -128,11 +130,6 @@ func (w *Worker) Open(dir string) (*Place, error) {
 	}
 	if err := mkdirAll(dir); err != nil {
 		return nil, err
-	}
-	for _, sub := range []string{tmpDir, claimDir, lockDir} {
-		if err := mkdir(filepath.Join(dir, sub)); err != nil {
-			return nil, err
-		}
 	}
 	perm := tokenPerm(dir)
 	w.mu.Lock()

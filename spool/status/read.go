@@ -172,10 +172,16 @@ func resolve(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// isPlace reports whether dir has the protocol's claim folder.
+// isPlace reports whether dir holds one of the protocol's entries. A
+// place no worker uses has none (they are removed once empty): such a
+// place is listed when a status file names it.
 func isPlace(dir string) bool {
-	fi, err := os.Lstat(filepath.Join(dir, ".claim"))
-	return err == nil && fi.IsDir()
+	for _, sub := range []string{".claim", ".tmp", ".lock"} {
+		if fi, err := os.Lstat(filepath.Join(dir, sub)); err == nil && fi.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // countFailed counts the failed jobs in a failed place: its files, less
