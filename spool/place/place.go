@@ -34,7 +34,7 @@ type Place struct {
 	seq  atomic.Uint64
 
 	mu      sync.Mutex
-	hasOwn  bool // own exists
+	hasOwn  bool  // own exists
 	used    uint8 // the protocol's entries this place has made or used (use*)
 	claims  map[string]bool
 	locks   map[string]bool
