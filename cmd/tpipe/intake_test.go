@@ -2,12 +2,16 @@ package main
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -186,4 +190,161 @@ func TestFoldersLeftAsFound(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSlowWriters: writers that take their time, run as real processes
+// into the folder of a running worker: a shell loop writing a line every
+// 0.3s (the issue's case, which lost all ten lines), a copy in two
+// halves with a pause, a file written slowly under a partial name and
+// renamed in, a loop of external commands each of which closes the file
+// as it ends. Each job is taken whole: its output is that of the whole
+// file, and it is removed only once done.
+func TestSlowWriters(t *testing.T) {
+	bin := tpipeBinary(t)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	os.Mkdir(in, 0o700)
+	big := filepath.Join(dir, "big")
+	var b strings.Builder
+	for i := range 100000 {
+		fmt.Fprintf(&b, "line %d of a file copied in two halves\n", i)
+	}
+	os.WriteFile(big, []byte(b.String()), 0o600)
+	writers := map[string]string{
+		"slow.txt": `for i in $(seq 10); do echo line $i; sleep .3; done > in/slow.txt`,
+		"halves":   `{ cat big; sleep 1.5; cat big; } > in/halves`,
+		"renamed":  `for i in $(seq 5); do echo line $i; sleep .2; done > in/renamed.part && mv in/renamed.part in/renamed`,
+		// Each /bin/echo closes the file as it ends; the shell holds it.
+		"external": `for i in $(seq 6); do /bin/echo line $i; sleep .3; done > in/external`,
+	}
+	want := map[string]string{"slow.txt": "10\n", "halves": "200000\n", "renamed": "5\n", "external": "6\n"}
+	worker := exec.Command(bin, "pmjq", "--workers", "2", in, "wc -l", out)
+	var errb strings.Builder
+	worker.Stderr = &errb
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { worker.Process.Kill(); worker.Wait() }()
+	var running []*exec.Cmd
+	for _, script := range writers {
+		w := exec.Command("sh", "-c", script)
+		w.Dir = dir
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		running = append(running, w)
+	}
+	for _, w := range running {
+		if err := w.Wait(); err != nil {
+			t.Fatalf("writer: %v", err)
+		}
+	}
+	for name, w := range want {
+		waitFor(t, "out/"+name, func() bool {
+			_, err := os.Stat(filepath.Join(out, name))
+			return err == nil
+		})
+		if got, _ := os.ReadFile(filepath.Join(out, name)); strings.TrimLeft(string(got), " ") != w {
+			t.Errorf("out/%s = %q, want %q: the job was taken before its writer was done", name, got, w)
+		}
+	}
+	waitFor(t, "the inputs to be removed", func() bool {
+		ents, _ := os.ReadDir(in)
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), ".") {
+				return false
+			}
+		}
+		return true
+	})
+	worker.Process.Signal(os.Interrupt)
+	worker.Wait()
+	if strings.Contains(errb.String(), "put back") {
+		t.Logf("stderr:\n%s", errb.String())
+	}
+}
+
+// TestOnceWaitsForWriter: tpipe pmjq --once started while a job is still
+// being written waits for it rather than declaring the folder quiet, and
+// takes it whole.
+func TestOnceWaitsForWriter(t *testing.T) {
+	bin := tpipeBinary(t)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	os.Mkdir(in, 0o700)
+	w := exec.Command("sh", "-c", `for i in $(seq 8); do echo line $i; sleep .25; done > in/job`)
+	w.Dir = dir
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the writer to start", func() bool {
+		_, err := os.Stat(filepath.Join(in, "job"))
+		return err == nil
+	})
+	b, err := exec.Command(bin, "pmjq", "--once", in, "wc -l", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pmjq --once: %v\n%s", err, b)
+	}
+	w.Wait()
+	if got, _ := os.ReadFile(filepath.Join(out, "job")); string(got) != "8\n" {
+		t.Errorf("out/job = %q, want the 8 lines counted", got)
+	}
+}
+
+// TestInputChangedWhileRunning is the last line of defence: a file that
+// looks complete (a hard link made into the folder, written by no one
+// for the settle time) whose writer writes again, through its own name
+// for it, while the job runs. The change is seen before the input is
+// removed: the output is discarded, the job put back, and done again
+// once it has settled; the status file counts it. Nothing is removed
+// that was not processed whole.
+func TestInputChangedWhileRunning(t *testing.T) {
+	bin := tpipeBinary(t)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	os.Mkdir(in, 0o700)
+	staging := filepath.Join(dir, "staging")
+	os.WriteFile(staging, []byte("first\n"), 0o600)
+	if err := os.Link(staging, filepath.Join(in, "job")); err != nil {
+		t.Fatal(err)
+	}
+	appendLine := func(line string) {
+		f, err := os.OpenFile(staging, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(line)
+		f.Close()
+	}
+	worker := exec.Command(bin, "pmjq", "--workers", "1", "--status", dir, in, "sh -c 'sleep 1; wc -l'", out)
+	var errb strings.Builder
+	worker.Stderr = &errb
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { worker.Process.Kill(); worker.Wait() }()
+	waitFor(t, "the job to be claimed", func() bool {
+		_, err := os.Stat(filepath.Join(in, "job"))
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	appendLine("second\n") // through the writer's own name, to the claimed file
+	time.Sleep(200 * time.Millisecond)
+	appendLine("third\n")
+	waitFor(t, "out/job", func() bool {
+		b, _ := os.ReadFile(filepath.Join(out, "job"))
+		return string(b) == "3\n"
+	})
+	waitFor(t, "the input to be removed", func() bool {
+		_, err := os.Stat(filepath.Join(in, "job"))
+		return errors.Is(err, fs.ErrNotExist) && len(protocolLeft(t, in)) <= 1
+	})
+	worker.Process.Signal(os.Interrupt)
+	worker.Wait()
+	if !strings.Contains(errb.String(), "changed while the job ran") {
+		t.Errorf("stderr does not say the job was put back:\n%s", errb.String())
+	}
+	st, err := exec.Command(bin, "status", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(st), "put back: 1 of pmjq") {
+		t.Errorf("tpipe status: %v\n%s", err, st)
+	}
 }

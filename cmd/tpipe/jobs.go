@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -50,6 +52,9 @@ type jobFlags struct {
 	only       string // serve
 	cmd        string // pmjq --inputs
 	output     string // pmjq --inputs
+	stdout     io.Writer
+	create     bool // make missing input folders
+	explain    bool // say what would run, and how jobs are taken, and exit
 	// what is observed beside the engine (see observe)
 	status, metrics string
 	hooks           []loadhook.Hook
@@ -72,6 +77,9 @@ func (f *jobFlags) flagSet(form jobForm) *flag.FlagSet {
 	fs.BoolVar(&f.atMostOnce, "at-most-once", false, "remove a job before its output is committed: a crash loses it instead of running it again")
 	fs.BoolVar(&f.o.NoSync, "no-sync", false, "do not fsync outputs and folders: faster; a power cut (not a crash of tpipe) may lose finished jobs")
 	fs.StringVar(&f.o.Host, "host", "", "the host `NAME` in this worker's claims (default: the host name); hosts that share folders must have different names")
+	fs.DurationVar(&f.o.Settle, "settle", place.DefaultSettle, "a file no event says is complete (found at start; on NFS or sshfs, every file) is a job once its size and modification time have stayed the same for `D` (on a network file system, 1s more)")
+	fs.BoolVar(&f.create, "create", false, "make an input folder that does not exist (without it, a missing one is refused as a typo)")
+	fs.BoolVar(&f.explain, "explain", false, "print the stages, their folders and how files there become jobs, and exit")
 	switch form {
 	case formServe:
 		fs.StringVar(&f.only, "only", "", "run the workers of stage `TASK` only (see --explain of the pipeline for the names)")
@@ -120,6 +128,7 @@ func (f *jobFlags) parse(fs *flag.FlagSet, usage string, args []string, stdout, 
 	bad := func(format string, a ...any) ([]string, int, bool) {
 		return nil, pmjqUsageError(stderr, f.form.prog(), format, a...), false
 	}
+	f.stdout = stdout
 	hooks, args, err := loadhook.Extract(args)
 	if err != nil {
 		return bad("%v", err)
@@ -145,6 +154,8 @@ func (f *jobFlags) parse(fs *flag.FlagSet, usage string, args []string, stdout, 
 		return bad("--lease %v: want at least 1s (a lease shorter than the time to renew it takes live claims back)", f.o.Lease)
 	case f.o.RetryDelay < 0:
 		return bad("--retry-delay %v: want 0 or more", f.o.RetryDelay)
+	case f.o.Settle <= 0:
+		return bad("--settle %v: want a positive time, such as 1s", f.o.Settle)
 	}
 	if f.atMostOnce {
 		f.o.Delivery = place.AtMostOnce
@@ -182,7 +193,7 @@ func pmjqUsageError(stderr io.Writer, prog, format string, a ...any) int {
 	return 2
 }
 
-const pmjqJobsUsage = `usage: tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]
+var pmjqJobsUsage = `usage: tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]
        tpipe pmjq [flags] --inputs PATTERN DIR1 DIR2... --cmd 'CMD $1 $2...' [--output OUTDIR]
        pmjq [--quit-when-empty] --input=DIR/REGEX... [--invariant=TEMPLATE] CMDTEMPLATE
             --output=TEMPLATE... [--stderr=TEMPLATE] [--error=TEMPLATE...]
@@ -206,18 +217,35 @@ A job whose command fails is run again --retries times, then moved to the
 failed folder beside its input folder, INDIR.failed, with NAME.stderr and
 NAME.status beside it (pmjq 1.0's form: to its --error names, or left in
 place without them).
-
+` + intakeHelp + `
 flags:
 `
 
-const serveUsage = `usage: tpipe serve [flags] DIR 'PIPELINE'
+var serveUsage = `usage: tpipe serve [flags] DIR 'PIPELINE'
 
 Serves PIPELINE: each file dropped in DIR/in is a job that flows through
 the pipeline, each command a stage with its workers and each edge a folder
 under DIR, and its result lands in DIR/out/<the job's name>. Any number of
 serve processes, on this host or on hosts sharing DIR, share the work.
-
+DIR must exist (--create makes it); serve makes the folders under it.
+` + intakeHelp + `
 flags:
+`
+
+// intakeHelp is how files dropped in a folder become jobs, for the help
+// of pmjq and serve.
+var intakeHelp = `
+A file in an input folder is a job only once it is complete: on a local
+folder, once its writer closes it or it is moved in; otherwise (a file
+found at start, every file on NFS or sshfs) once its size and
+modification time have stayed the same for --settle (1s; on a network
+file system 1s more). Hidden names (.x), #x# and names ending in
+` + place.PartialNames() + ` are never jobs:
+write under such a name, then rename. From a program, submit with
+tpipe put INDIR FILE..., or write elsewhere on the same file system and
+mv. A job whose file changes while it runs is put back and done again:
+nothing is removed that was not processed whole. An input folder that
+does not exist is refused (a typo), unless --create.
 `
 
 // pmjqJobs is `tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]`,
@@ -290,6 +318,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		defer r.Close()
 		return r.Report(rest[1], err)
 	}
+	if status := f.inputFolder("tpipe serve", "folder", rest[0], dir, stderr); status != 0 {
+		return status
+	}
 	stages := net.Stages
 	if f.only != "" {
 		var names []string
@@ -308,10 +339,112 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for i := range stages {
 		stages[i].Retries = f.retries
 	}
-	if f.status == "" {
+	if f.status == "" && !f.explain {
 		f.status = dir // tpipe status DIR shows the served net's workers
 	}
+	// The net's own folders are serve's to make, its intake DIR/in too.
+	if !f.explain {
+		if err := os.MkdirAll(filepath.Join(dir, "in"), 0o700); err != nil {
+			fmt.Fprintf(stderr, "tpipe serve: %s\n", fileError(err))
+			return 1
+		}
+	}
 	return f.run(ctx, stages, nil, stderr)
+}
+
+// inputFolder checks that the input folder dir (abs its absolute path)
+// exists, or makes it under --create; a missing one is a typo, refused
+// with status 2 (under --explain, only said).
+func (f *jobFlags) inputFolder(prog, what, dir, abs string, stderr io.Writer) int {
+	label := strings.TrimSpace(what + " " + visible.Controls(dir))
+	fi, err := os.Stat(abs)
+	switch {
+	case err == nil && fi.IsDir():
+		return 0
+	case err == nil:
+		fmt.Fprintf(stderr, "%s: %s is not a folder\n", prog, label)
+		return 2
+	case !errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stderr, "%s: %s\n", prog, fileError(err))
+		return 2
+	case f.explain:
+		return 0
+	case f.create:
+		if err := os.MkdirAll(abs, 0o700); err != nil {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, fileError(err))
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(stderr, "%s: %s does not exist (a typo? --create makes it)\n", prog, label)
+	return 2
+}
+
+// intakes returns the input folders of stages that no stage writes: where
+// jobs come from outside, judged by the intake's rule.
+func intakes(stages []jobs.Stage) []string {
+	written := map[string]bool{}
+	for _, st := range stages {
+		for _, ps := range st.Out {
+			for _, p := range ps {
+				written[filepath.Clean(p)] = true
+			}
+		}
+	}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, st := range stages {
+		for _, in := range st.In {
+			in = filepath.Clean(in)
+			if !written[in] && !seen[in] {
+				seen[in] = true
+				dirs = append(dirs, in)
+			}
+		}
+	}
+	return dirs
+}
+
+// explainJobs prints the stages, their folders and the intake's rule.
+func (f *jobFlags) explainJobs(stages []jobs.Stage, stdout io.Writer) int {
+	fmt.Fprintf(stdout, "stages (upstream first):\n")
+	for _, st := range stages {
+		var outs []string
+		for _, ps := range st.Out {
+			for _, p := range ps {
+				outs = append(outs, jobs.ShortPath(p))
+			}
+		}
+		var ins []string
+		for _, in := range st.In {
+			ins = append(ins, jobs.ShortPath(in))
+		}
+		out := "its stdout"
+		if len(outs) > 0 {
+			out = strings.Join(outs, ", ")
+		}
+		fmt.Fprintf(stdout, "  %s: %s -> %s", visible.Controls(st.Name), visible.Controls(strings.Join(ins, ", ")), visible.Controls(out))
+		if dirs := st.FailedDirs(); len(dirs) > 0 {
+			var failed []string
+			for _, d := range dirs {
+				failed = append(failed, jobs.ShortPath(d))
+			}
+			fmt.Fprintf(stdout, "; failed jobs to %s", visible.Controls(strings.Join(failed, ", ")))
+		}
+		fmt.Fprintln(stdout)
+	}
+	fmt.Fprintf(stdout, "intake (where jobs come from outside; the other folders are written by the stages, whole):\n")
+	for _, dir := range intakes(stages) {
+		rule := "does not exist: refused unless --create"
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			rule = place.IntakeRule(dir, f.o.Settle, f.o.Watch.NoEvents)
+		}
+		fmt.Fprintf(stdout, "  %s: %s\n", visible.Controls(jobs.ShortPath(dir)), rule)
+	}
+	fmt.Fprintf(stdout, "never jobs: hidden names (.x), #x#, and names ending in %s\n", place.PartialNames())
+	fmt.Fprintf(stdout, "checked: a job's input is stamped (size, modification time) when claimed and again before it is removed; one that changed is put back and done again\n")
+	fmt.Fprintf(stdout, "delivery: %s; %d workers in this process\n", f.o.Delivery, f.o.Workers)
+	return 0
 }
 
 // run runs the stages until a signal, or until quiet under --once, with
@@ -323,6 +456,14 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // makes one otherwise. The caller has set the signals up (exitOn).
 func (f *jobFlags) run(ctx context.Context, stages []jobs.Stage, w *place.Worker, stderr io.Writer) int {
 	prog := f.form.prog()
+	for _, dir := range intakes(stages) {
+		if status := f.inputFolder(prog, "input folder", jobs.ShortPath(dir), dir, stderr); status != 0 {
+			return status
+		}
+	}
+	if f.explain {
+		return f.explainJobs(stages, f.stdout)
+	}
 	if w == nil {
 		var err error
 		if w, err = f.worker(); err != nil {

@@ -33,6 +33,8 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
                                    tpipe pmjq --help; as pmjq, pmjq 1.0's command line)
        tpipe serve [flags] DIR 'PIPELINE'
                                    (a pipeline as a service on DIR/in and DIR/out)
+       tpipe put [--name NAME] DIR FILE...
+                                   (submit jobs to a folder of pmjq or serve, whole)
        tpipe status [--watch] [--dot | --pnml] DIR
                                    (a spool folder's places, claims, rates, bottleneck)
        tpipe scripts [-o OUTDIR] DIR 'PIPELINE'
@@ -213,6 +215,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return serveCommand(ctx, args[1:], stdout, stderr)
 		case "status":
 			return statusCommand(ctx, args[1:], stdout, stderr)
+		case "put":
+			return putCommand(args[1:], stdin, stdout, stderr)
 		case "scripts":
 			return scriptsCommand(args[1:], stdout, stderr)
 		}

@@ -252,11 +252,12 @@ func TestSharedFolders(t *testing.T) {
 			const n = 120
 			root := t.TempDir()
 			dirs := []string{filepath.Join(root, "a"), filepath.Join(root, "b")}
+			jobs := map[string]string{}
+			for i := range n {
+				jobs[fmt.Sprintf("k%03d", i)] = "x"
+			}
 			for _, d := range dirs {
-				os.MkdirAll(d, 0o700)
-				for i := range n {
-					os.WriteFile(filepath.Join(d, fmt.Sprintf("k%03d", i)), []byte("x"), 0o600)
-				}
+				drop(t, d, jobs)
 			}
 			var mu sync.Mutex
 			runs := map[string]int{}

@@ -85,17 +85,22 @@ func (e *engine) removeLoop() {
 			e.done(ds)
 			continue
 		}
-		n := len(ds)
+		var done []*delivery
 		for i, d := range ds {
-			if err := e.consume(d); err != nil {
+			consumed, err := e.consume(d)
+			if err != nil {
 				// The outputs of the rest are durable; their inputs go
 				// back, and a later run redoes them, overwriting.
 				e.failBatch(ds[i:], err)
-				n = i
 				break
 			}
+			if consumed {
+				done = append(done, d)
+			} else {
+				e.finish(d.c, false)
+			}
 		}
-		e.done(ds[:n])
+		e.done(done)
 	}
 }
 
@@ -105,10 +110,14 @@ func (e *engine) removeLoop() {
 // the run: under at-least-once every job of the batch goes back to its
 // places, its outputs aborted; under at-most-once they are lost.
 func (e *engine) commitBatch(ds []*delivery) []*delivery {
+	ds = e.dropChanged(ds)
+	if len(ds) == 0 {
+		return nil
+	}
 	e.trace("batch", strconv.Itoa(len(ds)))
 	if e.o.Delivery == place.AtMostOnce {
 		for _, d := range ds {
-			if err := e.consume(d); err != nil {
+			if _, err := e.consume(d); err != nil {
 				e.failBatch(ds, err)
 				return nil
 			}
@@ -157,8 +166,34 @@ func (e *engine) commitOutputs(ds []*delivery) error {
 	return nil
 }
 
-// consume removes d's inputs.
-func (e *engine) consume(d *delivery) error {
+// dropChanged puts back the jobs of ds whose inputs changed since they
+// were taken, their outputs aborted, and returns the others.
+func (e *engine) dropChanged(ds []*delivery) []*delivery {
+	keep := ds[:0]
+	for _, d := range ds {
+		if ch := d.h.changed(false); ch != nil {
+			for _, t := range d.outs {
+				t.Abort()
+			}
+			e.putBack(d.c.st, d.j, d.h, ch, false)
+			e.finish(d.c, false)
+			continue
+		}
+		keep = append(keep, d)
+	}
+	return keep
+}
+
+// consume removes d's inputs, unless one changed since it was taken: then
+// the job is put back (its outputs, committed, are overwritten by the
+// redo) and consumed is false.
+func (e *engine) consume(d *delivery) (consumed bool, err error) {
+	if e.o.Delivery != place.AtMostOnce {
+		if ch := d.h.changed(true); ch != nil {
+			e.putBack(d.c.st, d.j, d.h, ch, true)
+			return false, nil
+		}
+	}
 	lost, err := d.h.consume()
 	if lost {
 		e.sayf("job %s (%s) was taken back while it ran (is the lease, %v, too short?); its taker may run it again", d.j.name(), d.c.st.Name, e.w.Lease())
@@ -166,7 +201,7 @@ func (e *engine) consume(d *delivery) error {
 	for _, p := range d.h.paths {
 		e.trace("consume", p)
 	}
-	return err
+	return true, err
 }
 
 // done counts the jobs ds delivered and finishes them.

@@ -52,6 +52,12 @@ type Options struct {
 	Recheck time.Duration
 	// Watch configures the watching of input places.
 	Watch place.WatchOptions
+	// Settle is how long a file of an intake (an input place that no
+	// stage of the run writes: where people and other programs drop
+	// jobs) must keep its size and modification time, when no event says
+	// it was closed or moved in, before it is a job; 0 means
+	// place.DefaultSettle. See place.Judge.
+	Settle time.Duration
 	// Observer, if set, is told what the workers do.
 	Observer Observer
 	// Stderr receives one line per failure or take-back, and each job's
@@ -73,6 +79,7 @@ type Counts struct {
 	Failed  int // jobs that failed for good: moved aside, or kept
 	Retried int // runs that failed and were tried again
 	Kept    int // of Failed, those left in their input places (Stage.KeepFailed)
+	PutBack int // runs whose input changed while they ran: put back, to be done again
 }
 
 // batch is how many jobs a scan hands out, at most, before the places are
@@ -89,11 +96,15 @@ type engine struct {
 	stages []*stage
 	// quietOrder lists every place (not the failed ones), upstream first.
 	quietOrder []*place.Place
-	obs        Observer
-	stderr     io.Writer
-	wake       chan struct{}    // one slot: something changed
-	commits    chan *delivery   // jobs run, to the committer (commitLoop)
-	removals   chan []*delivery // batches made durable, to removeLoop
+	// intake are the input places no stage writes, where jobs come from
+	// outside; run watches each as a place.Intake.
+	intake   map[*place.Place]bool
+	intakes  map[*place.Place]*place.Intake
+	obs      Observer
+	stderr   io.Writer
+	wake     chan struct{}    // one slot: something changed
+	commits  chan *delivery   // jobs run, to the committer (commitLoop)
+	removals chan []*delivery // batches made durable, to removeLoop
 
 	mu sync.Mutex
 	// inflight are the tokens of the jobs handed out and not finished;
@@ -104,6 +115,12 @@ type engine struct {
 	counts   Counts
 	fatal    error // the first error that stops the run
 	cancel   context.CancelFunc
+	// settleAt is the earliest time a file of an intake, not complete at
+	// the last scan, may have settled (zero: none is settling).
+	settleAt time.Time
+	// partial are the names of intakes' files seen with a name of work in
+	// progress (place.Partial), said once each.
+	partial map[token]bool
 }
 
 // stage is a Stage with its places open. Its failed places are opened
@@ -167,7 +184,8 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 	if o.Prog == "" {
 		o.Prog = "tpipe"
 	}
-	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), commits: make(chan *delivery, commitQueue), removals: make(chan []*delivery, 1), inflight: map[token]bool{}, kept: map[token]bool{}}
+	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), commits: make(chan *delivery, commitQueue), removals: make(chan []*delivery, 1),
+		inflight: map[token]bool{}, kept: map[token]bool{}, intake: map[*place.Place]bool{}, intakes: map[*place.Place]*place.Intake{}, partial: map[token]bool{}}
 	if e.obs == nil {
 		e.obs = Observers(nil)
 	}
@@ -236,6 +254,21 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 		}
 		e.stages = append(e.stages, st)
 	}
+	written := map[*place.Place]bool{}
+	for _, st := range e.stages {
+		for _, ps := range st.out {
+			for _, p := range ps {
+				written[p] = true
+			}
+		}
+	}
+	for _, st := range e.stages {
+		for _, p := range st.in {
+			if !written[p] {
+				e.intake[p] = true
+			}
+		}
+	}
 	return e, nil
 }
 
@@ -253,19 +286,35 @@ func (e *engine) run(ctx context.Context) error {
 				continue
 			}
 			watched[p] = true
-			wt, err := place.Watch(ctx, p.Dir(), e.o.Watch)
-			if err != nil {
-				cancel()
-				wg.Wait()
-				return err
+			var c <-chan struct{}
+			var closer func() error
+			if e.intake[p] {
+				in, err := place.WatchIntake(ctx, p.Dir(), place.IntakeOptions{Settle: e.o.Settle, Watch: e.o.Watch})
+				if err != nil {
+					cancel()
+					wg.Wait()
+					e.closeIntakes()
+					return err
+				}
+				e.intakes[p] = in
+				c, closer = in.C, func() error { return nil } // (closed after the workers, who stamp with it)
+			} else {
+				wt, err := place.Watch(ctx, p.Dir(), e.o.Watch)
+				if err != nil {
+					cancel()
+					wg.Wait()
+					e.closeIntakes()
+					return err
+				}
+				c, closer = wt.C, wt.Close
 			}
 			wg.Go(func() {
-				defer wt.Close()
+				defer closer()
 				for {
 					select {
 					case <-ctx.Done():
 						return
-					case <-wt.C:
+					case <-c:
 						e.poke()
 					}
 				}
@@ -293,12 +342,20 @@ func (e *engine) run(ctx context.Context) error {
 	wg.Wait()
 	close(e.commits)
 	committer.Wait()
+	e.closeIntakes()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err == nil {
 		err = e.fatal
 	}
 	return err
+}
+
+// closeIntakes stops the intakes' watches.
+func (e *engine) closeIntakes() {
+	for _, in := range e.intakes {
+		in.Close()
+	}
 }
 
 // poke tells the dispatcher to look again.
@@ -354,11 +411,23 @@ func (e *engine) dispatch(ctx context.Context, work chan<- cand) error {
 				return nil
 			}
 		}
+		e.mu.Lock()
+		settleAt := e.settleAt
+		e.mu.Unlock()
+		var settled <-chan time.Time
+		var timer *time.Timer
+		if !settleAt.IsZero() {
+			timer = time.NewTimer(max(time.Until(settleAt), time.Millisecond))
+			settled = timer.C
+		}
 		select {
 		case <-ctx.Done():
-			return nil
 		case <-e.wake:
 		case <-tick.C:
+		case <-settled:
+		}
+		if timer != nil {
+			timer.Stop()
 		}
 	}
 }
@@ -370,10 +439,10 @@ func (e *engine) reap() {
 		n, err := p.Reap()
 		if n > 0 {
 			e.obs.TakenBack(p.Dir(), n)
-			e.sayf("took back %d %s of a dead or expired owner in %s", n, plural(n, "claim"), rel(p.Dir()))
+			e.sayf("took back %d %s of a dead or expired owner in %s", n, plural(n, "claim"), ShortPath(p.Dir()))
 		}
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			e.sayf("take back claims in %s: %v", rel(p.Dir()), err)
+			e.sayf("take back claims in %s: %v", ShortPath(p.Dir()), err)
 		}
 	}
 }
@@ -383,10 +452,13 @@ func (e *engine) reap() {
 // jobs start at a random one, so that the workers of several processes
 // do not all race for the first.
 func (e *engine) scan() ([]cand, error) {
+	e.mu.Lock()
+	e.settleAt = time.Time{}
+	e.mu.Unlock()
 	var out []cand
 	for i := len(e.stages) - 1; i >= 0 && len(out) < batch; i-- {
 		st := e.stages[i]
-		sets, err := e.ready(st)
+		sets, _, err := e.ready(st)
 		if err != nil {
 			return nil, err
 		}
@@ -407,13 +479,29 @@ func (e *engine) scan() ([]cand, error) {
 }
 
 // ready returns the complete sets of st's input places, made of tokens
-// neither in flight nor kept.
-func (e *engine) ready(st *stage) ([]set, error) {
+// neither in flight nor kept, and how many files of its intakes are not
+// jobs yet (being written, or settling: see place.Intake).
+func (e *engine) ready(st *stage) ([]set, int, error) {
 	lists := make([][]string, len(st.in))
+	waiting := 0
 	for k, p := range st.in {
 		names, err := p.Tokens()
 		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", p.Dir(), err)
+			return nil, 0, fmt.Errorf("list %s: %w", p.Dir(), err)
+		}
+		if in := e.intakes[p]; in != nil {
+			e.notePartial(p, names)
+			var w int
+			var next time.Time
+			names, w, next = in.Ready(names)
+			waiting += w
+			if !next.IsZero() {
+				e.mu.Lock()
+				if e.settleAt.IsZero() || next.Before(e.settleAt) {
+					e.settleAt = next
+				}
+				e.mu.Unlock()
+			}
 		}
 		lists[k] = names
 	}
@@ -427,7 +515,26 @@ func (e *engine) ready(st *stage) ([]set, error) {
 		}
 	}
 	e.mu.Unlock()
-	return match(lists, st.key), nil
+	return match(lists, st.key), waiting, nil
+}
+
+// notePartial says once for each file of intake p whose name is one a
+// writer uses for work in progress that it is not a job: a person who
+// dropped report.part sees why nothing happens.
+func (e *engine) notePartial(p *place.Place, names []string) {
+	for _, n := range names {
+		if !place.Partial(n) {
+			continue
+		}
+		t := token{p, n}
+		e.mu.Lock()
+		seen := e.partial[t]
+		e.partial[t] = true
+		e.mu.Unlock()
+		if !seen {
+			e.sayf("%s: a name for a file still being written (%s); not a job until it is renamed", ShortPath(filepath.Join(p.Dir(), n)), place.PartialNames())
+		}
+	}
 }
 
 // quiet reports whether the net is quiet (see Options.Once). It looks at
@@ -467,8 +574,8 @@ func (e *engine) quiet() (bool, error) {
 				return false, err
 			}
 		}
-		sets, err := e.ready(st)
-		if len(sets) > 0 || err != nil {
+		sets, waiting, err := e.ready(st)
+		if len(sets) > 0 || waiting > 0 || err != nil {
 			return false, err
 		}
 	}
@@ -523,7 +630,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 // rel is path for messages: relative to the current directory when that
 // is shorter.
-func rel(path string) string {
+func ShortPath(path string) string {
 	if wd, err := os.Getwd(); err == nil {
 		if r, err := filepath.Rel(wd, path); err == nil && len(r) < len(path) {
 			return r

@@ -38,13 +38,21 @@ func fast(o Options) Options {
 }
 
 // drop writes jobs into dir as files name -> text.
+// drop writes jobs into dir as files written a minute ago: an intake
+// takes them as complete when it first sees them (their modification
+// time is past the settle time).
 func drop(t *testing.T, dir string, jobs map[string]string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	ago := time.Now().Add(-time.Minute)
 	for name, text := range jobs {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, ago, ago); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -253,6 +261,7 @@ func (r *recorder) Failed(stage, job string, status int, retry bool) {
 func (r *recorder) TakenBack(place string, n int) {
 	r.add("takenback", fmt.Sprintf("%s %d", filepath.Base(place), n))
 }
+func (r *recorder) PutBack(stage, job string) { r.add("putback", stage+" "+job) }
 
 // TestAndMerge: a stage with two input places runs a job only when both
 // hold a token with its key; a token with no partner stays where it is,

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -22,14 +23,20 @@ type held struct {
 	places []*place.Place
 	claims []*place.Claim
 	locks  []*place.Lock
+	// intakes are, per token, the intake it came from (nil for a place a
+	// stage writes), and stamps its stamp when taken: checked again
+	// before the token is removed (see changed).
+	intakes []*place.Intake
+	stamps  []place.Stamp
 }
 
 // take takes one token of each place (names[i] in places[i]), all or
 // none: the places are tried in order, so that two workers after the
 // same job meet at its first place, and when one token is lost those
-// already taken are given back and the error is errLost.
-func take(places []*place.Place, names []string, lock bool) (*held, error) {
-	h := &held{names: names, places: places, paths: make([]string, 0, len(names))}
+// already taken are given back and the error is errLost. intakes[i], if
+// not nil, is the intake places[i] is: the token's stamp is taken then.
+func take(places []*place.Place, names []string, lock bool, intakes []*place.Intake) (*held, error) {
+	h := &held{names: names, places: places, paths: make([]string, 0, len(names)), intakes: intakes}
 	for i, name := range names {
 		var err error
 		if lock {
@@ -50,6 +57,14 @@ func take(places []*place.Place, names []string, lock bool) (*held, error) {
 				h.paths = append(h.paths, c.Path())
 			}
 		}
+		if err == nil && intakes != nil && intakes[i] != nil {
+			if h.stamps == nil {
+				h.stamps = make([]place.Stamp, len(names))
+			}
+			if h.stamps[i], err = intakes[i].Stamp(h.paths[i]); errors.Is(err, fs.ErrNotExist) {
+				err = place.ErrClaimed // (a lock on a file removed meanwhile)
+			}
+		}
 		if err != nil {
 			h.release()
 			if errors.Is(err, place.ErrClaimed) || errors.Is(err, place.ErrLocked) {
@@ -59,6 +74,29 @@ func take(places []*place.Place, names []string, lock bool) (*held, error) {
 		}
 	}
 	return h, nil
+}
+
+// changed returns the tokens from intakes whose stamp is not the one they
+// had when taken, or that a process holds open for writing: a writer
+// still wrote to them while the job ran, or may yet (or one cannot be
+// looked at any more). Such a job was done on part of its input.
+// last says the tokens are about to be removed: then tokens of a network
+// file system are not looked at, since a stamp there opens the file, and
+// FUSE's release of it, which comes after the close, would find it
+// removed and keep it as a .fuse_hidden file in the claim folder; the
+// look before the outputs' commit has been taken.
+func (h *held) changed(last bool) []int {
+	var ch []int
+	for i, in := range h.intakes {
+		if in == nil || last && in.Remote() {
+			continue
+		}
+		s, err := in.Stamp(h.paths[i])
+		if err != nil || s.Changed(h.stamps[i]) || in.Open(h.paths[i]) {
+			ch = append(ch, i)
+		}
+	}
+	return ch
 }
 
 // release gives every token back, ready for any worker. One taken back

@@ -13,6 +13,9 @@ type Observer interface {
 	Failed(stage, job string, status int, retry bool)
 	// TakenBack: n claims of a dead or expired owner went back to ready in place.
 	TakenBack(place string, n int)
+	// PutBack: the job's input changed while it ran (its writer was not
+	// done); its output was discarded and it went back, to be done again.
+	PutBack(stage, job string)
 }
 
 // Observers calls every observer in turn.
@@ -45,5 +48,12 @@ func (os Observers) Failed(stage, job string, status int, retry bool) {
 func (os Observers) TakenBack(place string, n int) {
 	for _, o := range os {
 		o.TakenBack(place, n)
+	}
+}
+
+// PutBack calls PutBack of each observer.
+func (os Observers) PutBack(stage, job string) {
+	for _, o := range os {
+		o.PutBack(stage, job)
 	}
 }

@@ -26,7 +26,7 @@ func (e *engine) do(ctx context.Context, c cand) {
 		}
 	}()
 	st := c.st
-	h, err := take(st.in, c.names, st.Lock)
+	h, err := take(st.in, c.names, st.Lock, e.intakesOf(st))
 	if err != nil {
 		if !errors.Is(err, errLost) && ctx.Err() == nil {
 			e.sayf("take %s (%s): %v", c.key, st.Name, err)
@@ -49,7 +49,8 @@ func (e *engine) do(ctx context.Context, c cand) {
 			return
 		case err == nil && status == 0:
 			// The committer delivers it, with the jobs that finish while it
-			// syncs, and finishes it.
+			// syncs, and finishes it; first it checks that its inputs did
+			// not change while it ran (dropChanged).
 			e.commits <- &delivery{c: c, j: j, h: h, outs: outs, start: start}
 			handed = true
 			return
@@ -72,6 +73,43 @@ func (e *engine) do(ctx context.Context, c cand) {
 		keep = e.fail(st, j, h, status, log)
 		return
 	}
+}
+
+// intakesOf returns, per input place of st, its intake or nil; nil when
+// st reads no intake.
+func (e *engine) intakesOf(st *stage) []*place.Intake {
+	var ins []*place.Intake
+	for k, p := range st.in {
+		if in := e.intakes[p]; in != nil {
+			if ins == nil {
+				ins = make([]*place.Intake, len(st.in))
+			}
+			ins[k] = in
+		}
+	}
+	return ins
+}
+
+// putBack gives back a job whose tokens ch (from intakes) changed while it
+// ran: their writer was not done, so what the job made of them is not
+// its output. Each is judged again from scratch (place.Intake.Suspect),
+// then released, to be done again once complete. committed says the
+// job's outputs were committed already (the change came between the
+// commit and the removal): the redo overwrites them.
+func (e *engine) putBack(st *stage, j *Job, h *held, ch []int, committed bool) {
+	var paths []string
+	for _, k := range ch {
+		h.intakes[k].Suspect(h.names[k])
+		paths = append(paths, ShortPath(filepath.Join(h.places[k].Dir(), h.names[k])))
+	}
+	h.release()
+	e.count(func(n *Counts) { n.PutBack++ })
+	e.obs.PutBack(st.Name, j.name())
+	what := "its output is discarded"
+	if committed {
+		what = "the output it committed will be overwritten"
+	}
+	e.sayf("job %s (%s): %s changed while the job ran (still being written?); %s and the job is put back, to be done again once its input is complete", j.name(), st.Name, strings.Join(paths, ", "), what)
 }
 
 // errDeliver marks an error committing a job's outputs or removing its
@@ -188,13 +226,13 @@ func (e *engine) fail(st *stage, j *Job, h *held, status int, log *capture) (kee
 	if dests != nil {
 		rels := make([]string, len(dests))
 		for k, d := range dests {
-			rels[k] = rel(d)
+			rels[k] = ShortPath(d)
 		}
 		where = strings.Join(rels, ", ")
 		err = h.moveTo(dests)
 	} else {
 		where, err = e.toFailedPlaces(st, j, h, status, log)
-		where = rel(where)
+		where = ShortPath(where)
 	}
 	if err != nil {
 		h.release()

@@ -37,6 +37,7 @@ type Metrics struct {
 	retried   *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
 	takenBack *prometheus.CounterVec
+	putBack   *prometheus.CounterVec
 }
 
 var _ jobs.Observer = (*Metrics)(nil)
@@ -67,8 +68,11 @@ func New(dirs []string) *Metrics {
 		takenBack: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tpipe_claims_taken_back_total", Help: "Claims of dead or expired owners given back to ready.",
 		}, []string{"place"}),
+		putBack: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tpipe_jobs_put_back_total", Help: "Jobs whose input changed while they ran (still being written), put back to be done again.",
+		}, []string{"stage"}),
 	}
-	m.reg.MustRegister(m.claimed, m.done, m.failed, m.retried, m.latency, m.takenBack, &places{dirs: distinct(dirs)})
+	m.reg.MustRegister(m.claimed, m.done, m.failed, m.retried, m.latency, m.takenBack, m.putBack, &places{dirs: distinct(dirs)})
 	return m
 }
 
@@ -100,6 +104,9 @@ func (m *Metrics) Failed(stage, job string, status int, retry bool) {
 
 // TakenBack counts claims given back.
 func (m *Metrics) TakenBack(dir string, n int) { m.takenBack.WithLabelValues(dir).Add(float64(n)) }
+
+// PutBack counts a job put back because its input changed under it.
+func (m *Metrics) PutBack(stage, job string) { m.putBack.WithLabelValues(stage).Inc() }
 
 // places is a collector that reads the places' folders at scrape time.
 type places struct{ dirs []string }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -400,8 +401,37 @@ func (p *Place) giveBackDir(dir string) (int, error) {
 		}
 		keep(err)
 	}
-	keep(os.Remove(dir))
+	keep(removeDir(dir))
 	return n, first
+}
+
+// removeDir removes the empty directory dir. On FUSE (sshfs) a file
+// removed while the file system still counts it open (the release of a
+// descriptor comes after its close, asynchronously) is kept as
+// .fuse_hiddenNNN until that release: removeDir waits up to a second for
+// such files to go.
+func removeDir(dir string) error {
+	err := os.Remove(dir)
+	for try := 0; try < 100 && err != nil && onlyFuseHidden(dir); try++ {
+		time.Sleep(10 * time.Millisecond)
+		err = os.Remove(dir)
+	}
+	return err
+}
+
+// onlyFuseHidden reports whether dir holds entries, and all are FUSE's
+// files kept until their release.
+func onlyFuseHidden(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) == 0 {
+		return false
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".fuse_hidden") {
+			return false
+		}
+	}
+	return true
 }
 
 // dropLocks removes the locks whose markers are in dir, each only if the

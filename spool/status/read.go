@@ -58,6 +58,7 @@ type StageReport struct {
 	Stage
 	Workers                        int // live
 	Claimed, Done, Failed, Retried int64
+	PutBack                        int64 // runs put back: their input changed under them
 	InFlight                       int64
 	Rate                           float64 // deliveries per second, live workers
 	Latency                        float64 // seconds, weighted by deliveries
@@ -102,6 +103,7 @@ func Read(dir string, now time.Time) (*Report, error) {
 			sr.Done += s.Done
 			sr.Failed += s.Failed
 			sr.Retried += s.Retried
+			sr.PutBack += s.PutBack
 			if wk.Live {
 				sr.Workers++
 				sr.InFlight += s.InFlight

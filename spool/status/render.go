@@ -57,6 +57,11 @@ func (r *Report) WriteText(w io.Writer) error {
 				round(time.Duration(s.Latency*float64(time.Second))), s.Waiting)
 		}
 	}
+	for _, s := range r.Stages {
+		if s.PutBack > 0 {
+			fmt.Fprintf(tw, "put back: %d of %s, whose input changed while it ran (written to while a job; drop jobs whole: tpipe put, or mv)\n", s.PutBack, visible.Controls(s.Name))
+		}
+	}
 	failed := 0
 	var where []string
 	for _, s := range r.Stages {

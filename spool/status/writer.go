@@ -47,10 +47,13 @@ type Stage struct {
 // StageStatus is a stage as one worker saw it.
 type StageStatus struct {
 	Stage
-	Claimed  int64 `json:"claimed"`
-	Done     int64 `json:"done"`
-	Failed   int64 `json:"failed"`
-	Retried  int64 `json:"retried"`
+	Claimed int64 `json:"claimed"`
+	Done    int64 `json:"done"`
+	Failed  int64 `json:"failed"`
+	Retried int64 `json:"retried"`
+	// PutBack counts runs whose input changed while they ran (its writer
+	// was not done): their output was discarded and the job put back.
+	PutBack  int64 `json:"put_back,omitempty"`
 	InFlight int64 `json:"in_flight"`
 	// Rate is the EWMA of deliveries per second.
 	Rate float64 `json:"rate_per_second"`
@@ -218,6 +221,14 @@ func (w *Writer) Failed(stage, job string, status int, retry bool) {
 		} else {
 			s.Failed++
 		}
+	})
+}
+
+// PutBack counts a job put back because its input changed under it.
+func (w *Writer) PutBack(stage, job string) {
+	w.update(stage, func(s *StageStatus) {
+		s.InFlight--
+		s.PutBack++
 	})
 }
 
