@@ -24,33 +24,10 @@ import (
 // which is why the claim protocol renames instead: every job must be done
 // exactly once, by one of the two.
 func TestSSHFS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts sshd and two sshfs mounts")
-	}
-	for _, tool := range []string{"sshfs", "fusermount3", "ssh-keygen"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (.ci/run installs sshfs and openssh-server)", tool)
-		}
-	}
-	sshd := "/usr/sbin/sshd"
-	if _, err := os.Stat(sshd); err != nil {
-		t.Skipf("%s is not installed (.ci/run installs openssh-server)", sshd)
-	}
-	if f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0); err != nil {
-		t.Skipf("FUSE is unavailable here (%v): no sshfs mount can be made", err)
-	} else {
-		f.Close()
-	}
+	shared, mounts := sshfsMounts(t, 2, false)
+	m1, m2 := mounts[0], mounts[1]
+	root := filepath.Dir(shared)
 	ctx := testCtx(t)
-	root := t.TempDir()
-	shared, keys := filepath.Join(root, "shared"), filepath.Join(root, "keys")
-	for _, d := range []string{shared, keys} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	port := startSSHD(t, ctx, sshd, keys)
-	m1, m2 := mountSSHFS(t, ctx, keys, port, shared, filepath.Join(root, "m1")), mountSSHFS(t, ctx, keys, port, shared, filepath.Join(root, "m2"))
 	logFlockAcrossMounts(t, m1, m2)
 
 	in, out, logf := filepath.Join(shared, "in"), filepath.Join(shared, "out"), filepath.Join(root, "log")
@@ -102,6 +79,104 @@ func TestSSHFS(t *testing.T) {
 	if len(by) != 2 {
 		t.Errorf("jobs were done by %d workers, want both: %v", len(by), by)
 	}
+}
+
+// TestSSHFSSlowWriters: a worker watches an input folder through an
+// sshfs mount, which gives no events and answers stat from caches; real
+// writers take their time, one on the server's side of the folder and
+// one through the mount. Each job is taken only once its writer is done
+// (its size and modification time settled, looked at past the caches),
+// whole.
+func TestSSHFSSlowWriters(t *testing.T) {
+	shared, mounts := sshfsMounts(t, 1, true) // sshfs's defaults, caches and all
+	m := mounts[0]
+	for _, d := range []string{filepath.Join(shared, "in"), filepath.Join(shared, "out")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	st := Stage{Name: "wc", In: []string{filepath.Join(m, "in")}, Out: [][]string{{filepath.Join(m, "out")}}, Run: script("wc -l")}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, []Stage{st}, Options{NoSync: true, Workers: 2, Recheck: 100 * time.Millisecond, Stderr: os.Stderr})
+		done <- err
+	}()
+	writers := map[string]string{
+		"server.txt": `for i in $(seq 14); do echo line $i; sleep .3; done > ` + filepath.Join(shared, "in", "server.txt"),
+		"mount.txt":  `for i in $(seq 14); do /bin/echo line $i; sleep .3; done > ` + filepath.Join(m, "in", "mount.txt"),
+		// Pauses of 1.5s, under the 2s a file must keep its stamp there.
+		"pauses.txt": `{ for i in $(seq 4); do echo line $i; sleep 1.5; done; for i in $(seq 10); do echo line; done; } > ` + filepath.Join(shared, "in", "pauses.txt"),
+	}
+	var cmds []*exec.Cmd
+	for _, w := range writers {
+		c := exec.Command("sh", "-c", w)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("writer: %v", err)
+		}
+	}
+	for name := range writers {
+		path := filepath.Join(shared, "out", name)
+		for {
+			if b, err := os.ReadFile(path); err == nil {
+				if string(b) != "14\n" {
+					t.Errorf("out/%s = %q, want the 14 lines counted: taken before its writer was done", name, b)
+				}
+				break
+			}
+			if !sleep(ctx, 50*time.Millisecond) {
+				t.Fatalf("no out/%s", name)
+			}
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sshfsMounts mounts a folder of this machine n times with sshfs over a
+// throwaway sshd on 127.0.0.1, or skips the test where that cannot be
+// done; it returns the folder and the mounts.
+func sshfsMounts(t *testing.T, n int, cache bool) (shared string, mounts []string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts sshd and sshfs mounts")
+	}
+	for _, tool := range []string{"sshfs", "fusermount3", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (.ci/run installs sshfs and openssh-server)", tool)
+		}
+	}
+	sshd := "/usr/sbin/sshd"
+	if _, err := os.Stat(sshd); err != nil {
+		t.Skipf("%s is not installed (.ci/run installs openssh-server)", sshd)
+	}
+	if f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0); err != nil {
+		t.Skipf("FUSE is unavailable here (%v): no sshfs mount can be made", err)
+	} else {
+		f.Close()
+	}
+	ctx := testCtx(t)
+	root := t.TempDir()
+	shared, keys := filepath.Join(root, "shared"), filepath.Join(root, "keys")
+	for _, d := range []string{shared, keys} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	port := startSSHD(t, ctx, sshd, keys)
+	for i := range n {
+		mounts = append(mounts, mountSSHFS(t, ctx, keys, port, shared, filepath.Join(root, fmt.Sprintf("m%d", i+1)), cache))
+	}
+	return shared, mounts
 }
 
 // startSSHD starts a throwaway sshd on a free port of 127.0.0.1 that
@@ -171,9 +246,10 @@ LogLevel ERROR
 	}
 }
 
-// mountSSHFS mounts dir of 127.0.0.1 at mnt over SFTP, with no cache of
-// folder listings; it is unmounted at the end of the test.
-func mountSSHFS(t *testing.T, ctx context.Context, keys string, port int, dir, mnt string) string {
+// mountSSHFS mounts dir of 127.0.0.1 at mnt over SFTP, with sshfs's
+// cache of folder listings (and of the attributes they bring, 20s) if
+// cache, else none; it is unmounted at the end of the test.
+func mountSSHFS(t *testing.T, ctx context.Context, keys string, port int, dir, mnt string, cache bool) string {
 	t.Helper()
 	if err := os.MkdirAll(mnt, 0o700); err != nil {
 		t.Fatal(err)
@@ -183,8 +259,11 @@ func mountSSHFS(t *testing.T, ctx context.Context, keys string, port int, dir, m
 		t.Fatal(err)
 	}
 	var errb bytes.Buffer
-	cmd := exec.Command("sshfs", "-f", "-o", fmt.Sprintf("port=%d,IdentityFile=%s,StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,BatchMode=yes,dir_cache=no",
-		port, filepath.Join(keys, "user")), u.Username+"@127.0.0.1:"+dir, mnt)
+	opts := fmt.Sprintf("port=%d,IdentityFile=%s,StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,BatchMode=yes", port, filepath.Join(keys, "user"))
+	if !cache {
+		opts += ",dir_cache=no"
+	}
+	cmd := exec.Command("sshfs", "-f", "-o", opts, u.Username+"@127.0.0.1:"+dir, mnt)
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

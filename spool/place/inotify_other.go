@@ -2,7 +2,11 @@
 
 package place
 
-import "errors"
+import (
+	"errors"
+	"os"
+	"syscall"
+)
 
 // events: no folder events but Linux's; an intake polls (see
 // inotify_linux.go).
@@ -18,3 +22,17 @@ func (e *events) close() error { return nil }
 
 // openForWriting cannot tell here.
 func openForWriting(path string) bool { return false }
+
+// remoteStamp: open and fstat.
+func remoteStamp(path string) (Stamp, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return Stamp{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Stamp{}, err
+	}
+	return Stamp{Size: fi.Size(), Mtime: fi.ModTime()}, nil
+}

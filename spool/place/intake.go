@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -36,12 +35,12 @@ import (
 // and modification time before it is a job, when IntakeOptions.Settle is 0.
 const DefaultSettle = time.Second
 
-// AttrCache is what a folder without events adds to the settle time: a
-// network file system answers stat from a cache of attributes up to this
-// old (FUSE's attr_timeout, which sshfs keeps at its default of 1s), so a
-// file must show the same size for this much longer to have truly kept it
-// for the settle time. Stamps there are taken by open and fstat, which
-// also passes sshfs's own cache of the folder's listing (20s).
+// AttrCache is what a network file system adds to the settle time: the
+// kernel answers stat from a cache of attributes up to this old (FUSE's
+// attr_timeout, which sshfs keeps at its default of 1s), so a file must
+// show the same size this much longer to have truly kept it for the
+// settle time. (Stamps there also pass the client's own caches: see
+// Intake.Stamp.)
 const AttrCache = time.Second
 
 // partialSuffixes are the endings of names that writers use for a file
@@ -449,9 +448,14 @@ func (in *Intake) Suspect(name string) {
 // Stamp opens the file.
 func (in *Intake) Remote() bool { return in.remote }
 
-// Stamp takes a stamp of the file at path, wherever the job holds it: by
-// lstat on a local file system, by open and fstat on a network one,
-// which goes past the client's cache of the folder's listing.
+// Stamp takes a stamp of the file at path, wherever the job holds it. On
+// a local file system it is lstat's. A network file system answers from
+// caches: NFS revalidates a file's attributes when it is opened
+// (close-to-open), and sshfs keeps the attributes its listings brought
+// for 20s, and gives them to the kernel at every listing, except that an
+// open asks the server again. So there the file is opened (and closed at
+// once), then its attributes are asked past the kernel's cache
+// (statx with AT_STATX_FORCE_SYNC), which meets what the open fetched.
 func (in *Intake) Stamp(path string) (Stamp, error) {
 	if !in.remote {
 		fi, err := os.Lstat(path)
@@ -460,16 +464,7 @@ func (in *Intake) Stamp(path string) (Stamp, error) {
 		}
 		return Stamp{Size: fi.Size(), Mtime: fi.ModTime()}, nil
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return Stamp{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Stamp{}, err
-	}
-	return Stamp{Size: fi.Size(), Mtime: fi.ModTime()}, nil
+	return remoteStamp(path)
 }
 
 // Close stops the intake's watch and waits for its goroutines.
