@@ -29,7 +29,7 @@ import (
 const (
 	sortFoldCheck = 1 << 15                                        // lines offered before the first check
 	sortFoldMin   = 8                                              // a table must fold at least 1 line in this many
-	sortFoldSlots = 1 << 12                                        // the table's first size
+	sortFoldSlots = 1 << 8                                         // the table's first size (it doubles as lines come: a sort of a few lines clears 6 KiB, not 96)
 	sortFoldShare = 8                                              // a sort folds only if its table's first size is at most 1/8 of its budget
 	sortFoldFirst = sortFoldSlots * int(unsafe.Sizeof(sortSlot{})) // bytes of the table's first size
 )

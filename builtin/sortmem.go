@@ -46,6 +46,10 @@ const sortLineCost = int(unsafe.Sizeof(sortRef{})) + 2*int(unsafe.Sizeof(sortEnt
 // than one growing slice, whose every growth would copy all refs so far.
 const sortRefChunk = 1 << 15
 
+// sortFirstSlab is the size of a sortBuffer's first slab; each next one
+// is twice the last, up to 1 MiB.
+const sortFirstSlab = 4 << 10
+
 // sortBuffer holds the lines of one run, packed in large slabs rather than
 // allocated one by one. Slabs are kept from run to run. The zero value
 // holds nothing; set budget.
@@ -137,15 +141,24 @@ func (b *sortBuffer) hold(line []byte) sortRef {
 	for {
 		if b.cur == len(b.slabs) {
 			// Slabs of at most 1 MiB: large enough that lines share them, small
-			// enough that the last one is not mostly empty.
-			size := min(b.budget, 1<<20)
+			// enough that the last one is not mostly empty. They start at 4 KiB
+			// and double: a sort of a few lines (a job of tpipe pmjq, run
+			// thousands of times a second) allocates and clears a page, not
+			// a MiB.
+			size := min(b.budget, sortFirstSlab<<min(len(b.slabs), 8), 1<<20)
 			b.slabs = append(b.slabs, make([]byte, 0, max(size, len(line))))
 		}
 		s := b.slabs[b.cur]
 		if cap(s)-len(s) >= len(line) {
 			c := b.n / sortRefChunk
 			if c == len(b.refs) {
-				b.refs = append(b.refs, make([]sortRef, 0, sortRefChunk))
+				// The first chunk grows by append from a few refs (a small
+				// sort's are few); the others are made whole.
+				first := sortRefChunk
+				if c == 0 {
+					first = 256
+				}
+				b.refs = append(b.refs, make([]sortRef, 0, first))
 			}
 			r := sortRef{slab: uint32(b.cur), off: uint32(len(s)), n: uint32(len(line))}
 			b.refs[c] = append(b.refs[c], r)
