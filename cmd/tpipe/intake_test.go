@@ -340,6 +340,9 @@ func TestInputChangedWhileRunning(t *testing.T) {
 	})
 	worker.Process.Signal(os.Interrupt)
 	worker.Wait()
+	if b, _ := os.ReadFile(staging); string(b) != "first\nsecond\nthird\n" {
+		t.Errorf("the writer's own name for the file now holds %q", b)
+	}
 	if !strings.Contains(errb.String(), "changed while the job ran") {
 		t.Errorf("stderr does not say the job was put back:\n%s", errb.String())
 	}

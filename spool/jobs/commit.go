@@ -194,7 +194,11 @@ func (e *engine) consume(d *delivery) (consumed bool, err error) {
 			return false, nil
 		}
 	}
-	lost, err := d.h.consume()
+	var spares *place.Place
+	if outs := d.c.st.out; len(outs) > 0 {
+		spares = outs[0][0]
+	}
+	lost, err := d.h.consume(spares)
 	if lost {
 		e.sayf("job %s (%s) was taken back while it ran (is the lease, %v, too short?); its taker may run it again", d.j.name(), d.c.st.Name, e.w.Lease())
 	}

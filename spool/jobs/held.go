@@ -116,14 +116,16 @@ func (h *held) unlock(first *error) {
 	}
 }
 
-// consume removes the tokens: the job is delivered. A token taken back
+// consume removes the tokens: the job is delivered. A claimed token's file
+// may instead become a spare of the place spares (nil: none), for a next
+// output there to reuse (see place.Place.Recycle). A token taken back
 // meanwhile (the lease ran out while the job ran) is not an error, since
 // the outputs are in place and a redo by the taker overwrites them; lost
 // says there was one.
-func (h *held) consume() (lost bool, err error) {
+func (h *held) consume(spares *place.Place) (lost bool, err error) {
 	var first error
 	for _, c := range h.claims {
-		err := c.Done()
+		err := c.DoneInto(spares)
 		lost = lost || errors.Is(err, place.ErrLost)
 		keepLost(&first, err)
 	}

@@ -120,6 +120,16 @@ func (c *Claim) Done() error {
 	return err
 }
 
+// DoneInto is Done that recycles the token's file as a spare of place q
+// when it can (see Place.Recycle), instead of removing it.
+func (c *Claim) DoneInto(q *Place) error {
+	if q != nil && q.Recycle(c.Path()) {
+		c.forget()
+		return nil
+	}
+	return c.Done()
+}
+
 // Release puts the token back in the place, ready for any worker.
 func (c *Claim) Release() error {
 	defer c.forget()

@@ -67,8 +67,8 @@ func Inspect(dir string) (*Marking, error) {
 			m.Tokens++
 		}
 	}
-	m.Pending = countFiles(filepath.Join(dir, tmpDir))
-	m.Aside = countFiles(filepath.Join(dir, badDir))
+	m.Pending = countFiles(filepath.Join(dir, tmpDir), isSpare)
+	m.Aside = countFiles(filepath.Join(dir, badDir), nil)
 	claims, err := sortedDir(filepath.Join(dir, claimDir))
 	if err != nil {
 		return nil, err
@@ -126,11 +126,18 @@ func inspectHolder(claims string, e fs.DirEntry) (h Holder, ok bool) {
 	return h, true
 }
 
-// countFiles counts the entries of dir, 0 when it is missing.
-func countFiles(dir string) int {
+// countFiles counts the entries of dir but those skip says to skip, 0
+// when it is missing.
+func countFiles(dir string, skip func(name string) bool) int {
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0
 	}
-	return len(ents)
+	n := 0
+	for _, e := range ents {
+		if skip == nil || !skip(e.Name()) {
+			n++
+		}
+	}
+	return n
 }

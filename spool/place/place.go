@@ -36,6 +36,7 @@ type Place struct {
 	mu      sync.Mutex
 	hasOwn  bool  // own exists
 	used    uint8 // the protocol's entries this place has made or used (use*)
+	spares  []string // files in .tmp to reuse (see recycle.go)
 	claims  map[string]bool
 	locks   map[string]bool
 	closed  bool
@@ -242,6 +243,9 @@ const writebackEvery = 1 << 20
 func (p *Place) Create(name string) (*Pending, error) {
 	if err := ValidName(name); err != nil {
 		return nil, err
+	}
+	if f := p.spare(); f != nil {
+		return &Pending{p: p, name: name, f: f}, nil
 	}
 	tmp := filepath.Join(p.dir, tmpDir, p.w.name+"~"+strconv.FormatUint(p.seq.Add(1), 10))
 	var f *os.File
@@ -462,6 +466,7 @@ func (p *Place) Close() error {
 	p.closed = true
 	has, used := p.hasOwn, p.used
 	p.mu.Unlock()
+	p.dropSpares()
 	var err error
 	if has {
 		err = p.giveBack(p.own)
