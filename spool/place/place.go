@@ -34,8 +34,8 @@ type Place struct {
 	seq  atomic.Uint64
 
 	mu      sync.Mutex
-	hasOwn  bool  // own exists
-	used    uint8 // the protocol's entries this place has made or used (use*)
+	hasOwn  bool     // own exists
+	used    uint8    // the protocol's entries this place has made or used (use*)
 	spares  []string // files in .tmp to reuse (see recycle.go)
 	claims  map[string]bool
 	locks   map[string]bool
