@@ -351,3 +351,31 @@ func TestInputChangedWhileRunning(t *testing.T) {
 		t.Errorf("tpipe status: %v\n%s", err, st)
 	}
 }
+
+// TestServeSlowWriter: a served net's intake is DIR/in; a job written
+// slowly there flows through the stages whole.
+func TestServeSlowWriter(t *testing.T) {
+	bin := tpipeBinary(t)
+	dir := t.TempDir()
+	serve := exec.Command(bin, "serve", dir, "sort | uniq -c")
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { serve.Process.Kill(); serve.Wait() }()
+	waitFor(t, "serve to make its intake", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "in"))
+		return err == nil
+	})
+	w := exec.Command("sh", "-c", `for i in 1 2 1 2 1; do echo $i; sleep .3; done > in/job`)
+	w.Dir = dir
+	if err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "out/job", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "out", "job"))
+		return err == nil
+	})
+	if b, _ := os.ReadFile(filepath.Join(dir, "out", "job")); string(b) != "      3 1\n      2 2\n" {
+		t.Errorf("out/job = %q: the job was taken before its writer was done", b)
+	}
+}

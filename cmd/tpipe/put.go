@@ -142,12 +142,14 @@ func nameReason(err error) string {
 
 // servedIntake returns where jobs for the folder abs go: abs itself (a
 // pmjq input folder), or abs/in when abs is a folder served by tpipe
-// serve (it holds in/ and serve's .status/). shown is the same for
-// messages, from the name the user gave.
+// serve (it holds in/, and out/ or serve's .status/). shown is the same
+// for messages, from the name the user gave.
 func servedIntake(abs, given string) (dir, shown string) {
-	in, err1 := os.Stat(filepath.Join(abs, "in"))
-	st, err2 := os.Stat(filepath.Join(abs, ".status"))
-	if err1 == nil && in.IsDir() && err2 == nil && st.IsDir() {
+	isDir := func(name string) bool {
+		fi, err := os.Stat(filepath.Join(abs, name))
+		return err == nil && fi.IsDir()
+	}
+	if isDir("in") && (isDir("out") || isDir(".status")) {
 		return filepath.Join(abs, "in"), filepath.Join(given, "in")
 	}
 	return abs, given
