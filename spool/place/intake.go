@@ -347,20 +347,21 @@ func WatchIntake(ctx context.Context, dir string, o IntakeOptions) (*Intake, err
 	if in.remote {
 		in.Settle += AttrCache
 	}
+	var ev *events
 	if !o.Watch.NoEvents && !in.remote {
-		if ev, err := openEvents(dir); err == nil {
-			in.Events = true
-			in.closer = ev.close
-			rescan := o.Watch.Rescan
-			if rescan <= 0 {
-				rescan = 30 * time.Second
-			}
-			in.wg.Go(func() { in.readEvents(ctx, ev) })
-			in.wg.Go(func() { in.tick(ctx, rescan) })
+		if e, err := openEvents(dir); err == nil {
+			ev, in.Events, in.closer = e, true, e.close
 		}
 	}
 	in.judge = NewJudge(in.Settle, in.Events)
-	if !in.Events {
+	if in.Events {
+		rescan := o.Watch.Rescan
+		if rescan <= 0 {
+			rescan = 30 * time.Second
+		}
+		in.wg.Go(func() { in.readEvents(ev) })
+		in.wg.Go(func() { in.tick(ctx, rescan) })
+	} else {
 		w, err := Watch(ctx, dir, WatchOptions{NoEvents: true, Poll: o.Watch.Poll, MaxPoll: o.Watch.MaxPoll, Rescan: o.Watch.Rescan})
 		if err != nil {
 			cancel()
@@ -404,7 +405,7 @@ func (in *Intake) tick(ctx context.Context, every time.Duration) {
 	}
 }
 
-func (in *Intake) readEvents(ctx context.Context, ev *events) {
+func (in *Intake) readEvents(ev *events) {
 	ev.read(func(name string, e Event) {
 		in.mu.Lock()
 		in.judge.Note(name, e, time.Now())
