@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,11 +26,14 @@ import (
 
 // Config is one run of the jobs benchmark.
 type Config struct {
-	Small, Large         int   // how many small and large jobs a folder holds
-	SmallSize, LargeSize int64 // their sizes in bytes
-	Workers              []int // worker counts of tpipe and parallel
-	Runs                 int   // runs per cell
-	Tpipe                string
+	Small, Large, Tiny             int   // how many small, large and tiny jobs a folder holds
+	SmallSize, LargeSize, TinySize int64 // their sizes in bytes
+	Workers                        []int // worker counts of tpipe and parallel
+	Runs                           int   // runs per cell
+	// TinyOnly runs only the tiny jobs' cells: the job engine's cost per
+	// job, against the bash loop and GNU parallel, in minutes.
+	TinyOnly bool
+	Tpipe    string
 	// Base, if set, is a second tpipe binary (an older build) whose pmjq
 	// runs beside Tpipe's in the same rounds, for a before-and-after
 	// comparison.
@@ -38,20 +42,41 @@ type Config struct {
 	Progress io.Writer
 }
 
-// FullConfig is `bench -jobs`: 2000 jobs of 4 KiB and 4 of 64 MiB, 1, 2 and
-// 4 workers, 3 runs per cell; half an hour on 2 busy cores, most of it
-// GNU parallel and the bash loop (two processes per job, and util-linux
-// rev does about 5 MB/s).
+// FullConfig is `bench -jobs`: 2000 jobs of 4 KiB, 4 of 64 MiB and 5000
+// of 40 bytes, 1, 2 and 4 workers, 3 runs per cell; half an hour on 2 busy
+// cores, most of it GNU parallel and the bash loop (two processes per
+// job, and util-linux rev does about 5 MB/s).
 func FullConfig() Config {
-	return Config{Small: 2000, Large: 4, SmallSize: 4 << 10, LargeSize: 64 << 20, Workers: []int{1, 2, 4}, Runs: 3}
+	return Config{Small: 2000, Large: 4, Tiny: 5000, SmallSize: 4 << 10, LargeSize: 64 << 20, TinySize: 40, Workers: []int{1, 2, 4}, Runs: 3}
 }
 
-// QuickConfig is `bench -jobs -quick`: 300 small jobs and 1 large one;
-// about five minutes on 2 busy cores.
+// QuickConfig is `bench -jobs -quick`: 300 small jobs, 1 large one and
+// 1000 tiny ones; about six minutes on 2 busy cores.
 func QuickConfig() Config {
 	c := FullConfig()
-	c.Small, c.Large = 300, 1
+	c.Small, c.Large, c.Tiny = 300, 1, 1000
 	return c
+}
+
+// jobs is how many jobs of kind k a folder holds, and size their size.
+func (c Config) jobs(k kind) int {
+	switch k {
+	case large:
+		return c.Large
+	case tiny:
+		return c.Tiny
+	}
+	return c.Small
+}
+
+func (c Config) size(k kind) int64 {
+	switch k {
+	case large:
+		return c.LargeSize
+	case tiny:
+		return c.TinySize
+	}
+	return c.SmallSize
 }
 
 // MinRuns is the fewest runs per cell Run takes.
@@ -62,6 +87,7 @@ const MinRuns = 3
 const (
 	FilterBuiltins = "tr a-z A-Z | rev"
 	FilterExternal = "md5sum"
+	FilterSort     = "tr a-z A-Z | sort -r" // on the tiny jobs (issue 25)
 )
 
 // The tools.
@@ -77,20 +103,76 @@ const (
 // ErrNoParallel is returned by Run when GNU parallel is not installed.
 var ErrNoParallel = errors.New("GNU parallel is not installed (apt-get install parallel)")
 
+// A kind is a size of job: small (Config.SmallSize), large or tiny.
+type kind int
+
+const (
+	small kind = iota
+	large
+	tiny
+)
+
+func (k kind) String() string {
+	switch k {
+	case large:
+		return "large"
+	case tiny:
+		return "tiny"
+	}
+	return "small"
+}
+
 // A cell is one tool with some workers on one folder of jobs.
 type cell struct {
 	tool    string
 	filter  string
 	workers int
-	large   bool
+	kind    kind
 }
 
 func (c cell) String() string {
-	size := "small"
-	if c.large {
-		size = "large"
+	return fmt.Sprintf("%s -j%d %q %s", c.tool, c.workers, c.filter, c.kind)
+}
+
+// cells are the cells of cfg, in the order of the report: for the small
+// and the large jobs, `tr a-z A-Z | rev` by each tool at each worker
+// count, then the bash loop; `md5sum` on the small jobs at the most
+// workers, then the bash loop; then the tiny jobs' `tr a-z A-Z | sort -r`
+// by tpipe at each worker count, GNU parallel at the most workers and the
+// bash loop. TinyOnly keeps the tiny jobs' cells alone.
+func cells(cfg Config) []cell {
+	tpipes := []string{ToolTpipe, ToolTpipeNoSync}
+	if cfg.Base != "" {
+		tpipes = []string{ToolTpipe, ToolBase, ToolTpipeNoSync, ToolBaseNoSync}
 	}
-	return fmt.Sprintf("%s -j%d %q %s", c.tool, c.workers, c.filter, size)
+	tools := append(slices.Clone(tpipes), ToolParallel)
+	most := cfg.Workers[len(cfg.Workers)-1]
+	var cs []cell
+	if !cfg.TinyOnly {
+		for _, k := range []kind{small, large} {
+			for _, w := range cfg.Workers {
+				for _, t := range tools {
+					cs = append(cs, cell{t, FilterBuiltins, w, k})
+				}
+			}
+			cs = append(cs, cell{ToolBash, FilterBuiltins, 1, k})
+		}
+		for _, t := range tools {
+			if t != ToolTpipeNoSync && t != ToolBaseNoSync {
+				cs = append(cs, cell{t, FilterExternal, most, small})
+			}
+		}
+		cs = append(cs, cell{ToolBash, FilterExternal, 1, small})
+	}
+	if cfg.Tiny > 0 {
+		for _, w := range cfg.Workers {
+			for _, t := range tpipes {
+				cs = append(cs, cell{t, FilterSort, w, tiny})
+			}
+		}
+		cs = append(cs, cell{ToolParallel, FilterSort, most, tiny}, cell{ToolBash, FilterSort, 1, tiny})
+	}
+	return cs
 }
 
 // command is the cell's command line, run in the work folder, where in/
@@ -137,10 +219,16 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 	if cfg.Runs < MinRuns {
 		return fmt.Errorf("jobs: %d runs per cell: want at least %d", cfg.Runs, MinRuns)
 	}
+	if len(cfg.Workers) == 0 {
+		return errors.New("jobs: no worker counts")
+	}
+	if cfg.TinyOnly && cfg.Tiny <= 0 {
+		return errors.New("jobs: only tiny jobs, and none of them")
+	}
 	if _, err := exec.LookPath("parallel"); err != nil {
 		return ErrNoParallel
 	}
-	for _, tool := range []string{"tr", "rev", "md5sum", "bash"} {
+	for _, tool := range []string{"tr", "rev", "sort", "md5sum", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return fmt.Errorf("jobs: %s is not installed", tool)
 		}
@@ -154,44 +242,26 @@ func Run(ctx context.Context, cfg Config, dir string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
 	}
-	tools := []string{ToolTpipe, ToolTpipeNoSync, ToolParallel}
 	if cfg.Base != "" {
-		tools = []string{ToolTpipe, ToolBase, ToolTpipeNoSync, ToolBaseNoSync, ToolParallel}
 		which += ", base tpipe at " + cfg.Base
 	}
 	var res []result
-	add := func(c cell) {
-		r := result{cell: c, jobs: cfg.Small}
-		if c.large {
-			r.jobs = cfg.Large
-		}
-		res = append(res, r)
+	for _, c := range cells(cfg) {
+		res = append(res, result{cell: c, jobs: cfg.jobs(c.kind)})
 	}
-	for _, large := range []bool{false, true} {
-		for _, w := range cfg.Workers {
-			for _, t := range tools {
-				add(cell{t, FilterBuiltins, w, large})
-			}
-		}
-		add(cell{ToolBash, FilterBuiltins, 1, large})
-	}
-	for _, t := range tools {
-		if t != ToolTpipeNoSync && t != ToolBaseNoSync {
-			add(cell{t, FilterExternal, cfg.Workers[len(cfg.Workers)-1], false})
+	texts := map[kind][]byte{}
+	for _, r := range res {
+		if texts[r.kind] == nil {
+			texts[r.kind] = jobText(cfg.size(r.kind))
 		}
 	}
-	add(cell{ToolBash, FilterExternal, 1, false})
-	small, large := jobText(cfg.SmallSize), jobText(cfg.LargeSize)
 	load0 := side.LoadAvg(3)
 	err = side.Rounds(ctx, cfg.Runs, len(res), progress, func(i int) error {
 		r := &res[i]
 		if r.err != "" {
 			return nil
 		}
-		job := small
-		if r.large {
-			job = large
-		}
+		job := texts[r.kind]
 		s, err := runCell(ctx, work, r.command(tpipe, cfg.Base), r, job)
 		if err != nil {
 			r.err = err.Error()
@@ -278,7 +348,9 @@ func runCell(ctx context.Context, work string, argv []string, r *result, job []b
 	return s, nil
 }
 
-// jobText is a job of n bytes: lines of 63 letters and a newline.
+// jobText is a job of n bytes: lines of 63 letters and a newline, the
+// last line cut short (40 bytes is "the quick brown fox jumps over the
+// lazy" and a newline).
 func jobText(n int64) []byte {
 	b := make([]byte, n)
 	for i := range b {
@@ -293,5 +365,3 @@ func jobText(n int64) []byte {
 	}
 	return b
 }
-
-// loadAvg is the machine's 1, 5 and 15 minute load averages.

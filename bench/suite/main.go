@@ -25,12 +25,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 5, "runs per cell (at least 5; with -video at least 3); the median is reported with min and max")
 	vid := fs.Bool("video", false, "benchmark video stabilization instead: tpipe's stabilize against ffmpeg's deshake and vid.stab (needs ffmpeg)")
 	jobsBench := fs.Bool("jobs", false, "benchmark the job engine instead: tpipe pmjq against GNU parallel and a bash loop on folders of jobs (needs parallel)")
+	tinyOnly := fs.Bool("tiny", false, "with -jobs, only the tiny jobs: the job engine's cost per job, against the bash loop and GNU parallel")
 	corp := fs.Bool("corpus", false, "benchmark everyday pipelines instead: tpipe against bash + GNU coreutils on a generated access log and word lists")
 	tpipe := fs.String("tpipe", "", "with -video, -jobs or -corpus, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
 	base := fs.String("base", "", "with -jobs or -corpus, a second tpipe binary (an older build) run in the same rounds, for a before-and-after table")
 	spooled := fs.Bool("spool", false, "benchmark the spool instead: --spool against in-memory runs by segment size, fsync on and off, on tmpfs and disk")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-tiny] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -46,8 +47,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *vid {
 		return videoMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
 	}
+	if *tinyOnly && !*jobsBench {
+		fmt.Fprintf(stderr, "bench: -tiny goes with -jobs\n")
+		usage(stderr)
+		return 2
+	}
 	if *jobsBench {
-		return jobsMain(ctx, fs, *quick, *out, *runs, *tpipe, *base, stdout, stderr)
+		return jobsMain(ctx, fs, *quick, *tinyOnly, *out, *runs, *tpipe, *base, stdout, stderr)
 	}
 	if *corp {
 		return corpusMain(ctx, fs, *quick, *out, *runs, *tpipe, *base, stdout, stderr)
@@ -150,13 +156,15 @@ func videoMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, ru
 }
 
 // jobsMain is `bench -jobs`: the job engine's benchmark of package
-// bench/jobs, writing jobs.md into out. Without GNU parallel it says why
-// it skips and succeeds, as -video does without ffmpeg.
-func jobsMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, runs int, tpipe, base string, stdout, stderr io.Writer) int {
+// bench/jobs, writing jobs.md into out; with -tiny (tinyOnly) only its
+// tiny jobs. Without GNU parallel it says why it skips and succeeds, as
+// -video does without ffmpeg.
+func jobsMain(ctx context.Context, fs *flag.FlagSet, quick, tinyOnly bool, out string, runs int, tpipe, base string, stdout, stderr io.Writer) int {
 	cfg := jobs.FullConfig()
 	if quick {
 		cfg = jobs.QuickConfig()
 	}
+	cfg.TinyOnly = tinyOnly
 	var ok bool
 	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, jobs.MinRuns, stderr); !ok {
 		return 2
