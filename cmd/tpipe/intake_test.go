@@ -379,3 +379,58 @@ func TestServeSlowWriter(t *testing.T) {
 		t.Errorf("out/job = %q: the job was taken before its writer was done", b)
 	}
 }
+
+// TestOtherUsersWriter: the worker runs as another user than the writer
+// (nobody, by setpriv), so the kernel will not tell it whether the file
+// is open for writing; a writer that pauses longer than the settle time
+// while it holds the file it created must still not lose what it writes
+// after: a file seen created and not closed waits for its close. (A file
+// found at start is judged by the settle time: README.)
+func TestOtherUsersWriter(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run the worker as another user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) is not installed")
+	}
+	bin := tpipeBinary(t)
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755) // (the test's own folder)
+	os.Chmod(dir, 0o755)
+	shared := filepath.Join(dir, "bin")
+	os.Mkdir(shared, 0o755)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nbin := filepath.Join(shared, "tpipe")
+	if err := os.WriteFile(nbin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	for _, d := range []string{in, out} {
+		os.Mkdir(d, 0o777)
+		os.Chmod(d, 0o777)
+	}
+	worker := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", nbin, "pmjq", in, "cat", out)
+	var errb strings.Builder
+	worker.Stderr = &errb
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { worker.Process.Kill(); worker.Wait() }()
+	time.Sleep(500 * time.Millisecond) // (its watch is set: the file's creation is seen)
+	w := exec.Command("sh", "-c", `(echo a; sleep 2.5; echo b; sleep 2.5; echo c) > in/f`)
+	w.Dir = dir
+	if err := w.Run(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "out/f", func() bool {
+		_, err := os.Stat(filepath.Join(out, "f"))
+		return err == nil
+	})
+	if b, _ := os.ReadFile(filepath.Join(out, "f")); string(b) != "a\nb\nc\n" {
+		t.Errorf("out/f = %q, want the whole file: taken while its writer, another user, held it", b)
+	}
+}

@@ -119,8 +119,11 @@ type engine struct {
 	// the last scan, may have settled (zero: none is settling).
 	settleAt time.Time
 	// partial are the names of intakes' files seen with a name of work in
-	// progress (place.Partial), said once each.
-	partial map[token]bool
+	// progress (place.Partial), said once each; waitingSince, when each
+	// file of an intake not yet complete was first seen so (zero once the
+	// wait was said).
+	partial      map[token]bool
+	waitingSince map[token]time.Time
 }
 
 // stage is a Stage with its places open. Its failed places are opened
@@ -185,7 +188,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 		o.Prog = "tpipe"
 	}
 	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), commits: make(chan *delivery, commitQueue), removals: make(chan []*delivery, 1),
-		inflight: map[token]bool{}, kept: map[token]bool{}, intake: map[*place.Place]bool{}, intakes: map[*place.Place]*place.Intake{}, partial: map[token]bool{}}
+		inflight: map[token]bool{}, kept: map[token]bool{}, intake: map[*place.Place]bool{}, intakes: map[*place.Place]*place.Intake{}, partial: map[token]bool{}, waitingSince: map[token]time.Time{}}
 	if e.obs == nil {
 		e.obs = Observers(nil)
 	}
@@ -491,10 +494,11 @@ func (e *engine) ready(st *stage) ([]set, int, error) {
 		}
 		if in := e.intakes[p]; in != nil {
 			e.notePartial(p, names)
-			var w int
+			var w []string
 			var next time.Time
 			names, w, next = in.Ready(names)
-			waiting += w
+			waiting += len(w)
+			e.noteWaiting(p, w)
 			if !next.IsZero() {
 				e.mu.Lock()
 				if e.settleAt.IsZero() || next.Before(e.settleAt) {
@@ -516,6 +520,34 @@ func (e *engine) ready(st *stage) ([]set, int, error) {
 	}
 	e.mu.Unlock()
 	return match(lists, st.key), waiting, nil
+}
+
+// waitNote is how long a file of an intake is seen still being written
+// before the engine says it waits for it (once): a --once that does not
+// end says why.
+const waitNote = 5 * time.Second
+
+// noteWaiting says once for each file of intake p that has been waited
+// for waitNote that it is still being written.
+func (e *engine) noteWaiting(p *place.Place, names []string) {
+	now := time.Now()
+	e.mu.Lock()
+	var say []string
+	for _, n := range names {
+		t := token{p, n}
+		first, ok := e.waitingSince[t]
+		switch {
+		case !ok:
+			e.waitingSince[t] = now
+		case !first.IsZero() && now.Sub(first) >= waitNote:
+			e.waitingSince[t] = time.Time{} // said
+			say = append(say, n)
+		}
+	}
+	e.mu.Unlock()
+	for _, n := range say {
+		e.sayf("waiting for %s: still being written (a process holds it open for writing, or it has not kept its size for the settle time); it is taken once it is complete", ShortPath(filepath.Join(p.Dir(), n)))
+	}
 }
 
 // notePartial says once for each file of intake p whose name is one a

@@ -92,7 +92,7 @@ func (h *held) changed(last bool) []int {
 			continue
 		}
 		s, err := in.Stamp(h.paths[i])
-		if err != nil || s.Changed(h.stamps[i]) || in.Open(h.paths[i]) {
+		if err != nil || s.Changed(h.stamps[i]) || in.Open(h.paths[i]) == place.Writing {
 			ch = append(ch, i)
 		}
 	}

@@ -80,22 +80,25 @@ func (e *events) read(each func(name string, ev Event)) {
 
 func (e *events) close() error { return e.f.Close() }
 
-// openForWriting reports whether a process has the file at path open for
+// openForWriting says whether a process has the file at path open for
 // writing, by asking for a read lease (fcntl F_SETLEASE F_RDLCK), which
 // the kernel refuses with EAGAIN while any process does, and giving it
-// back at once. A file of another owner (without CAP_LEASE), or a file
-// system without leases, cannot tell: false.
-func openForWriting(path string) bool {
+// back at once. A file of another user (without CAP_LEASE: EACCES), or a
+// file system without leases, cannot tell: Untold.
+func openForWriting(path string) Writers {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return false
+		return Untold
 	}
 	defer unix.Close(fd)
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
-		return errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EBUSY)
+		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EBUSY) {
+			return Writing
+		}
+		return Untold
 	}
 	unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_UNLCK)
-	return false
+	return NoWriter
 }
 
 // remoteStamp is Intake.Stamp on a network file system (see there).

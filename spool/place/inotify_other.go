@@ -21,7 +21,7 @@ func (e *events) read(each func(name string, ev Event)) {}
 func (e *events) close() error { return nil }
 
 // openForWriting cannot tell here.
-func openForWriting(path string) bool { return false }
+func openForWriting(path string) Writers { return Untold }
 
 // remoteStamp: open and fstat.
 func remoteStamp(path string) (Stamp, error) {

@@ -114,16 +114,34 @@ type fileState struct {
 	gen    uint64    // the last Ready that listed it (or the next, when an event made it)
 }
 
+// Writers says whether a file is open for writing.
+type Writers uint8
+
+const (
+	// Untold: it cannot be told (a network file system, a file of
+	// another user, a system without leases).
+	Untold Writers = iota
+	// NoWriter: no process has the file open for writing.
+	NoWriter
+	// Writing: some process has the file open for writing.
+	Writing
+)
+
 // Looks are how a Judge looks at a file of the folder now.
 type Looks struct {
 	// Stamp takes the file's stamp; an error means it is gone.
 	Stamp func(name string) (Stamp, error)
-	// Open reports whether some process has the file open for writing;
-	// false when that cannot be told. nil: never told.
-	Open func(name string) bool
+	// Open says whether some process has the file open for writing. nil:
+	// never told.
+	Open func(name string) Writers
 }
 
-func (l Looks) open(name string) bool { return l.Open != nil && l.Open(name) }
+func (l Looks) open(name string) Writers {
+	if l.Open == nil {
+		return Untold
+	}
+	return l.Open(name)
+}
 
 // Judge decides which files of an intake are complete. The zero Judge is
 // not usable; make one with NewJudge. It is not safe for concurrent use.
@@ -208,11 +226,11 @@ func (j *Judge) Suspect(name string) {
 }
 
 // Ready returns which of names (a listing of the folder) are complete,
-// how many others are not yet (partial names not counted), and the
-// earliest time at which one of those may be complete by settling (zero
-// when none is settling). The looks are taken only where events do not
-// tell, and then only when due. Files no longer listed are forgotten.
-func (j *Judge) Ready(names []string, now time.Time, look Looks) (ready []string, waiting int, next time.Time) {
+// which others are not yet (partial names not counted), and the earliest
+// time at which one of those may be complete by settling (zero when none
+// is settling). The looks are taken only where events do not tell, and
+// then only when due. Files no longer listed are forgotten.
+func (j *Judge) Ready(names []string, now time.Time, look Looks) (ready, waiting []string, next time.Time) {
 	j.gen++
 	due := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
@@ -220,18 +238,22 @@ func (j *Judge) Ready(names []string, now time.Time, look Looks) (ready []string
 		}
 	}
 	// take says name is complete, unless a writer holds it open: then it
-	// waits for its close (events) or settles again.
-	take := func(name string, f *fileState) {
-		if !f.probed && look.open(name) {
-			if j.events {
-				if f.how != writing {
-					f.how, f.since = writing, now
+	// waits for its close (events) or settles again. sure asks that the
+	// system tell that no writer holds it (a file created or written, and
+	// not closed since: only that would tell that its writer is done).
+	take := func(name string, f *fileState, sure bool) {
+		if !f.probed {
+			if w := look.open(name); w == Writing || sure && w == Untold {
+				if j.events {
+					if f.how != writing {
+						f.how, f.since = writing, now
+					}
+				} else {
+					f.how, f.seen = unknown, false
 				}
-			} else {
-				f.how, f.seen = unknown, false
+				waiting = append(waiting, name)
+				return
 			}
-			waiting++
-			return
 		}
 		f.how, f.probed = complete, true
 		delete(j.suspect, name)
@@ -245,19 +267,21 @@ func (j *Judge) Ready(names []string, now time.Time, look Looks) (ready []string
 		f.gen = j.gen
 		switch f.how {
 		case complete:
-			take(name, f)
+			take(name, f, false)
 			continue
 		case writing:
 			// No close may come: a hard link made into the folder, a
 			// writer killed by a signal. A file not written for the
-			// settle time that nobody holds open for writing is done.
+			// settle time that the system says nobody holds open for
+			// writing is done; where it cannot say (another user's file),
+			// only a close ends the wait.
 			if now.Sub(f.since) >= j.settle {
 				f.probed = false
-				if take(name, f); f.how == writing {
+				if take(name, f, true); f.how == writing {
 					f.since = now
 				}
 			} else {
-				waiting++
+				waiting = append(waiting, name)
 			}
 			if f.how == writing {
 				due(f.since.Add(j.settle))
@@ -265,7 +289,7 @@ func (j *Judge) Ready(names []string, now time.Time, look Looks) (ready []string
 			continue
 		}
 		if f.seen && now.Sub(f.since) < j.settle {
-			waiting++
+			waiting = append(waiting, name)
 			due(f.since.Add(j.settle))
 			continue
 		}
@@ -278,12 +302,12 @@ func (j *Judge) Ready(names []string, now time.Time, look Looks) (ready []string
 			first := !f.seen
 			f.seen, f.stamp, f.since = true, s, now
 			if !(first && j.trustMtime && !j.suspect[name] && now.Sub(s.Mtime) >= j.settle) {
-				waiting++
+				waiting = append(waiting, name)
 				due(now.Add(j.settle))
 				continue
 			}
 		}
-		take(name, f)
+		take(name, f, false)
 		if f.how == unknown {
 			due(now.Add(j.settle))
 		}
@@ -417,23 +441,26 @@ func (in *Intake) readEvents(ev *events) {
 }
 
 // Ready returns which of names, a listing of the folder, are complete
-// jobs, how many others are still being written or settling, and when to
+// jobs, which others are still being written or settling, and when to
 // look again for one of those to have settled (zero: no need).
-func (in *Intake) Ready(names []string) (ready []string, waiting int, next time.Time) {
+func (in *Intake) Ready(names []string) (ready, waiting []string, next time.Time) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.judge.Ready(names, time.Now(), Looks{
 		Stamp: func(name string) (Stamp, error) { return in.Stamp(in.dir + "/" + name) },
-		Open:  func(name string) bool { return in.Open(in.dir + "/" + name) },
+		Open:  func(name string) Writers { return in.Open(in.dir + "/" + name) },
 	})
 }
 
-// Open reports whether some process has the file at path open for
-// writing: on a local file system of Linux, where the kernel refuses a
-// read lease on such a file; false where that cannot be told (a network
-// file system, a file of another owner).
-func (in *Intake) Open(path string) bool {
-	return !in.remote && openForWriting(path)
+// Open says whether some process has the file at path open for writing:
+// on a local file system of Linux the kernel tells, by refusing a read
+// lease on such a file; Untold on a network file system, or for a file
+// of another user when this process may not take leases on it.
+func (in *Intake) Open(path string) Writers {
+	if in.remote {
+		return Untold
+	}
+	return openForWriting(path)
 }
 
 // Suspect says that the file name changed while a job held it: it is

@@ -32,6 +32,7 @@ func TestPartial(t *testing.T) {
 type fakeFiles struct {
 	stamps map[string]Stamp
 	open   map[string]bool // held open for writing
+	untold map[string]bool // whether held open cannot be told
 	looks  int
 }
 
@@ -45,7 +46,15 @@ func (f *fakeFiles) stat(name string) (Stamp, error) {
 }
 
 func (f *fakeFiles) look() Looks {
-	return Looks{Stamp: f.stat, Open: func(name string) bool { return f.open[name] }}
+	return Looks{Stamp: f.stat, Open: func(name string) Writers {
+		switch {
+		case f.untold[name]:
+			return Untold
+		case f.open[name]:
+			return Writing
+		}
+		return NoWriter
+	}}
 }
 
 func (f *fakeFiles) names() []string {
@@ -65,8 +74,8 @@ func TestJudgeSettles(t *testing.T) {
 	f := &fakeFiles{stamps: map[string]Stamp{"slow": {Size: 7, Mtime: at(0)}, "old": {Size: 3, Mtime: at(-time.Hour)}, "x.part": {Size: 1, Mtime: at(-time.Hour)}}}
 	j := NewJudge(time.Second, false)
 	ready, waiting, next := j.Ready(f.names(), at(0), f.look())
-	if len(ready) != 0 || waiting != 2 || !next.Equal(at(time.Second)) {
-		t.Fatalf("first look: ready %v, waiting %d, next %v; want none ready (no mtime trusted), 2 waiting, next at 1s", ready, waiting, next)
+	if len(ready) != 0 || len(waiting) != 2 || !next.Equal(at(time.Second)) {
+		t.Fatalf("first look: ready %v, waiting %v, next %v; want none ready (no mtime trusted), 2 waiting, next at 1s", ready, waiting, next)
 	}
 	// Not due yet: no look taken.
 	looks := f.looks
@@ -79,8 +88,8 @@ func TestJudgeSettles(t *testing.T) {
 		t.Fatalf("at 1s: ready %v, next %v; want [old] (slow grew), next at 2s", ready, next)
 	}
 	ready, waiting, next = j.Ready(f.names(), at(2*time.Second), f.look())
-	if !slices.Equal(ready, []string{"old", "slow"}) || waiting != 0 || !next.IsZero() {
-		t.Fatalf("at 2s: ready %v, waiting %d, next %v", ready, waiting, next)
+	if !slices.Equal(ready, []string{"old", "slow"}) || len(waiting) != 0 || !next.IsZero() {
+		t.Fatalf("at 2s: ready %v, waiting %v, next %v", ready, waiting, next)
 	}
 	// A file no longer listed is forgotten.
 	delete(f.stamps, "old")
@@ -109,8 +118,8 @@ func TestJudgeEvents(t *testing.T) {
 	j.Note("closed", Closed, t0)
 	j.Note("moved", MovedIn, t0)
 	ready, waiting, _ := j.Ready(f.names(), t0, f.look())
-	if !slices.Equal(ready, []string{"closed", "found-old", "moved"}) || waiting != 2 {
-		t.Fatalf("ready %v, waiting %d; want [closed found-old moved], 2 waiting", ready, waiting)
+	if !slices.Equal(ready, []string{"closed", "found-old", "moved"}) || len(waiting) != 2 {
+		t.Fatalf("ready %v, waiting %v; want [closed found-old moved], 2 waiting", ready, waiting)
 	}
 	if f.looks != 2 {
 		t.Errorf("%d looks; want 2, for the files no event told of", f.looks)
@@ -276,8 +285,8 @@ func TestJudgeOpenForWriting(t *testing.T) {
 	j := NewJudge(time.Second, true)
 	j.Note("loop", Written, t0)
 	j.Note("loop", Closed, t0) // one command of the loop ended
-	if ready, waiting, _ := j.Ready(f.names(), t0, f.look()); len(ready) != 0 || waiting != 1 {
-		t.Fatalf("closed while the shell still holds it: ready %v, waiting %d", ready, waiting)
+	if ready, waiting, _ := j.Ready(f.names(), t0, f.look()); len(ready) != 0 || len(waiting) != 1 {
+		t.Fatalf("closed while the shell still holds it: ready %v, waiting %v", ready, waiting)
 	}
 	f.open["loop"] = false
 	if ready, _, _ := j.Ready(f.names(), t0.Add(500*time.Millisecond), f.look()); len(ready) != 0 {
@@ -286,6 +295,18 @@ func TestJudgeOpenForWriting(t *testing.T) {
 	j.Note("loop", Closed, t0.Add(600*time.Millisecond))
 	if ready, _, _ := j.Ready(f.names(), t0.Add(700*time.Millisecond), f.look()); !slices.Equal(ready, []string{"loop"}) {
 		t.Fatalf("closed for good: ready %v", ready)
+	}
+	// Another user's file, which the system will not say is open: written
+	// and not closed, only its close ends the wait, however long.
+	f = &fakeFiles{stamps: map[string]Stamp{"theirs": {Size: 1, Mtime: t0}}, untold: map[string]bool{"theirs": true}}
+	j = NewJudge(time.Second, true)
+	j.Note("theirs", Written, t0)
+	if ready, _, _ := j.Ready(f.names(), t0.Add(time.Hour), f.look()); len(ready) != 0 {
+		t.Fatal("a file written and not closed, whose writers cannot be told, was taken")
+	}
+	j.Note("theirs", Closed, t0.Add(time.Hour))
+	if ready, _, _ := j.Ready(f.names(), t0.Add(time.Hour), f.look()); !slices.Equal(ready, []string{"theirs"}) {
+		t.Fatalf("closed: ready %v", ready)
 	}
 	// Without events: settled but still open restarts the settle time.
 	f = &fakeFiles{stamps: map[string]Stamp{"idle": {Size: 1, Mtime: t0}}, open: map[string]bool{"idle": true}}
@@ -309,16 +330,16 @@ func TestOpenForWriting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !openForWriting(path) {
-		t.Skip("this file system gives no leases: cannot tell")
+	if got := openForWriting(path); got != Writing {
+		t.Skipf("this file system gives no leases: cannot tell (%d)", got)
 	}
 	w.Close()
-	if openForWriting(path) {
+	if openForWriting(path) != NoWriter {
 		t.Error("a closed file is told open for writing")
 	}
 	r, _ := os.Open(path)
 	defer r.Close()
-	if openForWriting(path) {
+	if openForWriting(path) != NoWriter {
 		t.Error("a file open for reading only is told open for writing")
 	}
 }
