@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -394,20 +395,7 @@ func TestOtherUsersWriter(t *testing.T) {
 	if err != nil {
 		t.Skip("setpriv (util-linux) is not installed")
 	}
-	bin := tpipeBinary(t)
-	dir := t.TempDir()
-	os.Chmod(filepath.Dir(dir), 0o755) // (the test's own folder)
-	os.Chmod(dir, 0o755)
-	shared := filepath.Join(dir, "bin")
-	os.Mkdir(shared, 0o755)
-	b, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nbin := filepath.Join(shared, "tpipe")
-	if err := os.WriteFile(nbin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	nbin, dir := binForNobody(t)
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	for _, d := range []string{in, out} {
 		os.Mkdir(d, 0o777)
@@ -433,4 +421,60 @@ func TestOtherUsersWriter(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(out, "f")); string(b) != "a\nb\nc\n" {
 		t.Errorf("out/f = %q, want the whole file: taken while its writer, another user, held it", b)
 	}
+}
+
+// TestStickyFolder: in a sticky folder (1777, as /tmp) a worker cannot
+// claim (rename) another user's file. It says so once and leaves the
+// file alone, instead of trying again in a loop and flooding its log;
+// --once then ends with status 1.
+func TestStickyFolder(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run the worker as another user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) is not installed")
+	}
+	nbin, dir := binForNobody(t)
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	os.Mkdir(in, 0o777)
+	os.Chmod(in, os.ModeSticky|0o777)
+	os.Mkdir(out, 0o777)
+	os.Chmod(out, 0o777)
+	put(t, in, "roots", "x\n") // root's file
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	worker := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", nbin, "pmjq", "--once", in, "cat", out)
+	got, err := worker.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatal("the worker did not end")
+	}
+	if exitStatus(worker.ProcessState) != 1 {
+		t.Errorf("status %v, want 1:\n%s", err, got)
+	}
+	if n := strings.Count(string(got), "left where it is"); n != 1 {
+		t.Errorf("said %d times that the job is left where it is, want once:\n%.2000s", n, got)
+	}
+	if _, err := os.Stat(filepath.Join(in, "roots")); err != nil {
+		t.Errorf("the job is not where it was: %v", err)
+	}
+}
+
+// binForNobody copies the binary under test where user nobody can run
+// it, and returns it and a folder nobody can reach.
+func binForNobody(t *testing.T) (bin, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755) // (the test's own folder)
+	os.Chmod(dir, 0o755)
+	b, err := os.ReadFile(tpipeBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "bin"), 0o755)
+	bin = filepath.Join(dir, "bin", "tpipe")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, dir
 }

@@ -510,6 +510,9 @@ func (f *jobFlags) run(ctx context.Context, stages []jobs.Stage, w *place.Worker
 	case failed:
 		fmt.Fprintf(stderr, "%s: %d %s done, %d failed\n", prog, n.Done, plural(n.Done, "job"), n.Failed)
 		return 1
+	case n.Blocked > 0:
+		fmt.Fprintf(stderr, "%s: %d %s done; %d could not be taken (see above)\n", prog, n.Done, plural(n.Done, "job"), n.Blocked)
+		return 1
 	}
 	return 0
 }

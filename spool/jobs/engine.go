@@ -80,6 +80,7 @@ type Counts struct {
 	Retried int // runs that failed and were tried again
 	Kept    int // of Failed, those left in their input places (Stage.KeepFailed)
 	PutBack int // runs whose input changed while they ran: put back, to be done again
+	Blocked int // jobs that could not be taken (not a lost race: a permission), left where they are
 }
 
 // batch is how many jobs a scan hands out, at most, before the places are
@@ -124,6 +125,9 @@ type engine struct {
 	// wait was said).
 	partial      map[token]bool
 	waitingSince map[token]time.Time
+	// blocked are tokens that could not be taken (not a lost race), each
+	// left alone until its time; said once.
+	blocked map[token]time.Time
 }
 
 // stage is a Stage with its places open. Its failed places are opened
@@ -188,7 +192,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 		o.Prog = "tpipe"
 	}
 	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), commits: make(chan *delivery, commitQueue), removals: make(chan []*delivery, 1),
-		inflight: map[token]bool{}, kept: map[token]bool{}, intake: map[*place.Place]bool{}, intakes: map[*place.Place]*place.Intake{}, partial: map[token]bool{}, waitingSince: map[token]time.Time{}}
+		inflight: map[token]bool{}, kept: map[token]bool{}, intake: map[*place.Place]bool{}, intakes: map[*place.Place]*place.Intake{}, partial: map[token]bool{}, waitingSince: map[token]time.Time{}, blocked: map[token]time.Time{}}
 	if e.obs == nil {
 		e.obs = Observers(nil)
 	}
@@ -510,11 +514,13 @@ func (e *engine) ready(st *stage) ([]set, int, error) {
 		lists[k] = names
 	}
 	e.mu.Lock()
-	if len(e.inflight)+len(e.kept) > 0 {
+	if len(e.inflight)+len(e.kept)+len(e.blocked) > 0 {
+		now := time.Now()
 		for k, p := range st.in {
 			lists[k] = slices.DeleteFunc(lists[k], func(n string) bool {
 				t := token{p, n}
-				return e.inflight[t] || e.kept[t]
+				until, blocked := e.blocked[t]
+				return e.inflight[t] || e.kept[t] || blocked && now.Before(until)
 			})
 		}
 	}
@@ -620,6 +626,29 @@ func (e *engine) quiet() (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// blockFor is how long a token that could not be taken is left alone.
+const blockFor = 30 * time.Second
+
+// block leaves c's tokens alone for blockFor, and reports whether this
+// is the first time (to be said).
+func (e *engine) block(c cand) (first bool) {
+	until := time.Now().Add(blockFor)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	first = true
+	for k, n := range c.names {
+		t := token{c.st.in[k], n}
+		if _, seen := e.blocked[t]; seen {
+			first = false
+		}
+		e.blocked[t] = until
+	}
+	if first {
+		e.counts.Blocked++
+	}
+	return first
 }
 
 // finish marks c's tokens no longer in flight, or kept if keep, and

@@ -29,7 +29,12 @@ func (e *engine) do(ctx context.Context, c cand) {
 	h, err := take(st.in, c.names, st.Lock, e.intakesOf(st))
 	if err != nil {
 		if !errors.Is(err, errLost) && ctx.Err() == nil {
-			e.sayf("take %s (%s): %v", c.key, st.Name, err)
+			// Not a lost race: the file cannot be taken (a sticky folder
+			// and another user's file, a permission). Taken again at once
+			// it would fail again, in a loop: it is left alone a while.
+			if e.block(c) {
+				e.sayf("take %s (%s): %v; left where it is, tried again every %v", c.key, st.Name, err, blockFor)
+			}
 		}
 		return
 	}
