@@ -492,12 +492,20 @@ func (e *engine) ready(st *stage) ([]set, int, error) {
 	lists := make([][]string, len(st.in))
 	waiting := 0
 	for k, p := range st.in {
-		names, err := p.Tokens()
+		in := e.intakes[p]
+		var names []string
+		var refused []place.Refusal
+		var err error
+		if in != nil {
+			names, refused, err = p.Listing()
+		} else {
+			names, err = p.Tokens()
+		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("list %s: %w", p.Dir(), err)
 		}
-		if in := e.intakes[p]; in != nil {
-			e.notePartial(p, names)
+		if in != nil {
+			e.noteRefused(p, names, refused)
 			var w []string
 			var next time.Time
 			names, w, next = in.Ready(names)
@@ -556,21 +564,24 @@ func (e *engine) noteWaiting(p *place.Place, names []string) {
 	}
 }
 
-// notePartial says once for each file of intake p whose name is one a
-// writer uses for work in progress that it is not a job: a person who
-// dropped report.part sees why nothing happens.
-func (e *engine) notePartial(p *place.Place, names []string) {
+// noteRefused says once for each file of intake p that is never a job
+// why: a name writers use for work in progress, one a place refuses, not
+// a regular file. A person who dropped report.part sees why nothing
+// happens.
+func (e *engine) noteRefused(p *place.Place, names []string, refused []place.Refusal) {
 	for _, n := range names {
-		if !place.Partial(n) {
-			continue
+		if place.Partial(n) {
+			refused = append(refused, place.Refusal{Name: n, Reason: "a name writers give a file they are still writing (#x#, or ending in " + place.PartialNames() + ")"})
 		}
-		t := token{p, n}
+	}
+	for _, r := range refused {
+		t := token{p, r.Name}
 		e.mu.Lock()
 		seen := e.partial[t]
 		e.partial[t] = true
 		e.mu.Unlock()
 		if !seen {
-			e.sayf("%s: a name for a file still being written (%s); not a job until it is renamed", ShortPath(filepath.Join(p.Dir(), n)), place.PartialNames())
+			e.sayf("%s: never a job: %s; rename it (or move it out)", ShortPath(filepath.Join(p.Dir(), r.Name)), r.Reason)
 		}
 	}
 }

@@ -62,8 +62,9 @@ func Partial(name string) bool {
 	if name == "" || name[0] == '.' || len(name) > 1 && name[0] == '#' && name[len(name)-1] == '#' {
 		return true
 	}
+	lower := strings.ToLower(name) // (x.TMP, as some tools of Windows write)
 	for _, s := range partialSuffixes {
-		if strings.HasSuffix(name, s) {
+		if strings.HasSuffix(lower, s) {
 			return true
 		}
 	}

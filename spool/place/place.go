@@ -152,6 +152,48 @@ func (p *Place) Tokens() ([]string, error) {
 	return names, nil // ReadDir sorts
 }
 
+// Refusal is a file of a place that is not a token, and why.
+type Refusal struct {
+	Name   string
+	Reason string
+}
+
+// Listing is Tokens, with the entries that are not tokens and why: a
+// name ValidName refuses, a link, a folder, a FIFO. Hidden names (the
+// protocol's entries among them) are neither.
+func (p *Place) Listing() (tokens []string, refused []Refusal, err error) {
+	ents, err := os.ReadDir(p.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if err := ValidName(name); err != nil {
+			var ne *NameError
+			reason := err.Error()
+			if errors.As(err, &ne) {
+				reason = "its name " + ne.Reason
+			}
+			refused = append(refused, Refusal{name, reason})
+			continue
+		}
+		switch t := e.Type(); {
+		case t.IsRegular():
+			tokens = append(tokens, name)
+		case t&fs.ModeSymlink != 0:
+			refused = append(refused, Refusal{name, "a symbolic link (a place follows none)"})
+		case t.IsDir():
+			refused = append(refused, Refusal{name, "a folder"})
+		default:
+			refused = append(refused, Refusal{name, "not a regular file"})
+		}
+	}
+	return tokens, refused, nil
+}
+
 // Open opens the ready token name for reading. A link is refused
 // (O_NOFOLLOW), and so is anything but a regular file.
 func (p *Place) Open(name string) (*os.File, error) {
