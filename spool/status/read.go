@@ -154,10 +154,23 @@ func Read(dir string, now time.Time) (*Report, error) {
 			sr.Latency = sr.latSum / sr.latN
 		}
 	}
+	failedPlaces := map[string]bool{}
+	for _, sr := range byStage {
+		for _, fp := range sr.FailedPlaces {
+			failedPlaces[resolve(dir, fp)] = true
+		}
+	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if e.IsDir() && e.Name() != Dir && isPlace(filepath.Join(dir, e.Name())) {
+		path := filepath.Join(dir, e.Name())
+		failed := failedPlaces[path] || strings.HasSuffix(e.Name(), ".failed") // (counted as failed jobs)
+		if e.IsDir() && e.Name() != Dir && !failed && isPlace(path) {
 			addPlace(e.Name())
+		}
+	}
+	if len(r.Places) == 0 && holdsTokens(dir) {
+		if abs, err := filepath.Abs(dir); err == nil {
+			addPlace(abs) // tpipe status in: the folder is itself a place
 		}
 	}
 	for _, name := range order {
@@ -174,16 +187,36 @@ func resolve(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// isPlace reports whether dir holds one of the protocol's entries. A
-// place no worker uses has none (they are removed once empty): such a
-// place is listed when a status file names it.
+// isPlace reports whether dir is a place: it holds one of the protocol's
+// entries, or tokens. (A place no worker uses has no entries: they are
+// removed once empty.)
 func isPlace(dir string) bool {
 	for _, sub := range []string{".claim", ".tmp", ".lock"} {
 		if fi, err := os.Lstat(filepath.Join(dir, sub)); err == nil && fi.IsDir() {
 			return true
 		}
 	}
-	return false
+	return holdsTokens(dir)
+}
+
+// holdsTokens reports whether dir holds a regular file with a token's name.
+func holdsTokens(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for {
+		ents, err := f.ReadDir(64)
+		for _, e := range ents {
+			if e.Type().IsRegular() && place.ValidName(e.Name()) == nil {
+				return true
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
 }
 
 // countFailed counts the failed jobs in a failed place: its files, less
