@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
+	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/spool/jobs"
@@ -134,7 +136,10 @@ func (f *jobFlags) parse(fs *flag.FlagSet, usage string, args []string, stdout, 
 		return bad("%v", err)
 	}
 	f.hooks = hooks
-	if err := fs.Parse(args); err != nil {
+	// Flags may come after the folders too (tpipe pmjq in 'wc -l' out
+	// --once), as people type them.
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
 			printFlags(stdout, fs)
@@ -143,7 +148,7 @@ func (f *jobFlags) parse(fs *flag.FlagSet, usage string, args []string, stdout, 
 		if f.badSetting != nil {
 			return bad("--%s", f.badSetting)
 		}
-		return bad("%s", err)
+		return bad("%s", durationHint(err))
 	}
 	switch {
 	case f.o.Workers < 1:
@@ -164,7 +169,54 @@ func (f *jobFlags) parse(fs *flag.FlagSet, usage string, args []string, stdout, 
 	if f.form == formPmjq1 {
 		f.o.Prog = "pmjq"
 	}
-	return fs.Args(), 0, true
+	return pos, 0, true
+}
+
+// durationHint adds to a flag's error what to do: for a time given
+// without its unit (--settle 5), what a time looks like; for an unknown
+// one, that a filter's options go inside its quotes.
+func durationHint(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "flag provided but not defined: ") {
+		msg += " (an option of the filter? quote the whole filter or pipeline: 'wc -l')"
+	}
+	if strings.Contains(msg, "parse error") && (strings.Contains(msg, "-settle") || strings.Contains(msg, "-lease") || strings.Contains(msg, "-retry-delay")) {
+		msg += ": a time is a number with its unit, such as 5s, 500ms or 2m"
+	}
+	return msg
+}
+
+// missingProgram returns an error naming the first command of the
+// pipeline src that is neither a builtin nor a program on PATH, with its
+// position: every job would fail with it (127), so it is said at start.
+func missingProgram(src string, cfg runner.Config) error {
+	r := runner.New(runner.Config{Getenv: cfg.Getenv})
+	defer r.Close()
+	cmds, _, err := r.Commands(src)
+	if err != nil {
+		return nil // (the caller's compile reports it)
+	}
+	for _, c := range cmds {
+		if c.Builtin {
+			continue
+		}
+		if _, err := ext.LookPath(c.Cmd.Args[0].Value); err != nil {
+			return fmt.Errorf("%v (at %d:%d)", err, c.Cmd.Pos.Line, c.Cmd.Pos.Col)
+		}
+	}
+	return nil
+}
+
+// badPipeline says that the pipeline argument what ('FILTER' or
+// 'PIPELINE') is not one to run, and what the order of the arguments is;
+// the status is 2.
+func badPipeline(stderr io.Writer, prog, what, src, order string, err error) int {
+	hint := ""
+	if fi, serr := os.Stat(src); serr == nil && fi.IsDir() {
+		hint = fmt.Sprintf(" (%s is a folder)", visible.Controls(src))
+	}
+	fmt.Fprintf(stderr, "%s: %s %s: %v%s; the order is %s\n", prog, what, visible.Controls(strconv.Quote(src)), visible.Controls(err.Error()), hint, order)
+	return 2
 }
 
 // printFlags lists the flags of fs, and the load hooks, which
@@ -269,6 +321,9 @@ func pmjqJobs(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer r.Close()
 		return r.Report(rest[1], err)
 	}
+	if err := missingProgram(rest[1], f.cfg); err != nil {
+		return badPipeline(stderr, "tpipe pmjq", "FILTER", rest[1], "INDIR 'FILTER' OUTDIR", err)
+	}
 	in, err := absDir(rest[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "tpipe pmjq: %s\n", fileError(err))
@@ -318,9 +373,13 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		defer r.Close()
 		return r.Report(rest[1], err)
 	}
+	if err := missingProgram(rest[1], f.cfg); err != nil {
+		return badPipeline(stderr, "tpipe serve", "PIPELINE", rest[1], "DIR 'PIPELINE'", err)
+	}
 	if status := f.inputFolder("tpipe serve", "folder", rest[0], dir, stderr); status != 0 {
 		return status
 	}
+	strayJobs(dir, rest[0], stderr)
 	stages := net.Stages
 	if f.only != "" {
 		var names []string
@@ -350,6 +409,19 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	return f.run(ctx, stages, nil, stderr)
+}
+
+// strayJobs says once of each file in a served folder dir itself (given
+// as shown) that it is not a job: jobs go to dir/in (a job put there
+// before serve had made in/).
+func strayJobs(dir, shown string, stderr io.Writer) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Type().IsRegular() && place.ValidName(e.Name()) == nil {
+			fmt.Fprintf(stderr, "tpipe serve: %s is not a job: jobs go in %s (mv it there)\n",
+				visible.Controls(filepath.Join(shown, e.Name())), visible.Controls(filepath.Join(shown, "in")+"/"))
+		}
+	}
 }
 
 // inputFolder checks that the input folder dir (abs its absolute path)
@@ -551,6 +623,9 @@ func (f *jobFlags) observe(ctx context.Context, w *place.Worker, stages []status
 		if err != nil {
 			stop()
 			return nil, func() {}, fmt.Errorf("--metrics: %w", err)
+		}
+		for _, s := range stages {
+			srv.Declare(s.Name)
 		}
 		fmt.Fprintf(stderr, "%s: metrics on http://%s/metrics\n", prog, srv.Addr())
 		obs = append(obs, srv.Metrics)

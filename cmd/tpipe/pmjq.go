@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/internal/argv"
 	"github.com/tpipe/tpipe/spool/jobs"
 	"github.com/tpipe/tpipe/spool/pmjq1"
@@ -133,6 +134,9 @@ func inputsCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	words, err := argv.Words(f.cmd)
 	if err != nil {
+		return pmjqUsageError(stderr, prog, "--cmd: %v", err)
+	}
+	if _, err := ext.LookPath(words[0]); err != nil {
 		return pmjqUsageError(stderr, prog, "--cmd: %v", err)
 	}
 	st := jobs.Stage{Name: filepath.Base(words[0]), Retries: f.retries}

@@ -88,7 +88,7 @@ func putCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if job == "" {
 			job = filepath.Base(file)
 		}
-		if err := putOne(p, file, job, stdin); err != nil {
+		if err := putOne(p, file, job, *name != "", stdin); err != nil {
 			fmt.Fprintf(stderr, "%s: %s: %s\n", prog, visible.Controls(filepath.Join(shown, job)), err)
 			status = 1
 		}
@@ -96,13 +96,18 @@ func putCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return status
 }
 
-// putOne copies file ("-": stdin) into the place p as the job name.
-func putOne(p *place.Place, file, name string, stdin io.Reader) error {
+// putOne copies file ("-": stdin) into the place p as the job name
+// (given says it is --name's).
+func putOne(p *place.Place, file, name string, given bool, stdin io.Reader) error {
+	fix := "; give --name"
+	if given {
+		fix = "; give another --name"
+	}
 	if err := place.ValidName(name); err != nil {
-		return fmt.Errorf("%s; give --name", nameReason(err))
+		return fmt.Errorf("%s%s", nameReason(err), fix)
 	}
 	if place.Partial(name) {
-		return fmt.Errorf("a name for a file still being written is never a job (%s); give --name", place.PartialNames())
+		return fmt.Errorf("a name for a file still being written is never a job (%s)%s", place.PartialNames(), fix)
 	}
 	if ok, err := p.Has(name); err != nil {
 		return errors.New(fileError(err))

@@ -76,6 +76,16 @@ func New(dirs []string) *Metrics {
 	return m
 }
 
+// Declare makes each counter of each stage a series at 0 before its first
+// event, so that a dashboard sees 0, not nothing.
+func (m *Metrics) Declare(stages ...string) {
+	for _, st := range stages {
+		for _, c := range []*prometheus.CounterVec{m.claimed, m.done, m.failed, m.retried, m.putBack} {
+			c.WithLabelValues(st)
+		}
+	}
+}
+
 // Registry returns the registry that holds the metrics.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 

@@ -115,3 +115,19 @@ func TestPlaceNamedTwice(t *testing.T) {
 		t.Errorf("the place is reported %d times, want once:\n%s", n, body)
 	}
 }
+
+// TestDeclare: a stage's counters are series at 0 before their first event.
+func TestDeclare(t *testing.T) {
+	s, err := Listen("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Declare("sort")
+	body := scrape(t, "http://"+s.Addr()+"/metrics")
+	for _, name := range []string{"claimed", "done", "failed", "retried", "put_back"} {
+		if want := `tpipe_jobs_` + name + `_total{stage="sort"} 0`; !strings.Contains(body, want+"\n") {
+			t.Errorf("no %s", want)
+		}
+	}
+}

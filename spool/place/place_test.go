@@ -107,6 +107,11 @@ func TestParseStat(t *testing.T) {
 	if _, ok := parseStat([]byte("4242 (x) S 1")); ok {
 		t.Error("parseStat of a short line succeeded")
 	}
+	// A zombie (killed, not yet reaped) holds nothing: start 0.
+	zombie := strings.Replace(line, ") S ", ") Z ", 1)
+	if n, ok := parseStat([]byte(zombie)); !ok || n != 0 {
+		t.Errorf("parseStat of a zombie = %d, %v; want 0", n, ok)
+	}
 }
 
 // clock is a clock for tests, safe for concurrent use.

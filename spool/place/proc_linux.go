@@ -21,7 +21,9 @@ func procStart(pid int) (start uint64, ok bool) {
 
 // parseStat finds field 22, starttime, in the text of /proc/PID/stat.
 // Field 2 is the command in parentheses and may hold spaces and ')': the
-// fields that follow start after its last ')'.
+// fields that follow start after its last ')'. A zombie (state Z or X:
+// killed, not yet reaped by its parent) has start 0, which no live
+// owner has: it holds nothing any more.
 func parseStat(b []byte) (uint64, bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
@@ -31,6 +33,9 @@ func parseStat(b []byte) (uint64, bool) {
 	const starttime = 22 - 3 // fields 3.. follow the ')'
 	if len(f) <= starttime {
 		return 0, false
+	}
+	if f[0] == "Z" || f[0] == "X" {
+		return 0, true
 	}
 	n, err := strconv.ParseUint(f[starttime], 10, 64)
 	return n, err == nil
