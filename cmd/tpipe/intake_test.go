@@ -51,10 +51,7 @@ func TestServeMetricsThreeStages(t *testing.T) {
 	}()
 	put(t, filepath.Join(dir, "in"), "words", "b\na\nb\n")
 	var body string
-	waitFor(t, "the job to come out", func() bool {
-		_, err := os.Stat(filepath.Join(dir, "out", "words"))
-		return err == nil
-	})
+	waitFile(t, "the job to come out", filepath.Join(dir, "out", "words"))
 	body = get(t, m[1])
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
@@ -278,10 +275,7 @@ func TestOnceWaitsForWriter(t *testing.T) {
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the writer to start", func() bool {
-		_, err := os.Stat(filepath.Join(in, "job"))
-		return err == nil
-	})
+	waitFile(t, "the writer to start", filepath.Join(in, "job"))
 	b, err := exec.Command(bin, "pmjq", "--once", in, "wc -l", out).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pmjq --once: %v\n%s", err, b)
@@ -363,19 +357,13 @@ func TestServeSlowWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { serve.Process.Kill(); serve.Wait() }()
-	waitFor(t, "serve to make its intake", func() bool {
-		_, err := os.Stat(filepath.Join(dir, "in"))
-		return err == nil
-	})
+	waitFile(t, "serve to make its intake", filepath.Join(dir, "in"))
 	w := exec.Command("sh", "-c", `for i in 1 2 1 2 1; do echo $i; sleep .3; done > in/job`)
 	w.Dir = dir
 	if err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "out/job", func() bool {
-		_, err := os.Stat(filepath.Join(dir, "out", "job"))
-		return err == nil
-	})
+	waitFile(t, "out/job", filepath.Join(dir, "out", "job"))
 	if b, _ := os.ReadFile(filepath.Join(dir, "out", "job")); string(b) != "      3 1\n      2 2\n" {
 		t.Errorf("out/job = %q: the job was taken before its writer was done", b)
 	}
@@ -388,14 +376,7 @@ func TestServeSlowWriter(t *testing.T) {
 // after: a file seen created and not closed waits for its close. (A file
 // found at start is judged by the settle time: README.)
 func TestOtherUsersWriter(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to run the worker as another user")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("setpriv (util-linux) is not installed")
-	}
-	nbin, dir := binForNobody(t)
+	setpriv, nbin, dir := asNobody(t)
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	for _, d := range []string{in, out} {
 		os.Mkdir(d, 0o777)
@@ -414,10 +395,7 @@ func TestOtherUsersWriter(t *testing.T) {
 	if err := w.Run(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "out/f", func() bool {
-		_, err := os.Stat(filepath.Join(out, "f"))
-		return err == nil
-	})
+	waitFile(t, "out/f", filepath.Join(out, "f"))
 	if b, _ := os.ReadFile(filepath.Join(out, "f")); string(b) != "a\nb\nc\n" {
 		t.Errorf("out/f = %q, want the whole file: taken while its writer, another user, held it", b)
 	}
@@ -428,14 +406,7 @@ func TestOtherUsersWriter(t *testing.T) {
 // file alone, instead of trying again in a loop and flooding its log;
 // --once then ends with status 1.
 func TestStickyFolder(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root, to run the worker as another user")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("setpriv (util-linux) is not installed")
-	}
-	nbin, dir := binForNobody(t)
+	setpriv, nbin, dir := asNobody(t)
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	os.Mkdir(in, 0o777)
 	os.Chmod(in, os.ModeSticky|0o777)
@@ -460,10 +431,19 @@ func TestStickyFolder(t *testing.T) {
 	}
 }
 
-// binForNobody copies the binary under test where user nobody can run
-// it, and returns it and a folder nobody can reach.
-func binForNobody(t *testing.T) (bin, dir string) {
+// asNobody readies a run of the binary under test as user nobody: it
+// returns setpriv, the binary copied where nobody can run it, and a
+// folder nobody can reach. It skips the test unless it runs as root with
+// setpriv (util-linux) installed.
+func asNobody(t *testing.T) (setpriv, bin, dir string) {
 	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to run the worker as another user")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("setpriv (util-linux) is not installed")
+	}
 	dir = t.TempDir()
 	os.Chmod(filepath.Dir(dir), 0o755) // (the test's own folder)
 	os.Chmod(dir, 0o755)
@@ -476,5 +456,14 @@ func binForNobody(t *testing.T) (bin, dir string) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return bin, dir
+	return setpriv, bin, dir
+}
+
+// waitFile waits until the file at path exists (what names it).
+func waitFile(t *testing.T, what, path string) {
+	t.Helper()
+	waitFor(t, what, func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }

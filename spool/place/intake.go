@@ -392,17 +392,7 @@ func WatchIntake(ctx context.Context, dir string, o IntakeOptions) (*Intake, err
 			cancel()
 			return nil, err
 		}
-		in.closer = w.Close
-		in.wg.Go(func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-w.C:
-					in.signal()
-				}
-			}
-		})
+		in.C, in.closer = w.C, w.Close
 	}
 	return in, nil
 }
