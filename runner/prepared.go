@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"io"
+	"os"
 
 	"github.com/tpipe/tpipe/shell"
 )
@@ -36,6 +37,17 @@ func Prepare(src string, cfg Config) (*Prepared, error) {
 		return nil, err
 	}
 	return &Prepared{src: src, ast: s, cfg: cfg}, nil
+}
+
+// RunFile is Run with the file at path as stdin; an error is a file that
+// cannot be opened, when the status means nothing.
+func (p *Prepared) RunFile(ctx context.Context, path string, stdout, stderr io.Writer) (int, error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return -1, err
+	}
+	defer in.Close()
+	return p.Run(ctx, in, stdout, stderr), nil
 }
 
 // Run runs the script with stdin (nil: none), stdout and stderr, and

@@ -17,13 +17,14 @@ import (
 	"time"
 
 	"github.com/tpipe/tpipe/ext"
+	"github.com/tpipe/tpipe/front/loadhook"
+	"github.com/tpipe/tpipe/front/metrics"
+	"github.com/tpipe/tpipe/front/stages"
+	"github.com/tpipe/tpipe/front/status"
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/spool/jobs"
-	"github.com/tpipe/tpipe/spool/loadhook"
-	"github.com/tpipe/tpipe/spool/metrics"
 	"github.com/tpipe/tpipe/spool/place"
-	"github.com/tpipe/tpipe/spool/status"
 )
 
 // The commands that run the job engine (package jobs) share one set of
@@ -315,7 +316,7 @@ func pmjqJobs(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return pmjqUsageError(stderr, "tpipe pmjq", "want INDIR 'FILTER' OUTDIR, got %d %s", len(rest), plural(len(rest), "argument"))
 	}
 	f.cfg.Stderr = stderr
-	filter, err := jobs.Script(rest[1], f.cfg)
+	filter, err := stages.Script(rest[1], f.cfg)
 	if err != nil {
 		r := runner.New(runner.Config{Stderr: stderr})
 		defer r.Close()
@@ -362,9 +363,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "tpipe serve: %s\n", fileError(err))
 		return 2
 	}
-	net, err := jobs.NewNet(dir, rest[1], f.cfg)
+	net, err := stages.NewNet(dir, rest[1], f.cfg)
 	if err != nil {
-		var ne *jobs.NetError
+		var ne *stages.NetError
 		if errors.As(err, &ne) {
 			fmt.Fprintf(stderr, "tpipe %s\n", visible.Controls(ne.Error()))
 			return 2

@@ -10,9 +10,10 @@ import (
 	"sync"
 
 	"github.com/tpipe/tpipe/ext"
+	"github.com/tpipe/tpipe/front/pmjq1"
+	"github.com/tpipe/tpipe/front/stages"
 	"github.com/tpipe/tpipe/internal/argv"
 	"github.com/tpipe/tpipe/spool/jobs"
-	"github.com/tpipe/tpipe/spool/pmjq1"
 )
 
 // pmjqCommand is `tpipe pmjq ...`, and tpipe called as pmjq. Three forms
@@ -157,7 +158,7 @@ func inputsCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		st.Out = [][]string{{out}}
 	}
-	st.Run = jobs.Argv(words, &lockedWriter{w: stdout}, f.cfg)
+	st.Run = stages.Argv(words, &lockedWriter{w: stdout}, f.cfg)
 	return f.run(ctx, []jobs.Stage{st}, nil, stderr)
 }
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/tpipe/tpipe/progress"
-	"github.com/tpipe/tpipe/spool/status"
+	"github.com/tpipe/tpipe/front/status"
 )
 
 // TestPmjqMetrics runs the and-merge worker with --metrics on a real

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/tpipe/tpipe/internal/visible"
-	"github.com/tpipe/tpipe/spool/scripts"
+	"github.com/tpipe/tpipe/front/scripts"
 )
 
 const scriptsUsage = `usage: tpipe scripts [-o OUTDIR] DIR 'PIPELINE'

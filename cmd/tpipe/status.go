@@ -13,7 +13,7 @@ import (
 
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/progress"
-	"github.com/tpipe/tpipe/spool/status"
+	"github.com/tpipe/tpipe/front/status"
 )
 
 const statusUsage = `usage: tpipe status [--watch] [--dot | --pnml] DIR

@@ -6,41 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/tpipe/tpipe/runner"
+	"github.com/tpipe/tpipe/spool/jobs/jobstest"
 )
 
 // These tests run the and-merge of tpipe's --inputs form and pmjq 1.0's
 // locking on the one engine.
-
-// tree lists the regular files under dir with their text, protocol
-// directories (.tmp, .claim, .lock) left out when empty.
-func tree(t *testing.T, dir string) string {
-	t.Helper()
-	var lines []string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			if ents, _ := os.ReadDir(p); len(ents) == 0 && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		lines = append(lines, rel+"="+strings.TrimSpace(string(b)))
-		return nil
-	})
-	slices.Sort(lines)
-	return strings.Join(lines, "\n")
-}
 
 // events is what the recorder heard, one word and job each, sorted.
 func (r *recorder) summary() string {
@@ -59,103 +34,12 @@ func (r *recorder) summary() string {
 	return strings.Join(e, "; ")
 }
 
-// muxStage is tpipe's --inputs form on root/audio and root/video,
-// running words with its output in root/out.
-func muxStage(root string, words []string, retries int) Stage {
-	return Stage{
-		Name:    "mux",
-		In:      []string{filepath.Join(root, "audio"), filepath.Join(root, "video")},
-		Key:     groupKey(`(.*)\.og[gv]$`, 2),
-		Out:     [][]string{{filepath.Join(root, "out")}},
-		Run:     Argv(words, nil, runner.Config{}),
-		Retries: retries,
-	}
-}
-
-// TestInputsForm runs tpipe's --inputs form on root/audio and root/video
-// and looks at the folders and the observer afterwards.
-func TestInputsForm(t *testing.T) {
-	for _, tc := range []struct {
-		name         string
-		audio, video map[string]string
-		words        []string
-		retries      int
-		want         Counts
-		tree         []string
-		events       string
-	}{{
-		name:  "pairs by group, no partner stays",
-		audio: map[string]string{"a.ogg": "A-audio", "b.ogg": "B-audio", "lonely.ogg": "no video", "notes.txt": "not a token"},
-		video: map[string]string{"a.ogv": "A-video", "b.ogv": "B-video"},
-		words: []string{"cat", "$2", "$1"},
-		want:  Counts{Done: 2},
-		tree: []string{
-			"audio/lonely.ogg=no video",
-			"audio/notes.txt=not a token",
-			"out/a=A-videoA-audio",
-			"out/b=B-videoB-audio",
-		},
-		events: "claimed a; claimed b; done a; done b",
-	}, {
-		// grep fails (status 1) on a set whose first file has no 'A'.
-		name:    "retries then the failed places",
-		audio:   map[string]string{"a.ogg": "A", "bad.ogg": "B"},
-		video:   map[string]string{"a.ogv": "A", "bad.ogv": "B"},
-		words:   []string{"grep", "A", "$1"},
-		retries: 2,
-		want:    Counts{Done: 1, Retried: 2, Failed: 1},
-		tree: []string{
-			"audio.failed/bad.ogg.status=status 1\ntries 3\nstage mux",
-			"audio.failed/bad.ogg.stderr=",
-			"audio.failed/bad.ogg=B",
-			"out/a=A",
-			"video.failed/bad.ogv=B",
-		},
-		events: "claimed a; claimed bad; done a; failed bad; retry bad; retry bad",
-	}, {
-		name:  "a command not found keeps its message",
-		audio: map[string]string{"a.ogg": "A"},
-		video: map[string]string{"a.ogv": "A"},
-		words: []string{"no-such-command-tpipe", "$1"},
-		want:  Counts{Failed: 1},
-		tree: []string{
-			"audio.failed/a.ogg.status=status 127\ntries 1\nstage mux",
-			"audio.failed/a.ogg.stderr=tpipe: no-such-command-tpipe: command not found",
-			"audio.failed/a.ogg=A",
-			"video.failed/a.ogv=A",
-		},
-		events: "claimed a; failed a",
-	}} {
-		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			drop(t, filepath.Join(root, "audio"), tc.audio)
-			drop(t, filepath.Join(root, "video"), tc.video)
-			rec := &recorder{}
-			n, err := Run(testCtx(t), []Stage{muxStage(root, tc.words, tc.retries)}, fast(Options{Once: true, Observer: rec, Workers: 2}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n != tc.want {
-				t.Errorf("counts %+v, want %+v", n, tc.want)
-			}
-			// The status file's owner and time differ from run to run.
-			got := regexp.MustCompile(`\nowner .*\ntime .*`).ReplaceAllString(tree(t, root), "")
-			if want := strings.Join(tc.tree, "\n"); got != want {
-				t.Errorf("after the run:\n%s\nwant\n%s", got, want)
-			}
-			if got := rec.summary(); got != tc.events {
-				t.Errorf("observer: %s\nwant      %s", got, tc.events)
-			}
-		})
-	}
-}
-
 // TestLock: a stage that locks finds its tokens at their own paths while
 // it runs, and removes them once delivered.
 func TestLock(t *testing.T) {
 	root := t.TempDir()
 	in := filepath.Join(root, "in")
-	drop(t, in, map[string]string{"j1": "one", "j2": "two"})
+	jobstest.Drop(t, in, map[string]string{"j1": "one", "j2": "two"})
 	var mu sync.Mutex
 	var seen []string
 	read := func(_ context.Context, j *Job) (int, error) {
@@ -168,7 +52,7 @@ func TestLock(t *testing.T) {
 		mu.Unlock()
 		return 0, err
 	}
-	n, err := Run(testCtx(t), []Stage{{Name: "t", In: []string{in}, Lock: true, Run: read}}, fast(Options{Once: true, Workers: 2}))
+	n, err := Run(jobstest.Ctx(t), []Stage{{Name: "t", In: []string{in}, Lock: true, Run: read}}, fast(Options{Once: true, Workers: 2}))
 	if err != nil || n.Done != 2 {
 		t.Fatalf("Run = %+v, %v", n, err)
 	}
@@ -176,7 +60,7 @@ func TestLock(t *testing.T) {
 	if strings.Join(seen, ",") != "one,two" {
 		t.Errorf("jobs read %v", seen)
 	}
-	if got := tree(t, root); got != "" {
+	if got := jobstest.Tree(t, root); got != "" {
 		t.Errorf("left: %s", got)
 	}
 }
@@ -186,10 +70,10 @@ func TestLock(t *testing.T) {
 func TestKeepFailed(t *testing.T) {
 	root := t.TempDir()
 	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
-	drop(t, in, map[string]string{"a": "ok\n", "b": "error\n", "c": "ok\n"})
+	jobstest.Drop(t, in, map[string]string{"a": "ok\n", "b": "error\n", "c": "ok\n"})
 	rec := &recorder{}
 	var errb strings.Builder
-	n, err := Run(testCtx(t), []Stage{{Name: "grep", In: []string{in}, Out: [][]string{{out}}, KeepFailed: true, Run: script("grep -v error")}},
+	n, err := Run(jobstest.Ctx(t), []Stage{{Name: "grep", In: []string{in}, Out: [][]string{{out}}, KeepFailed: true, Run: script("grep -v error")}},
 		fast(Options{Once: true, Observer: rec, Stderr: &errb, Prog: "pmjq"}))
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +81,7 @@ func TestKeepFailed(t *testing.T) {
 	if n != (Counts{Done: 2, Failed: 1, Kept: 1}) {
 		t.Errorf("counts %+v", n)
 	}
-	if got := tree(t, root); got != "in/b=error\nout/a=ok\nout/c=ok" {
+	if got := jobstest.Tree(t, root); got != "in/b=error\nout/a=ok\nout/c=ok" {
 		t.Errorf("after the run:\n%s", got)
 	}
 	if got := rec.get("claimed"); len(got) != 3 {
@@ -214,9 +98,9 @@ func TestKeepFailed(t *testing.T) {
 func TestFailedName(t *testing.T) {
 	root := t.TempDir()
 	in, errs := filepath.Join(root, "in"), filepath.Join(root, "errors")
-	drop(t, in, map[string]string{"x": "1\n", "bad name": "2\n"})
+	jobstest.Drop(t, in, map[string]string{"x": "1\n", "bad name": "2\n"})
 	var errb strings.Builder
-	n, err := Run(testCtx(t), []Stage{{Name: "false", In: []string{in}, Run: script("grep nothing"), Failed: []string{errs},
+	n, err := Run(jobstest.Ctx(t), []Stage{{Name: "false", In: []string{in}, Run: script("grep nothing"), Failed: []string{errs},
 		FailedName: func(j *Job, _ int) (string, error) {
 			if strings.Contains(j.Key, " ") {
 				return "", errors.New("no spaces here")
@@ -229,7 +113,7 @@ func TestFailedName(t *testing.T) {
 	if n != (Counts{Failed: 2, Kept: 1}) {
 		t.Errorf("counts %+v", n)
 	}
-	if got := tree(t, root); got != "errors/x.err=1\nin/bad name=2" {
+	if got := jobstest.Tree(t, root); got != "errors/x.err=1\nin/bad name=2" {
 		t.Errorf("after the run:\n%s", got)
 	}
 	for _, want := range []string{
@@ -257,7 +141,7 @@ func TestSharedFolders(t *testing.T) {
 				jobs[fmt.Sprintf("k%03d", i)] = "x"
 			}
 			for _, d := range dirs {
-				drop(t, d, jobs)
+				jobstest.Drop(t, d, jobs)
 			}
 			var mu sync.Mutex
 			runs := map[string]int{}
@@ -277,7 +161,7 @@ func TestSharedFolders(t *testing.T) {
 			for e := range 2 {
 				st := Stage{Name: "m", In: dirs, Key: groupKey(`^(k\d+)$`, 2), Lock: lock, Run: count}
 				wg.Go(func() {
-					res, err := Run(testCtx(t), []Stage{st}, fast(Options{Once: true, Host: fmt.Sprint("host", e)}))
+					res, err := Run(jobstest.Ctx(t), []Stage{st}, fast(Options{Once: true, Host: fmt.Sprint("host", e)}))
 					if err != nil {
 						t.Error(err)
 					}
@@ -296,34 +180,9 @@ func TestSharedFolders(t *testing.T) {
 			if results[0].Done+results[1].Done != n {
 				t.Errorf("done %d + %d, want %d", results[0].Done, results[1].Done, n)
 			}
-			if got := tree(t, root); got != "" {
+			if got := jobstest.Tree(t, root); got != "" {
 				t.Errorf("left behind:\n%s", got)
 			}
 		})
 	}
-}
-
-// BenchmarkAndMerge10k is pmjq 1.0's bug_cartesianproduct at its size:
-// 10,000 files in each of two folders, paired by name, each pair run
-// through the builtin cat into an output place.
-func BenchmarkAndMerge10k(b *testing.B) {
-	const n = 10000
-	for b.Loop() {
-		b.StopTimer()
-		root := b.TempDir()
-		for _, d := range []string{"a", "b"} {
-			os.MkdirAll(filepath.Join(root, d), 0o700)
-			for i := range n {
-				os.WriteFile(filepath.Join(root, d, fmt.Sprintf("%06d", i)), []byte(d+"\n"), 0o600)
-			}
-		}
-		st := Stage{Name: "cat", In: []string{filepath.Join(root, "a"), filepath.Join(root, "b")}, Key: groupKey(`(.*)`, 2),
-			Out: [][]string{{filepath.Join(root, "out")}}, Run: Argv([]string{"cat", "$1", "$2"}, nil, runner.Config{})}
-		b.StartTimer()
-		res, err := Run(context.Background(), []Stage{st}, Options{Once: true, NoSync: true, Workers: 2})
-		if err != nil || res.Done != n {
-			b.Fatalf("%+v, %v", res, err)
-		}
-	}
-	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sets/s")
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpipe/tpipe/spool/jobs/jobstest"
+
 	"github.com/tpipe/tpipe/spool/place"
 )
 
@@ -23,11 +25,11 @@ import (
 func TestGroupCommitOrder(t *testing.T) {
 	for _, d := range []place.Delivery{place.AtLeastOnce, place.AtMostOnce} {
 		t.Run(d.String(), func(t *testing.T) {
-			ctx := testCtx(t)
+			ctx := jobstest.Ctx(t)
 			root := t.TempDir()
 			in, outA, outB := filepath.Join(root, "in"), filepath.Join(root, "a"), filepath.Join(root, "b")
 			jobs, want := jobSet(40)
-			drop(t, in, jobs)
+			jobstest.Drop(t, in, jobs)
 			var (
 				mu     sync.Mutex
 				steps  []string
@@ -66,7 +68,7 @@ func TestGroupCommitOrder(t *testing.T) {
 				t.Fatalf("done %d, want %d", e.counts.Done, len(jobs))
 			}
 			for _, dir := range []string{outA, outB} {
-				if got := files(t, dir); !mapsEqual(got, want) {
+				if got := jobstest.Files(t, dir); !mapsEqual(got, want) {
 					t.Errorf("%s: %d outputs of %d, or wrong", dir, len(got), len(want))
 				}
 			}

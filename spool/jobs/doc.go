@@ -1,9 +1,12 @@
 // Package jobs is tpipe's one job engine: the transitions of a Petri net
 // whose places are directories and whose tokens are files, as in pmjq
-// ("How to scale a one liner pipeline"). Every file is a whole job. Its
-// front ends are tpipe pmjq INDIR 'FILTER' OUTDIR (Script), the and-merge
-// tpipe pmjq --inputs PATTERN DIR... --cmd CMD (PatternKey, Argv), pmjq
-// 1.0's command line (package pmjq1) and tpipe serve (NewNet). Any number
+// ("How to scale a one liner pipeline"). Every file is a whole job. It
+// stands on the places alone (package place): what a job runs is a Func
+// its front ends give, above it and above the runner (package
+// front/stages: tpipe pmjq INDIR 'FILTER' OUTDIR's Script, the and-merge
+// tpipe pmjq --inputs PATTERN DIR... --cmd CMD's Argv, with PatternKey
+// from here, and tpipe serve's Net; package front/pmjq1: pmjq 1.0's
+// command line). Any number
 // of processes, on one host or on several that share the directories, run
 // the same stages on the same places and share the work; package place
 // gives them the one claim protocol that makes a job run once at a time

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,18 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpipe/tpipe/spool/jobs/jobstest"
+
 	"github.com/tpipe/tpipe/runner"
 )
-
-// deadline is the most any test here waits: a hang fails, it does not
-// block the suite.
-const deadline = 60 * time.Second
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // fast are Options for tests: no fsync, quick rechecks.
 func fast(o Options) Options {
@@ -37,76 +30,21 @@ func fast(o Options) Options {
 	return o
 }
 
-// drop writes jobs into dir as files name -> text.
-// drop writes jobs into dir as files written a minute ago: an intake
-// takes them as complete when it first sees them (their modification
-// time is past the settle time).
-func drop(t *testing.T, dir string, jobs map[string]string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	ago := time.Now().Add(-time.Minute)
-	for name, text := range jobs {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(path, ago, ago); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// files reads the regular files of dir that are not the protocol's.
-func files(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = string(b)
-	}
-	return out
-}
-
-// stray lists what is left in the protocol's directories of the places
-// under root: claims, temporary files, locks.
-func stray(t *testing.T, root string) []string {
-	t.Helper()
-	var left []string
-	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		for _, part := range strings.Split(filepath.Dir(rel), string(filepath.Separator)) {
-			if part == ".tmp" || part == ".claim" || part == ".lock" {
-				left = append(left, rel)
-				break
-			}
-		}
-		return nil
-	})
-	return left
-}
-
-// script is Script for a source the test knows compiles.
+// script runs the tpipe pipeline src, which the test knows compiles, on
+// each job's first input, as the front end's stages.Script does (the
+// engine's package may not import it: it stands above the engine).
 func script(src string) Func {
-	f, err := Script(src, runner.Config{})
+	p, err := runner.Prepare(src, runner.Config{})
 	if err != nil {
 		panic(fmt.Sprintf("script %q: %v", src, err))
 	}
-	return f
+	return func(ctx context.Context, j *Job) (int, error) {
+		var out io.Writer = io.Discard
+		if len(j.Out) > 0 {
+			out = j.Out[0]
+		}
+		return p.RunFile(ctx, j.In[0], out, j.Stderr)
+	}
 }
 
 func TestPmjqBuiltins(t *testing.T) {
@@ -119,9 +57,9 @@ func TestPmjqBuiltins(t *testing.T) {
 		jobs[name] = fmt.Sprintf("hello %d\nworld\n", i)
 		want[name] = fmt.Sprintf("%s OLLEH\nDLROW\n", reverse(fmt.Sprint(i)))
 	}
-	drop(t, in, jobs)
+	jobstest.Drop(t, in, jobs)
 	var errb strings.Builder
-	n, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script("tr a-z A-Z | rev | sort")}},
+	n, err := Run(jobstest.Ctx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script("tr a-z A-Z | rev | sort")}},
 		fast(Options{Once: true, Stderr: &errb})) // Run serializes its writes
 	if err != nil {
 		t.Fatal(err)
@@ -129,13 +67,13 @@ func TestPmjqBuiltins(t *testing.T) {
 	if n.Done != 40 || n.Failed != 0 {
 		t.Errorf("counts %+v", n)
 	}
-	if got := files(t, out); !mapsEqual(got, want) {
+	if got := jobstest.Files(t, out); !mapsEqual(got, want) {
 		t.Errorf("out = %v\nwant %v", got, want)
 	}
-	if left := files(t, in); len(left) != 0 {
+	if left := jobstest.Files(t, in); len(left) != 0 {
 		t.Errorf("in not drained: %v", left)
 	}
-	if s := stray(t, root); len(s) != 0 {
+	if s := jobstest.Stray(t, root); len(s) != 0 {
 		t.Errorf("stray files: %v", s)
 	}
 	if _, err := os.Stat(in + ".failed"); !errors.Is(err, os.ErrNotExist) {
@@ -170,11 +108,11 @@ func mapsEqual(a, b map[string]string) bool {
 func TestRetriesThenFailed(t *testing.T) {
 	root := t.TempDir()
 	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
-	drop(t, in, map[string]string{"good": "ok\n", "bad": "boom\n", "good2": "fine\n"})
+	jobstest.Drop(t, in, map[string]string{"good": "ok\n", "bad": "boom\n", "good2": "fine\n"})
 	rec := &recorder{}
 	sw := &strings.Builder{}
 	// grep -v boom fails (status 1) when every line is boom.
-	n, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Retries: 2,
+	n, err := Run(jobstest.Ctx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Retries: 2,
 		Run: script(`grep -v boom`)}}, fast(Options{Once: true, Stderr: sw, Observer: rec}))
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +120,7 @@ func TestRetriesThenFailed(t *testing.T) {
 	if n.Done != 2 || n.Failed != 1 || n.Retried != 2 {
 		t.Errorf("counts %+v, want 2 done, 1 failed, 2 retried", n)
 	}
-	if got := files(t, out); !mapsEqual(got, map[string]string{"good": "ok\n", "good2": "fine\n"}) {
+	if got := jobstest.Files(t, out); !mapsEqual(got, map[string]string{"good": "ok\n", "good2": "fine\n"}) {
 		t.Errorf("out = %v", got)
 	}
 	fs, err := Failures(in + ".failed")
@@ -193,10 +131,10 @@ func TestRetriesThenFailed(t *testing.T) {
 	if f.Name != "bad" || f.Status != 1 || f.Tries != 3 || f.Stage != "f" {
 		t.Errorf("failure = %+v", f)
 	}
-	if got := files(t, in+".failed")["bad"]; got != "boom\n" {
+	if got := jobstest.Files(t, in+".failed")["bad"]; got != "boom\n" {
 		t.Errorf("failed token = %q", got)
 	}
-	if left := files(t, in); len(left) != 0 {
+	if left := jobstest.Files(t, in); len(left) != 0 {
 		t.Errorf("in not drained: %v", left)
 	}
 	if got := rec.get("failed"); !slices.Equal(got, []string{"f bad 1 true", "f bad 1 true", "f bad 1 false"}) {
@@ -211,8 +149,8 @@ func TestRetriesThenFailed(t *testing.T) {
 func TestFailedStderr(t *testing.T) {
 	root := t.TempDir()
 	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
-	drop(t, in, map[string]string{"j": "x\n"})
-	_, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}},
+	jobstest.Drop(t, in, map[string]string{"j": "x\n"})
+	_, err := Run(jobstest.Ctx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}},
 		Run: script(`cat | sed -n 'p;q 3' | cat /no/such/file`)}}, fast(Options{Once: true}))
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +163,7 @@ func TestFailedStderr(t *testing.T) {
 	if len(fs) != 1 || fs[0].Status != 1 || fs[0].Tries != 1 {
 		t.Errorf("failures = %+v", fs)
 	}
-	if got := files(t, out); len(got) != 0 {
+	if got := jobstest.Files(t, out); len(got) != 0 {
 		t.Errorf("a failed job reached the output: %v", got)
 	}
 }
@@ -269,8 +207,8 @@ func (r *recorder) PutBack(stage, job string) { r.add("putback", stage+" "+job) 
 func TestAndMerge(t *testing.T) {
 	root := t.TempDir()
 	left, right, out := filepath.Join(root, "left"), filepath.Join(root, "right"), filepath.Join(root, "out")
-	drop(t, left, map[string]string{"1.l": "one\n", "2.l": "two\n", "3.l": "three\n", "notes.txt": "?"})
-	drop(t, right, map[string]string{"1.r": "uno\n", "3.r": "tres\n", "4.r": "cuatro\n"})
+	jobstest.Drop(t, left, map[string]string{"1.l": "one\n", "2.l": "two\n", "3.l": "three\n", "notes.txt": "?"})
+	jobstest.Drop(t, right, map[string]string{"1.r": "uno\n", "3.r": "tres\n", "4.r": "cuatro\n"})
 	key := func(_ int, name string) (string, bool) {
 		k, _, ok := strings.Cut(name, ".")
 		return k, ok && (strings.HasSuffix(name, ".l") || strings.HasSuffix(name, ".r"))
@@ -285,7 +223,7 @@ func TestAndMerge(t *testing.T) {
 		}
 		return 0, nil
 	}
-	n, err := Run(testCtx(t), []Stage{{Name: "join", In: []string{left, right}, Key: key, Out: [][]string{{out}},
+	n, err := Run(jobstest.Ctx(t), []Stage{{Name: "join", In: []string{left, right}, Key: key, Out: [][]string{{out}},
 		OutName: func(j *Job, _ int) (string, error) { return j.Key + ".both", nil }, Run: join}}, fast(Options{Once: true}))
 	if err != nil {
 		t.Fatal(err)
@@ -293,13 +231,13 @@ func TestAndMerge(t *testing.T) {
 	if n.Done != 2 {
 		t.Errorf("done %d, want 2", n.Done)
 	}
-	if got := files(t, out); !mapsEqual(got, map[string]string{"1.both": "one\nuno\n", "3.both": "three\ntres\n"}) {
+	if got := jobstest.Files(t, out); !mapsEqual(got, map[string]string{"1.both": "one\nuno\n", "3.both": "three\ntres\n"}) {
 		t.Errorf("out = %v", got)
 	}
-	if got := files(t, left); !mapsEqual(got, map[string]string{"2.l": "two\n", "notes.txt": "?"}) {
+	if got := jobstest.Files(t, left); !mapsEqual(got, map[string]string{"2.l": "two\n", "notes.txt": "?"}) {
 		t.Errorf("left kept %v", got)
 	}
-	if got := files(t, right); !mapsEqual(got, map[string]string{"4.r": "cuatro\n"}) {
+	if got := jobstest.Files(t, right); !mapsEqual(got, map[string]string{"4.r": "cuatro\n"}) {
 		t.Errorf("right kept %v", got)
 	}
 }
@@ -309,13 +247,13 @@ func TestAndMerge(t *testing.T) {
 func TestAtMostOnce(t *testing.T) {
 	root := t.TempDir()
 	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
-	drop(t, in, map[string]string{"a": "x\n", "b": "y\n"})
-	n, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script("tr x-y X-Y")}},
+	jobstest.Drop(t, in, map[string]string{"a": "x\n", "b": "y\n"})
+	n, err := Run(jobstest.Ctx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script("tr x-y X-Y")}},
 		fast(Options{Once: true, Delivery: 1}))
 	if err != nil || n.Done != 2 {
 		t.Fatalf("%+v, %v", n, err)
 	}
-	if got := files(t, out); !mapsEqual(got, map[string]string{"a": "X\n", "b": "Y\n"}) {
+	if got := jobstest.Files(t, out); !mapsEqual(got, map[string]string{"a": "X\n", "b": "Y\n"}) {
 		t.Errorf("out = %v", got)
 	}
 }
@@ -326,17 +264,17 @@ func TestBranch(t *testing.T) {
 	root := t.TempDir()
 	in := filepath.Join(root, "in")
 	o1, o2, o3 := filepath.Join(root, "o1"), filepath.Join(root, "o2"), filepath.Join(root, "o3")
-	drop(t, in, map[string]string{"j": "hello\n"})
+	jobstest.Drop(t, in, map[string]string{"j": "hello\n"})
 	two := func(_ context.Context, j *Job) (int, error) {
 		fmt.Fprint(j.Out[0], "first\n")
 		fmt.Fprint(j.Out[1], "second\n")
 		return 0, nil
 	}
-	if _, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{o1, o2}, {o3}}, Run: two}}, fast(Options{Once: true})); err != nil {
+	if _, err := Run(jobstest.Ctx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{o1, o2}, {o3}}, Run: two}}, fast(Options{Once: true})); err != nil {
 		t.Fatal(err)
 	}
 	for dir, want := range map[string]string{o1: "first\n", o2: "first\n", o3: "second\n"} {
-		if got := files(t, dir)["j"]; got != want {
+		if got := jobstest.Files(t, dir)["j"]; got != want {
 			t.Errorf("%s/j = %q, want %q", filepath.Base(dir), got, want)
 		}
 	}
@@ -348,8 +286,8 @@ func TestCancel(t *testing.T) {
 	root := t.TempDir()
 	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
 	jobs, want := jobSet(20)
-	drop(t, in, jobs)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	jobstest.Drop(t, in, jobs)
+	ctx, cancel := context.WithCancel(jobstest.Ctx(t))
 	started := make(chan struct{}, 20)
 	block := func(ctx context.Context, j *Job) (int, error) {
 		started <- struct{}{}
@@ -368,46 +306,17 @@ func TestCancel(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if got := files(t, in); len(got) != len(jobs) {
+	if got := jobstest.Files(t, in); len(got) != len(jobs) {
 		t.Errorf("%d jobs back in place, want %d", len(got), len(jobs))
 	}
-	if s := stray(t, root); len(s) != 0 {
+	if s := jobstest.Stray(t, root); len(s) != 0 {
 		t.Errorf("stray files: %v", s)
 	}
-	if _, err := Run(testCtx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script(helperFilter)}}, fast(Options{Once: true})); err != nil {
+	if _, err := Run(jobstest.Ctx(t), []Stage{{Name: "f", In: []string{in}, Out: [][]string{{out}}, Run: script(helperFilter)}}, fast(Options{Once: true})); err != nil {
 		t.Fatal(err)
 	}
-	if got := files(t, out); !mapsEqual(got, want) {
+	if got := jobstest.Files(t, out); !mapsEqual(got, want) {
 		t.Errorf("after a second run: %d outputs", len(got))
-	}
-}
-
-// TestObserver: every job is claimed and done once, in the observer's
-// words, under every stage of a served net.
-func TestObserver(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	net, err := NewNet(dir, "tr a-z A-Z | rev", runner.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, _ := jobSet(5)
-	drop(t, filepath.Join(dir, "in"), jobs)
-	rec := &recorder{}
-	if _, err := Run(testCtx(t), net.Stages, fast(Options{Once: true, Observer: Observers{rec}})); err != nil {
-		t.Fatal(err)
-	}
-	for _, kind := range []string{"claimed", "done"} {
-		got := rec.get(kind)
-		slices.Sort(got)
-		var want []string
-		for _, st := range []string{"rev", "tr"} {
-			for i := range 5 {
-				want = append(want, fmt.Sprintf("%s job-%03d", st, i))
-			}
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("%s: %v", kind, got)
-		}
 	}
 }
 
@@ -425,12 +334,12 @@ func TestStageErrors(t *testing.T) {
 		{Stage{Name: "s", In: []string{"x"}, Run: f, Out: [][]string{{}}}, "output 0 goes to no place"},
 		{Stage{Name: "s", In: []string{"x", "y"}, Run: f, Failed: []string{"z"}}, "1 failed places for 2 input places"},
 	} {
-		_, err := Run(testCtx(t), []Stage{tc.st}, fast(Options{Once: true}))
+		_, err := Run(jobstest.Ctx(t), []Stage{tc.st}, fast(Options{Once: true}))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.st, err, tc.want)
 		}
 	}
-	if _, err := Run(testCtx(t), nil, Options{}); err == nil {
+	if _, err := Run(jobstest.Ctx(t), nil, Options{}); err == nil {
 		t.Error("no stage: no error")
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tpipe/tpipe/spool/jobs/jobstest"
 )
 
 // These tests run the engine in real processes (the test binary started
@@ -182,7 +184,7 @@ func logFolders(t *testing.T, n int) (root, in, out, logf string, jobs, want map
 	root = t.TempDir()
 	in, out, logf = filepath.Join(root, "in"), filepath.Join(root, "out"), filepath.Join(root, "log")
 	jobs, want = jobSet(n)
-	drop(t, in, jobs)
+	jobstest.Drop(t, in, jobs)
 	if err := os.WriteFile(logf, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func logFolders(t *testing.T, n int) (root, in, out, logf string, jobs, want map
 // on this host), and every job's output is there exactly once and right,
 // the input place is drained and no claim or temporary file is left.
 func TestKilledWorker(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := jobstest.Ctx(t)
 	root, in, out, logf, jobs, want := logFolders(t, 300)
 	env := []string{"JOBS_IN=" + in, "JOBS_OUT=" + out, "JOBS_LOG=" + logf, "JOBS_PAUSE=3ms", "JOBS_LEASE=30s"}
 	var ps []*proc
@@ -223,7 +225,7 @@ func TestKilledWorker(t *testing.T) {
 			t.Fatalf("a surviving worker: %v", err)
 		}
 	}
-	if got := files(t, out); !mapsEqual(got, want) {
+	if got := jobstest.Files(t, out); !mapsEqual(got, want) {
 		t.Errorf("outputs: %d of %d, or wrong", len(got), len(want))
 		for name, w := range want {
 			if got[name] != w {
@@ -232,10 +234,10 @@ func TestKilledWorker(t *testing.T) {
 			}
 		}
 	}
-	if left := files(t, in); len(left) != 0 {
+	if left := jobstest.Files(t, in); len(left) != 0 {
 		t.Errorf("in not drained: %d left", len(left))
 	}
-	if s := stray(t, root); len(s) != 0 {
+	if s := jobstest.Stray(t, root); len(s) != 0 {
 		t.Errorf("stray files: %v", s)
 	}
 	// A job is logged done once its input is removed, so no job is logged
@@ -266,11 +268,11 @@ func TestKilledWorker(t *testing.T) {
 // hb takes the job back when the lease runs out, not before, since it
 // cannot see another host's processes.
 func TestLeaseTakeover(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := jobstest.Ctx(t)
 	root := t.TempDir()
 	in, out := filepath.Join(root, "in"), filepath.Join(root, "out")
 	jobs, want := jobSet(6)
-	drop(t, in, jobs)
+	jobstest.Drop(t, in, jobs)
 	const lease = time.Second
 	holder := startHelper(t, "hold", "JOBS_IN="+in, "JOBS_OUT="+out, "JOBS_LEASE="+lease.String(), "JOBS_HOST=ha")
 	held := strings.TrimPrefix(holder.expect(t, ctx, "running "), "running ")
@@ -320,10 +322,10 @@ func TestLeaseTakeover(t *testing.T) {
 	if r.n.Done != len(jobs) {
 		t.Errorf("hb did %d jobs, want %d", r.n.Done, len(jobs))
 	}
-	if got := files(t, out); !mapsEqual(got, want) {
+	if got := jobstest.Files(t, out); !mapsEqual(got, want) {
 		t.Errorf("outputs = %v", got)
 	}
-	if s := stray(t, root); len(s) != 0 {
+	if s := jobstest.Stray(t, root); len(s) != 0 {
 		t.Errorf("stray files: %v", s)
 	}
 	if !strings.Contains(errb.String(), "took back 1 claim of a dead or expired owner") {
@@ -338,7 +340,7 @@ func TestLeaseTakeover(t *testing.T) {
 // Every job's output is there exactly once and right, the input place is
 // drained, and no claim or temporary file is left.
 func TestKilledDuringGroupCommit(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := jobstest.Ctx(t)
 	root, in, out, logf, _, want := logFolders(t, 300)
 	env := []string{"JOBS_IN=" + in, "JOBS_OUT=" + out, "JOBS_LOG=" + logf, "JOBS_LEASE=30s", "JOBS_SYNC=1"}
 	logged := func() int {
@@ -365,7 +367,7 @@ func TestKilledDuringGroupCommit(t *testing.T) {
 		p.cmd.Process.Signal(syscall.SIGKILL)
 		<-exited
 		kills++
-		if left := files(t, in); len(left) == 0 {
+		if left := jobstest.Files(t, in); len(left) == 0 {
 			break // (it delivered the last batch before the kill)
 		}
 	}
@@ -374,7 +376,7 @@ func TestKilledDuringGroupCommit(t *testing.T) {
 		t.Fatalf("the last worker: %v", err)
 	}
 	t.Logf("%d workers killed, %d jobs logged done", kills, logged())
-	got := files(t, out)
+	got := jobstest.Files(t, out)
 	for name, w := range want {
 		if got[name] != w {
 			t.Errorf("%s = %q, want %q", name, got[name], w)
@@ -385,10 +387,10 @@ func TestKilledDuringGroupCommit(t *testing.T) {
 			t.Errorf("an output no job makes: %s", name)
 		}
 	}
-	if left := files(t, in); len(left) != 0 {
+	if left := jobstest.Files(t, in); len(left) != 0 {
 		t.Errorf("in not drained: %d left", len(left))
 	}
-	if s := stray(t, root); len(s) != 0 {
+	if s := jobstest.Stray(t, root); len(s) != 0 {
 		t.Errorf("stray files: %v", s)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpipe/tpipe/spool/jobs/jobstest"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -27,12 +29,12 @@ func TestSSHFS(t *testing.T) {
 	shared, mounts := sshfsMounts(t, 2, false)
 	m1, m2 := mounts[0], mounts[1]
 	root := filepath.Dir(shared)
-	ctx := testCtx(t)
+	ctx := jobstest.Ctx(t)
 	logFlockAcrossMounts(t, m1, m2)
 
 	in, out, logf := filepath.Join(shared, "in"), filepath.Join(shared, "out"), filepath.Join(root, "log")
 	jobs, want := jobSet(120)
-	drop(t, in, jobs)
+	jobstest.Drop(t, in, jobs)
 	if err := os.WriteFile(logf, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -54,13 +56,13 @@ func TestSSHFS(t *testing.T) {
 			t.Fatalf("a worker: %v", err)
 		}
 	}
-	if got := files(t, out); !mapsEqual(got, want) {
+	if got := jobstest.Files(t, out); !mapsEqual(got, want) {
 		t.Errorf("outputs: %d of %d, or wrong", len(got), len(want))
 	}
-	if left := files(t, in); len(left) != 0 {
+	if left := jobstest.Files(t, in); len(left) != 0 {
 		t.Errorf("in not drained: %d left", len(left))
 	}
-	if s := stray(t, shared); len(s) != 0 {
+	if s := jobstest.Stray(t, shared); len(s) != 0 {
 		t.Errorf("stray files: %v", s)
 	}
 	b, _ := os.ReadFile(logf)
@@ -95,7 +97,7 @@ func TestSSHFSSlowWriters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(jobstest.Ctx(t))
 	defer cancel()
 	st := Stage{Name: "wc", In: []string{filepath.Join(m, "in")}, Out: [][]string{{filepath.Join(m, "out")}}, Run: script("wc -l")}
 	done := make(chan error, 1)
@@ -164,7 +166,7 @@ func sshfsMounts(t *testing.T, n int, cache bool) (shared string, mounts []strin
 	} else {
 		f.Close()
 	}
-	ctx := testCtx(t)
+	ctx := jobstest.Ctx(t)
 	root := t.TempDir()
 	shared, keys := filepath.Join(root, "shared"), filepath.Join(root, "keys")
 	for _, d := range []string{shared, keys} {

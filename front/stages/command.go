@@ -1,8 +1,16 @@
-package jobs
+// Package stages makes the Funcs of the job engine's stages that run
+// tpipe's commands: a script per job (Script: tpipe pmjq's FILTER), argv
+// words with the job's paths (Argv, Command: the and-merge's --cmd, pmjq
+// 1.0's templates), a pipeline served as a net of stages (NewNet: tpipe
+// serve). It stands above both the engine (package spool/jobs), which
+// knows places and Funcs only, and the runner.
+package stages
 
 import (
 	"context"
 	"io"
+
+	"github.com/tpipe/tpipe/spool/jobs"
 
 	"github.com/tpipe/tpipe/internal/argv"
 	"github.com/tpipe/tpipe/runner"
@@ -46,12 +54,12 @@ func (c *Command) Run(ctx context.Context) int {
 	return r.RunPipeline(ctx, &shell.Pipeline{Cmds: []*shell.Cmd{cmd}})
 }
 
-// Argv returns the Func of tpipe's --inputs form: words with $1..$n
+// Argv returns the jobs.Func of tpipe's --inputs form: words with $1..$n
 // replaced by the paths of the job's tokens (argv.Substitute), run with
 // $1 on stdin; its stdout is the stage's first output, or stdout when
 // the stage has none. cfg is the runner's configuration for the command.
-func Argv(words []string, stdout io.Writer, cfg runner.Config) Func {
-	return func(ctx context.Context, j *Job) (int, error) {
+func Argv(words []string, stdout io.Writer, cfg runner.Config) jobs.Func {
+	return func(ctx context.Context, j *jobs.Job) (int, error) {
 		c := &Command{Argv: argv.Substitute(words, j.In), Stdin: j.In[0], Stdout: stdout, Stderr: j.Stderr, Config: cfg}
 		if len(j.Out) > 0 {
 			c.Stdout = j.Out[0]

@@ -10,6 +10,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/tpipe/tpipe/front/stages"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/spool/jobs"
 	"github.com/tpipe/tpipe/spool/place"
@@ -162,7 +163,7 @@ func (s *Spec) run(ctx context.Context, j *jobs.Job, log *place.Place, cfg runne
 	}
 	// Times are compared at the file system's coarsest grain, a second.
 	start := time.Now().Truncate(time.Second)
-	c := jobs.Command{Argv: argv, Stdin: j.In[0], Stdout: j.Out[0], Stderr: stderr, Config: cfg}
+	c := stages.Command{Argv: argv, Stdin: j.In[0], Stdout: j.Out[0], Stderr: stderr, Config: cfg}
 	status := c.Run(ctx)
 	if logTok != nil {
 		if ctx.Err() != nil {

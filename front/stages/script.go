@@ -1,14 +1,15 @@
-package jobs
+package stages
 
 import (
 	"context"
 	"io"
-	"os"
+
+	"github.com/tpipe/tpipe/spool/jobs"
 
 	"github.com/tpipe/tpipe/runner"
 )
 
-// Script returns the Func that runs src, a tpipe script, on each job as
+// Script returns the jobs.Func that runs src, a tpipe script, on each job as
 // pmjq runs its filter: standard input is the job's first input, standard
 // output its first output, messages go to the job's Stderr, and the exit
 // status is the script's (pipefail, as tpipe's). Builtins run in this
@@ -19,21 +20,16 @@ import (
 //
 // src is parsed and checked once, here (runner.Prepare); a script that
 // does not compile is an error, for runner.Runner.Report.
-func Script(src string, cfg runner.Config) (Func, error) {
+func Script(src string, cfg runner.Config) (jobs.Func, error) {
 	p, err := runner.Prepare(src, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, j *Job) (int, error) {
-		in, err := os.Open(j.In[0])
-		if err != nil {
-			return -1, err
-		}
-		defer in.Close()
+	return func(ctx context.Context, j *jobs.Job) (int, error) {
 		var out io.Writer = io.Discard
 		if len(j.Out) > 0 {
 			out = j.Out[0]
 		}
-		return p.Run(ctx, in, out, j.Stderr), nil
+		return p.RunFile(ctx, j.In[0], out, j.Stderr)
 	}, nil
 }

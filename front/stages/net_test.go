@@ -1,4 +1,4 @@
-package jobs
+package stages
 
 import (
 	"bytes"
@@ -11,6 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tpipe/tpipe/spool/jobs"
+	"github.com/tpipe/tpipe/spool/jobs/jobstest"
 
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/spool/place"
@@ -33,7 +37,7 @@ func direct(t *testing.T, src, job string) string {
 // Execution of Task Pipelines" carried to the spool: the schedule, here
 // one stage per command with places between, does not change the output).
 func TestServeSameOutput(t *testing.T) {
-	jobs := map[string]string{
+	work := map[string]string{
 		"a": "pear\napple\nfig\napple\n",
 		"b": "one two\nthree\n",
 		"c": "",
@@ -54,26 +58,26 @@ func TestServeSameOutput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			drop(t, filepath.Join(dir, "in"), jobs)
+			jobstest.Drop(t, filepath.Join(dir, "in"), work)
 			var errb strings.Builder
-			if _, err := Run(testCtx(t), net.Stages, fast(Options{Once: true, Stderr: &errb})); err != nil {
+			if _, err := jobs.Run(jobstest.Ctx(t), net.Stages, jobs.Options{NoSync: true, Recheck: 20 * time.Millisecond, Workers: 3, Once: true, Stderr: &errb}); err != nil {
 				t.Fatal(err)
 			}
-			got := files(t, filepath.Join(dir, "out"))
-			for name, job := range jobs {
+			got := jobstest.Files(t, filepath.Join(dir, "out"))
+			for name, job := range work {
 				if want := direct(t, src, job); got[name] != want {
 					t.Errorf("job %s: served %q, in memory %q", name, got[name], want)
 				}
 			}
-			if len(got) != len(jobs) {
-				t.Errorf("out has %d results, want %d", len(got), len(jobs))
+			if len(got) != len(work) {
+				t.Errorf("out has %d results, want %d", len(got), len(work))
 			}
-			if s := stray(t, dir); len(s) != 0 {
+			if s := jobstest.Stray(t, dir); len(s) != 0 {
 				t.Errorf("stray: %v", s)
 			}
 			for _, st := range net.Stages {
 				for _, in := range st.In {
-					if left := files(t, in); len(left) != 0 {
+					if left := jobstest.Files(t, in); len(left) != 0 {
 						t.Errorf("%s left in %s", fmt.Sprint(len(left)), in)
 					}
 				}
@@ -174,7 +178,7 @@ func FuzzNewNet(f *testing.F) {
 					readsIn++
 				}
 			}
-			j := &Job{Key: "job", Stderr: io.Discard}
+			j := &jobs.Job{Key: "job", Stderr: io.Discard}
 			for range st.In {
 				j.In = append(j.In, "/spool/x/.claim/o/it's a job")
 			}

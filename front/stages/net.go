@@ -1,4 +1,4 @@
-package jobs
+package stages
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tpipe/tpipe/spool/jobs"
 
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/shell"
@@ -35,9 +37,9 @@ import (
 // its last path element, with what a file name cannot hold made '_'.
 type Net struct {
 	Dir    string
-	Stages []Stage // upstream first
+	Stages []jobs.Stage // upstream first
 	// script is each stage's script for a job, as its Run runs it.
-	script map[string]func(*Job) string
+	script map[string]func(*jobs.Job) string
 }
 
 // NetError is a pipeline that cannot be served, and why.
@@ -107,10 +109,10 @@ func (n *netBuilder) build() (*Net, error) {
 		n.ports = append(n.ports, n.portsOf(i, c))
 	}
 	var stdin, stdout []string
-	net := &Net{Dir: n.dir, script: map[string]func(*Job) string{}}
+	net := &Net{Dir: n.dir, script: map[string]func(*jobs.Job) string{}}
 	for i, c := range n.cmds {
 		p := n.ports[i]
-		st := Stage{Name: n.names[i]}
+		st := jobs.Stage{Name: n.names[i]}
 		switch {
 		case !c.ReadsInput || p.inFile:
 		case p.inEdge != "":
@@ -148,7 +150,7 @@ func (n *netBuilder) build() (*Net, error) {
 		for _, e := range p.writes {
 			st.Out = append(st.Out, n.edgeReaders(e))
 		}
-		script := func(j *Job) string { return stageScript(c.Cmd, p, inPort, outPort, j) }
+		script := func(j *jobs.Job) string { return stageScript(c.Cmd, p, inPort, outPort, j) }
 		st.Run, net.script[st.Name] = n.run(script), script
 		if len(p.reads)+len(p.writes) == 0 {
 			// Port 0 alone: the command reads the job on stdin and
@@ -302,7 +304,7 @@ func (n *netBuilder) edgeReaders(e string) []string {
 
 // order sorts the stages upstream first (a topological order of the
 // places they read and write), keeping the script's order among equals.
-func (n *netBuilder) order(stages []Stage) ([]Stage, error) {
+func (n *netBuilder) order(stages []jobs.Stage) ([]jobs.Stage, error) {
 	writer := map[string]int{}
 	for i, st := range stages {
 		for _, ps := range st.Out {
@@ -312,7 +314,7 @@ func (n *netBuilder) order(stages []Stage) ([]Stage, error) {
 		}
 	}
 	done := make([]bool, len(stages))
-	var out []Stage
+	var out []jobs.Stage
 	for len(out) < len(stages) {
 		progress := false
 		for i, st := range stages {
@@ -337,12 +339,12 @@ func (n *netBuilder) order(stages []Stage) ([]Stage, error) {
 	return out, nil
 }
 
-// run returns the Func of a stage that runs one command on one job: the
+// run returns the jobs.Func of a stage that runs one command on one job: the
 // command with its claimed inputs and pending outputs put where its edges
 // were, as a small script of its own (see stageScript).
-func (n *netBuilder) run(script func(*Job) string) Func {
+func (n *netBuilder) run(script func(*jobs.Job) string) jobs.Func {
 	cfg := n.cfg
-	return func(ctx context.Context, j *Job) (int, error) {
+	return func(ctx context.Context, j *jobs.Job) (int, error) {
 		src := script(j)
 		k := cfg
 		k.Stdin, k.Stdout, k.Stderr = nil, io.Discard, j.Stderr
@@ -358,7 +360,7 @@ func (n *netBuilder) run(script func(*Job) string) Func {
 // `cat INPUT > @e` or drained by `cat @e > OUTPUT`, so that a builtin
 // that takes only edges (merge, route, join) and a program that sees
 // /dev/fd/N run as they do in memory.
-func stageScript(c *shell.Cmd, p ports, inPort, outPort bool, j *Job) string {
+func stageScript(c *shell.Cmd, p ports, inPort, outPort bool, j *jobs.Job) string {
 	var b strings.Builder
 	b.WriteString(commandText(c))
 	out := 0
