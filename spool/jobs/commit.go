@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +43,7 @@ type delivery struct {
 	c     cand
 	j     *Job
 	h     *held
-	outs  []*place.Pending
+	outs  []Pending
 	start time.Time
 }
 
@@ -133,37 +132,11 @@ func (e *engine) commitBatch(ds []*delivery) []*delivery {
 // commitOutputs makes the outputs of ds durable under their names: sync
 // the files, rename each, sync each place's directory once.
 func (e *engine) commitOutputs(ds []*delivery) error {
-	var ts []*place.Pending
+	var ts []Pending
 	for _, d := range ds {
 		ts = append(ts, d.outs...)
 	}
-	if err := place.SyncAll(ts); err != nil {
-		return err
-	}
-	if e.o.trace != nil {
-		for _, t := range ts {
-			e.trace("sync", tokenPath(t))
-		}
-	}
-	var dirs []*place.Place
-	seen := map[*place.Place]bool{}
-	for _, t := range ts {
-		if err := t.CommitNoDirSync(); err != nil {
-			return err
-		}
-		e.trace("rename", tokenPath(t))
-		if p := t.Place(); !seen[p] {
-			seen[p] = true
-			dirs = append(dirs, p)
-		}
-	}
-	for _, p := range dirs {
-		if err := p.SyncDir(); err != nil {
-			return err
-		}
-		e.trace("syncdir", p.Dir())
-	}
-	return nil
+	return e.places.Commit(ts, e.o.trace)
 }
 
 // dropChanged puts back the jobs of ds whose inputs changed since they
@@ -194,13 +167,13 @@ func (e *engine) consume(d *delivery) (consumed bool, err error) {
 			return false, nil
 		}
 	}
-	var spares *place.Place
+	var spares Place
 	if outs := d.c.st.out; len(outs) > 0 {
 		spares = outs[0][0]
 	}
 	lost, err := d.h.consume(spares)
 	if lost {
-		e.sayf("job %s (%s) was taken back while it ran (is the lease, %v, too short?); its taker may run it again", d.j.name(), d.c.st.Name, e.w.Lease())
+		e.sayf("job %s (%s) was taken back while it ran (is the lease, %v, too short?); its taker may run it again", d.j.name(), d.c.st.Name, e.places.Lease())
 	}
 	for _, p := range d.h.paths {
 		e.trace("consume", p)
@@ -254,6 +227,3 @@ func (e *engine) trace(op, path string) {
 		e.o.trace(op, path)
 	}
 }
-
-// tokenPath is where the pending token t goes at its commit.
-func tokenPath(t *place.Pending) string { return filepath.Join(t.Place().Dir(), t.Name()) }

@@ -58,7 +58,7 @@ func TestGroupCommitOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = e.run(ctx)
-			if cerr := e.w.Close(); err == nil {
+			if cerr := e.owned.Close(); err == nil {
 				err = cerr
 			}
 			if err != nil {

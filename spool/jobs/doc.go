@@ -12,6 +12,14 @@
 // gives them the one claim protocol that makes a job run once at a time
 // and survive a worker's crash.
 //
+// # Places
+//
+// The engine sees places through the interfaces of places.go (Places,
+// Place, Token, Pending), never a folder: Folders, on package place, is
+// the backend of folders shared by workers (the default), and a backend
+// of another kind gives the same listing, take, group commit and
+// take-back (places_test.go runs the engine on places in memory).
+//
 // # A job's life
 //
 // A Stage has input places, output ports (each one place, or several that

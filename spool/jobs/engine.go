@@ -44,6 +44,10 @@ type Options struct {
 	// are then its own. nil: Run makes one from Lease, Host and NoSync,
 	// and closes it before it returns.
 	Worker *place.Worker
+	// Places, if set, is where the stages' places are (their In, Out and
+	// Failed are its addresses); nil means folders (Folders, opened by
+	// Worker).
+	Places Places
 	// RetryDelay is the pause before a failed job runs again.
 	RetryDelay time.Duration
 	// Recheck is how often the places are looked at again when nothing
@@ -93,14 +97,14 @@ const batch = 64
 // places and hands jobs to the workers, which claim, run and deliver them.
 type engine struct {
 	o      Options
-	w      *place.Worker
+	places Places
+	owned  *place.Worker // the worker Run made, closed when it ends
 	stages []*stage
 	// quietOrder lists every place (not the failed ones), upstream first.
-	quietOrder []*place.Place
+	quietOrder []Place
 	// intake are the input places no stage writes, where jobs come from
-	// outside; run watches each as a place.Intake.
-	intake   map[*place.Place]bool
-	intakes  map[*place.Place]*place.Intake
+	// outside; run watches each as one (WatchConfig.Intake).
+	intake   map[Place]bool
 	obs      Observer
 	stderr   io.Writer
 	wake     chan struct{}    // one slot: something changed
@@ -134,13 +138,13 @@ type engine struct {
 // when a job first fails, so that a run without failures makes none.
 type stage struct {
 	*Stage
-	in  []*place.Place
-	out [][]*place.Place
+	in  []Place
+	out [][]Place
 }
 
 // token is a token of a place, as the engine marks it in flight or kept.
 type token struct {
-	p    *place.Place
+	p    Place
 	name string
 }
 
@@ -164,8 +168,8 @@ func Run(ctx context.Context, stages []Stage, o Options) (Counts, error) {
 		return Counts{}, err
 	}
 	err = e.run(ctx)
-	if o.Worker == nil {
-		if cerr := e.w.Close(); err == nil {
+	if e.owned != nil {
+		if cerr := e.owned.Close(); err == nil {
 			err = cerr
 		}
 	}
@@ -192,7 +196,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 		o.Prog = "tpipe"
 	}
 	e := &engine{o: o, obs: o.Observer, stderr: o.Stderr, wake: make(chan struct{}, 1), commits: make(chan *delivery, commitQueue), removals: make(chan []*delivery, 1),
-		inflight: map[token]bool{}, kept: map[token]bool{}, intake: map[*place.Place]bool{}, intakes: map[*place.Place]*place.Intake{}, partial: map[token]bool{}, waitingSince: map[token]time.Time{}, blocked: map[token]time.Time{}}
+		inflight: map[token]bool{}, kept: map[token]bool{}, intake: map[Place]bool{}, partial: map[token]bool{}, waitingSince: map[token]time.Time{}, blocked: map[token]time.Time{}}
 	if e.obs == nil {
 		e.obs = Observers(nil)
 	}
@@ -200,23 +204,27 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 		e.stderr = io.Discard
 	}
 	e.stderr = &lockedWriter{w: e.stderr}
-	w := o.Worker
-	if w == nil {
-		var err error
-		if w, err = place.NewWorker(place.Options{Host: o.Host, Lease: o.Lease, NoSync: o.NoSync}); err != nil {
-			return nil, err
+	e.places = o.Places
+	if e.places == nil {
+		w := o.Worker
+		if w == nil {
+			var err error
+			if w, err = place.NewWorker(place.Options{Host: o.Host, Lease: o.Lease, NoSync: o.NoSync}); err != nil {
+				return nil, err
+			}
+			e.owned = w
 		}
+		e.places = NewFolders(w)
 	}
-	e.w = w
 	// closeW closes a worker Run made, when newEngine fails.
 	closeW := func() {
-		if o.Worker == nil {
-			w.Close()
+		if e.owned != nil {
+			e.owned.Close()
 		}
 	}
-	seen := map[*place.Place]bool{}
-	open := func(dir string) (*place.Place, error) {
-		p, err := w.Open(dir)
+	seen := map[Place]bool{}
+	open := func(dir string) (Place, error) {
+		p, err := e.places.Open(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +256,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 			st.in = append(st.in, p)
 		}
 		for _, dirs := range s.Out {
-			var ps []*place.Place
+			var ps []Place
 			for _, dir := range dirs {
 				p, err := open(dir)
 				if err != nil {
@@ -261,7 +269,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 		}
 		e.stages = append(e.stages, st)
 	}
-	written := map[*place.Place]bool{}
+	written := map[Place]bool{}
 	for _, st := range e.stages {
 		for _, ps := range st.out {
 			for _, p := range ps {
@@ -286,37 +294,26 @@ func (e *engine) run(ctx context.Context) error {
 	defer cancel()
 	e.cancel = cancel
 	var wg sync.WaitGroup
-	watched := map[*place.Place]bool{}
+	var watched []Place
+	closeWatches := func() {
+		for _, p := range watched {
+			p.Close()
+		}
+	}
 	for _, st := range e.stages {
 		for _, p := range st.in {
-			if watched[p] {
+			if slices.Contains(watched, p) {
 				continue
 			}
-			watched[p] = true
-			var c <-chan struct{}
-			var closer func() error
-			if e.intake[p] {
-				in, err := place.WatchIntake(ctx, p.Dir(), place.IntakeOptions{Settle: e.o.Settle, Watch: e.o.Watch})
-				if err != nil {
-					cancel()
-					wg.Wait()
-					e.closeIntakes()
-					return err
-				}
-				e.intakes[p] = in
-				c, closer = in.C, func() error { return nil } // (closed after the workers, who stamp with it)
-			} else {
-				wt, err := place.Watch(ctx, p.Dir(), e.o.Watch)
-				if err != nil {
-					cancel()
-					wg.Wait()
-					e.closeIntakes()
-					return err
-				}
-				c, closer = wt.C, wt.Close
+			c, err := p.Watch(ctx, WatchConfig{Intake: e.intake[p], Settle: e.o.Settle, Watch: e.o.Watch})
+			if err != nil {
+				cancel()
+				wg.Wait()
+				closeWatches()
+				return err
 			}
+			watched = append(watched, p)
 			wg.Go(func() {
-				defer closer()
 				for {
 					select {
 					case <-ctx.Done():
@@ -349,20 +346,13 @@ func (e *engine) run(ctx context.Context) error {
 	wg.Wait()
 	close(e.commits)
 	committer.Wait()
-	e.closeIntakes()
+	closeWatches()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err == nil {
 		err = e.fatal
 	}
 	return err
-}
-
-// closeIntakes stops the intakes' watches.
-func (e *engine) closeIntakes() {
-	for _, in := range e.intakes {
-		in.Close()
-	}
 }
 
 // poke tells the dispatcher to look again.
@@ -445,11 +435,11 @@ func (e *engine) reap() {
 	for _, p := range e.quietOrder {
 		n, err := p.Reap()
 		if n > 0 {
-			e.obs.TakenBack(p.Dir(), n)
-			e.sayf("took back %d %s of a dead or expired owner in %s", n, plural(n, "claim"), ShortPath(p.Dir()))
+			e.obs.TakenBack(p.Addr(), n)
+			e.sayf("took back %d %s of a dead or expired owner in %s", n, plural(n, "claim"), ShortPath(p.Addr()))
 		}
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			e.sayf("take back claims in %s: %v", ShortPath(p.Dir()), err)
+			e.sayf("take back claims in %s: %v", ShortPath(p.Addr()), err)
 		}
 	}
 }
@@ -492,29 +482,19 @@ func (e *engine) ready(st *stage) ([]set, int, error) {
 	lists := make([][]string, len(st.in))
 	waiting := 0
 	for k, p := range st.in {
-		in := e.intakes[p]
-		var names []string
-		var refused []place.Refusal
-		var err error
-		if in != nil {
-			names, refused, err = p.Listing()
-		} else {
-			names, err = p.Tokens()
-		}
+		l, err := p.List()
 		if err != nil {
-			return nil, 0, fmt.Errorf("list %s: %w", p.Dir(), err)
+			return nil, 0, fmt.Errorf("list %s: %w", p.Addr(), err)
 		}
-		if in != nil {
-			e.noteRefused(p, names, refused)
-			var w []string
-			var next time.Time
-			names, w, next = in.Ready(names)
-			waiting += len(w)
-			e.noteWaiting(p, w)
-			if !next.IsZero() {
+		names := l.Ready
+		if e.intake[p] {
+			e.noteRefused(p, l.Refused)
+			waiting += len(l.Waiting)
+			e.noteWaiting(p, l.Waiting)
+			if !l.Next.IsZero() {
 				e.mu.Lock()
-				if e.settleAt.IsZero() || next.Before(e.settleAt) {
-					e.settleAt = next
+				if e.settleAt.IsZero() || l.Next.Before(e.settleAt) {
+					e.settleAt = l.Next
 				}
 				e.mu.Unlock()
 			}
@@ -543,7 +523,7 @@ const waitNote = 5 * time.Second
 
 // noteWaiting says once for each file of intake p that has been waited
 // for waitNote that it is still being written.
-func (e *engine) noteWaiting(p *place.Place, names []string) {
+func (e *engine) noteWaiting(p Place, names []string) {
 	now := time.Now()
 	e.mu.Lock()
 	var say []string
@@ -560,7 +540,7 @@ func (e *engine) noteWaiting(p *place.Place, names []string) {
 	}
 	e.mu.Unlock()
 	for _, n := range say {
-		e.sayf("waiting for %s: still being written (a process holds it open for writing, or it has not kept its size for the settle time); it is taken once it is complete", ShortPath(filepath.Join(p.Dir(), n)))
+		e.sayf("waiting for %s: still being written (a process holds it open for writing, or it has not kept its size for the settle time); it is taken once it is complete", ShortPath(filepath.Join(p.Addr(), n)))
 	}
 }
 
@@ -568,12 +548,7 @@ func (e *engine) noteWaiting(p *place.Place, names []string) {
 // why: a name writers use for work in progress, one a place refuses, not
 // a regular file. A person who dropped report.part sees why nothing
 // happens.
-func (e *engine) noteRefused(p *place.Place, names []string, refused []place.Refusal) {
-	for _, n := range names {
-		if place.Partial(n) {
-			refused = append(refused, place.Refusal{Name: n, Reason: "a name writers give a file they are still writing (#x#, or ending in " + place.PartialNames() + ")"})
-		}
-	}
+func (e *engine) noteRefused(p Place, refused []place.Refusal) {
 	for _, r := range refused {
 		t := token{p, r.Name}
 		e.mu.Lock()
@@ -581,7 +556,7 @@ func (e *engine) noteRefused(p *place.Place, names []string, refused []place.Ref
 		e.partial[t] = true
 		e.mu.Unlock()
 		if !seen {
-			e.sayf("%s: never a job: %s; rename it (or move it out)", ShortPath(filepath.Join(p.Dir(), r.Name)), r.Reason)
+			e.sayf("%s: never a job: %s; rename it (or move it out)", ShortPath(filepath.Join(p.Addr(), r.Name)), r.Reason)
 		}
 	}
 }
@@ -598,21 +573,8 @@ func (e *engine) quiet() (bool, error) {
 	if busy {
 		return false, nil
 	}
-	// held: someone (alive, or dead and not yet taken back) has a token
-	// of p claimed or locked, or is writing one into it.
-	held := func(p *place.Place) (bool, error) {
-		m, err := place.Inspect(p.Dir())
-		if err != nil {
-			return false, err
-		}
-		for _, h := range m.Holders {
-			if len(h.Claims)+len(h.Locks) > 0 {
-				return true, nil
-			}
-		}
-		return m.Pending > 0, nil
-	}
-	checked := map[*place.Place]bool{}
+	held := func(p Place) (bool, error) { return p.Busy() }
+	checked := map[Place]bool{}
 	for _, st := range e.stages {
 		for _, p := range st.in {
 			if checked[p] {

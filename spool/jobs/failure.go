@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tpipe/tpipe/spool/place"
 )
 
 // Failure is a job that failed for good, as its failed place keeps it:
@@ -38,7 +36,7 @@ const (
 )
 
 // writeFailure writes f's status and stderr beside its token in fp.
-func writeFailure(fp *place.Place, f Failure, stderr []byte) error {
+func writeFailure(fp Place, f Failure, stderr []byte) error {
 	if err := fp.Put(f.Name+StderrSuffix, func(w io.Writer) error { _, err := w.Write(stderr); return err }); err != nil {
 		return err
 	}

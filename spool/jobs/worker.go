@@ -26,7 +26,7 @@ func (e *engine) do(ctx context.Context, c cand) {
 		}
 	}()
 	st := c.st
-	h, err := take(st.in, c.names, st.Lock, e.intakesOf(st))
+	h, err := take(st.in, c.names, st.Lock)
 	if err != nil {
 		if !errors.Is(err, errLost) && ctx.Err() == nil {
 			// Not a lost race: the file cannot be taken (a sticky folder
@@ -80,21 +80,6 @@ func (e *engine) do(ctx context.Context, c cand) {
 	}
 }
 
-// intakesOf returns, per input place of st, its intake or nil; nil when
-// st reads no intake.
-func (e *engine) intakesOf(st *stage) []*place.Intake {
-	var ins []*place.Intake
-	for k, p := range st.in {
-		if in := e.intakes[p]; in != nil {
-			if ins == nil {
-				ins = make([]*place.Intake, len(st.in))
-			}
-			ins[k] = in
-		}
-	}
-	return ins
-}
-
 // putBack gives back a job whose tokens ch (from intakes) changed while it
 // ran: their writer was not done, so what the job made of them is not
 // its output. Each is judged again from scratch (place.Intake.Suspect),
@@ -104,8 +89,8 @@ func (e *engine) intakesOf(st *stage) []*place.Intake {
 func (e *engine) putBack(st *stage, j *Job, h *held, ch []int, committed bool) {
 	var paths []string
 	for _, k := range ch {
-		h.intakes[k].Suspect(h.names[k])
-		paths = append(paths, ShortPath(filepath.Join(h.places[k].Dir(), h.names[k])))
+		h.toks[k].Suspect()
+		paths = append(paths, ShortPath(filepath.Join(h.places[k].Addr(), h.names[k])))
 	}
 	h.release()
 	e.count(func(n *Counts) { n.PutBack++ })
@@ -126,7 +111,7 @@ var errDeliver = errors.New("deliver")
 // written and not committed: one per output port that is not discarded,
 // and a copy of it in each further place of the port. log holds what the
 // job wrote on its stderr, which has also been printed.
-func (e *engine) attempt(ctx context.Context, st *stage, j *Job) (status int, log *capture, outs []*place.Pending, err error) {
+func (e *engine) attempt(ctx context.Context, st *stage, j *Job) (status int, log *capture, outs []Pending, err error) {
 	log = &capture{max: maxLog}
 	defer func() {
 		if b := log.bytes(); len(b) > 0 {
@@ -141,7 +126,7 @@ func (e *engine) attempt(ctx context.Context, st *stage, j *Job) (status int, lo
 	j.Stderr, j.Out, j.discard = log, j.Out[:0], make([]bool, len(st.out))
 	for k, ps := range st.out {
 		name, err := st.outName(j, k)
-		var p *place.Pending
+		var p Pending
 		if err == nil {
 			p, err = ps[0].Create(name)
 		}
@@ -182,7 +167,7 @@ func (e *engine) attempt(ctx context.Context, st *stage, j *Job) (status int, lo
 
 // copyToken writes a copy of the pending token p, which is written but
 // not committed, as a pending token of place q under the same name.
-func copyToken(p *place.Pending, q *place.Place) (*place.Pending, error) {
+func copyToken(p Pending, q Place) (Pending, error) {
 	f, err := os.Open(p.File().Name())
 	if err != nil {
 		return nil, err
@@ -256,24 +241,24 @@ func (e *engine) fail(st *stage, j *Job, h *held, status int, log *capture) (kee
 // places: its stderr and status first, beside its first token, then its
 // tokens. It returns the first failed place.
 func (e *engine) toFailedPlaces(st *stage, j *Job, h *held, status int, log *capture) (string, error) {
-	fps := make([]*place.Place, len(j.Names))
+	fps := make([]Place, len(j.Names))
 	for k := range j.Names {
-		fp, err := e.w.Open(st.failedDir(k))
+		fp, err := e.places.Open(st.failedDir(k))
 		if err != nil {
 			return st.failedDir(k), err
 		}
 		fps[k] = fp
 	}
-	f := Failure{Name: j.Names[0], Stage: st.Name, Status: status, Tries: j.Try, Owner: e.w.Owner().String(), Time: time.Now()}
+	f := Failure{Name: j.Names[0], Stage: st.Name, Status: status, Tries: j.Try, Owner: e.places.Owner(), Time: time.Now()}
 	err := writeFailure(fps[0], f, log.bytes())
 	if errors.Is(err, place.ErrBadName) {
 		// NAME.status would be too long a name: the token goes all the
 		// same, and the message says what the file would.
 		e.sayf("job %s (%s): no %s or %s beside it: %v", j.name(), st.Name, StatusSuffix, StderrSuffix, err)
 	} else if err != nil {
-		return fps[0].Dir(), err
+		return fps[0].Addr(), err
 	}
-	return fps[0].Dir(), h.moveToPlaces(fps)
+	return fps[0].Addr(), h.moveToPlaces(fps)
 }
 
 func (e *engine) count(f func(*Counts)) {
