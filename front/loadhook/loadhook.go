@@ -6,7 +6,7 @@
 // A hook's command is argv words (split with go-shellwords' rules when
 // read from a flag), run directly, never through a shell. While its
 // condition holds a hook runs at most once per Interval; the checks are
-// made by Step, a function of the load and the time, driven by Loop on
+// made by Check, a function of the load and the time, driven by Loop on
 // one goroutine that Loop's caller owns.
 package loadhook
 
@@ -102,7 +102,7 @@ func ProcLoadavg() (float64, error) {
 }
 
 // Watcher runs hooks as the load goes. It is not safe for concurrent
-// use: one goroutine calls Step or Loop.
+// use: one goroutine calls Check or Loop.
 type Watcher struct {
 	Hooks []Hook
 	// Load is where the load comes from; nil: ProcLoadavg.
@@ -121,10 +121,10 @@ type Watcher struct {
 	last []time.Time // when each hook last ran
 }
 
-// Step looks at the load once, at time now, and runs the hooks whose
+// Check looks at the load once, at time now, and runs the hooks whose
 // condition holds and which have not run within Interval. It returns
 // how many ran.
-func (w *Watcher) Step(ctx context.Context, now time.Time) int {
+func (w *Watcher) Check(ctx context.Context, now time.Time) int {
 	if w.last == nil {
 		w.last = make([]time.Time, len(w.Hooks))
 	}
@@ -175,7 +175,7 @@ func (w *Watcher) Step(ctx context.Context, now time.Time) int {
 	return ran
 }
 
-// Loop calls Step every Every until ctx is done.
+// Loop calls Check every Every until ctx is done.
 func (w *Watcher) Loop(ctx context.Context) {
 	every := w.Every
 	if every <= 0 {
@@ -184,7 +184,7 @@ func (w *Watcher) Loop(ctx context.Context) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		w.Step(ctx, time.Now())
+		w.Check(ctx, time.Now())
 		select {
 		case <-ctx.Done():
 			return

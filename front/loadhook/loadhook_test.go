@@ -64,7 +64,7 @@ func TestStep(t *testing.T) {
 	}
 	for _, s := range steps {
 		load = s.load
-		w.Step(ctx, t0.Add(s.at))
+		w.Check(ctx, t0.Add(s.at))
 		if got := strings.Join(ran, " "); got != s.want {
 			t.Fatalf("at %v, load %v: ran %q, want %q", s.at, s.load, got, s.want)
 		}
