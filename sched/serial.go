@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -103,7 +102,7 @@ func (sp *spill) remove() {
 
 func (s *serialRun) run(ctx context.Context) error {
 	ins, outs := edgesOf(s.g)
-	var status *TaskError
+	var errs pipefail
 	for _, step := range serialSteps(s.g) {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -117,17 +116,13 @@ func (s *serialRun) run(ctx context.Context) error {
 		if err == nil {
 			continue
 		}
-		var exit *task.ExitError
-		if te, ok := err.(*TaskError); ok && errors.As(te.Err, &exit) {
-			status = te // finish reports non-zero statuses only; later tasks are further right
+		if te, _, ok := exitStatus(err); ok {
+			errs.exit(te.Index, te) // finish reports non-zero statuses only
 			continue
 		}
 		return err
 	}
-	if status != nil {
-		return status
-	}
-	return nil
+	return errs.err()
 }
 
 // serialSteps orders the tasks of g into steps: one task each, except that

@@ -424,9 +424,8 @@ type spoolRun struct {
 	written atomic.Int64
 	read    atomic.Int64
 
-	mu     sync.Mutex
-	first  error      // the first hard failure
-	status *TaskError // the rightmost non-zero exit status
+	mu   sync.Mutex
+	errs pipefail // the run's error, under mu
 }
 
 // runSpool is the spool policy.
@@ -912,9 +911,7 @@ func (r *spoolRun) exit(i, code int) {
 	t := r.g.Tasks[i]
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.status == nil || t.Index > r.status.Index {
-		r.status = &TaskError{Task: t.Name, Index: t.Index, Err: task.Exit(code)}
-	}
+	r.errs.exit(t.Index, &TaskError{Task: t.Name, Index: t.Index, Err: task.Exit(code)})
 	r.stepRunner.mu.Lock()
 	r.st.Tasks[i].Status = code
 	r.stepRunner.mu.Unlock()
@@ -962,7 +959,7 @@ func (r *spoolRun) run(ctx context.Context) error {
 		r.fail(fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err)))
 	}
 	r.mu.Lock()
-	first, status := r.first, r.status
+	first := r.errs.first
 	r.mu.Unlock()
 	if first != nil {
 		return first
@@ -984,33 +981,22 @@ func (r *spoolRun) run(ctx context.Context) error {
 	if err := r.sp.SetRecord(r.record); err != nil {
 		return fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err))
 	}
-	if status != nil {
-		return status
-	}
-	return nil
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.errs.err()
 }
 
 // fail records a step's error: an exit status is kept (the rightmost
 // wins); anything else is a hard failure, and fail reports true for the
 // first one, which stops the run.
 func (r *spoolRun) fail(err error) bool {
-	var te *TaskError
-	var exit *task.ExitError
-	if errors.As(err, &te) && errors.As(te.Err, &exit) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.status == nil || te.Index > r.status.Index {
-			r.status = te
-		}
-		return false
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.first == nil {
-		r.first = err
-		return true
+	if te, _, ok := exitStatus(err); ok {
+		r.errs.exit(te.Index, te)
+		return false
 	}
-	return false
+	return r.errs.fail(err)
 }
 
 // diskErr words a failure of the spool's disk so that a person can act on
@@ -1080,12 +1066,8 @@ func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
 			errs = append(errs, spool.Stderr{Bytes: b, Lost: lost})
 		}
 	}
-	status := 0
-	var te *TaskError
-	var exit *task.ExitError
-	if errors.As(err, &te) && errors.As(te.Err, &exit) {
-		status = exit.Code
-	} else if err != nil {
+	_, status, ok := exitStatus(err)
+	if err != nil && !ok {
 		return err
 	}
 	if keep && slices.ContainsFunc(s.outs, func(k int) bool { return sinks[k].finished }) {
