@@ -28,20 +28,20 @@ import (
 // PipeFlow ("PipeFlow Engine", round-by-round segments), pmjq's places
 // and Koji's causal hashes.
 //
-// A step is a task, or the tasks of an external program, which run
-// together. A step of one stateless per-record task (task.PerRecord.Fresh) is
+// A stage is a task, or the tasks of an external program, which run
+// together. A stage of one stateless per-record task (task.PerRecord.Fresh) is
 // a map: it runs on each segment of its input apart, on up to
 // SpoolOptions.Workers goroutines, as soon as the segment is in its place,
 // and each output segment is named after its input segment. Any other
-// step is whole-stream: it runs once, in a small graph like the serial
+// stage is whole-stream: it runs once, in a small graph like the serial
 // policy's, reading its input places' segments in order as they come and
-// cutting its output into segments again. Every step whose outputs are
+// cutting its output into segments again. Every stage whose outputs are
 // not all complete on disk starts at once, and each waits only on the
-// segments it reads, so the steps overlap as the tasks of a concurrent
+// segments it reads, so the stages overlap as the tasks of a concurrent
 // run do.
 //
-// Only what is needed runs: a step whose output places are complete (each
-// has its end token) is cached, and a step whose readers are all cached
+// Only what is needed runs: a stage whose output places are complete (each
+// has its end token) is cached, and a stage whose readers are all cached
 // is not needed, so a rerun of a finished graph reads its last place and
 // nothing else. A reader that stops early (head) makes its writer stop
 // too, as ErrReaderGone does in memory.
@@ -87,23 +87,23 @@ type SpoolStats struct {
 	BytesRead     int64  `json:"bytes_read"`
 }
 
-// spoolStep is a step of the run: tasks that run as one, with the edges
-// they read and write from outside the step, in task and port order. A
-// map step is a chain of map tasks, in order, that runs in one pass over
+// spoolStage is a stage of the run: tasks that run as one, with the edges
+// they read and write from outside the stage, in task and port order. A
+// map stage is a chain of map tasks, in order, that runs in one pass over
 // each segment: the edges between them (virtual) are never written.
-type spoolStep struct {
+type spoolStage struct {
 	tasks   []int
 	ins     []int
 	outs    []int
 	outTask []int // the task that writes each of outs
-	virtual []int // of a map step: the edges inside its chain, in order
+	virtual []int // of a map stage: the edges inside its chain, in order
 	isMap   bool
 	content bool     // a task has no Ident: outputs named by content
 	gens    []string // the outputs' causal hashes, when known before the run
-	inPlace bool     // a file read in place: the step never runs
+	inPlace bool     // a file read in place: the stage never runs
 	cached  bool     // every output complete on disk already
-	run     bool     // to run: not cached, and a step that runs reads it
-	// taps are the standard errors of the step's tasks, each once, in
+	run     bool     // to run: not cached, and a stage that runs reads it
+	// taps are the standard errors of the stage's tasks, each once, in
 	// task order; kept with its outputs when it runs, written again when
 	// they are found cached (keepsStderr).
 	taps []*task.Stderr
@@ -111,13 +111,13 @@ type spoolStep struct {
 
 // spoolRun is one run of the spool policy.
 type spoolRun struct {
-	stepRunner
+	groupRunner
 	so      SpoolOptions
 	sp      *spool.Spool
 	places  []string
 	edges   []*spoolEdge
-	steps   []*spoolStep
-	stepOf  []int // the step of each task
+	stages  []*spoolStage
+	stageOf []int // the stage of each task
 	ins     [][]int
 	outs    [][]int
 	record  *spool.Record
@@ -146,7 +146,7 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 		so.Workers = runtime.GOMAXPROCS(0)
 	}
 	start := time.Now()
-	r := &spoolRun{stepRunner: newStepRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers),
+	r := &spoolRun{groupRunner: newGroupRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers),
 		segRun: make([]atomic.Int64, len(g.Tasks)), segHit: make([]atomic.Int64, len(g.Tasks))}
 	detach := o.Live.Attach(r.sample)
 	defer detach()
@@ -228,18 +228,18 @@ func (r *spoolRun) open() error {
 	return nil
 }
 
-// plan makes the steps, works out the causal hashes that can be known
-// before anything runs, finds the cached steps and, from the last step
+// plan makes the stages, works out the causal hashes that can be known
+// before anything runs, finds the cached stages and, from the last stage
 // back, those that must run.
 func (r *spoolRun) plan() error {
 	g := r.g
 	r.ins, r.outs = edgesOf(g)
 	groups := serialSteps(g)
-	r.stepOf = make([]int, len(g.Tasks))
+	r.stageOf = make([]int, len(g.Tasks))
 	for si, tasks := range groups {
-		s := &spoolStep{tasks: tasks}
+		s := &spoolStage{tasks: tasks}
 		for _, i := range tasks {
-			r.stepOf[i] = si
+			r.stageOf[i] = si
 			s.ins = append(s.ins, r.ins[i]...)
 			s.outs = append(s.outs, r.outs[i]...)
 			for range r.outs[i] {
@@ -249,10 +249,10 @@ func (r *spoolRun) plan() error {
 		}
 		s.isMap = len(tasks) == 1 && isMap(g.Tasks[tasks[0]])
 		s.inPlace = len(tasks) == 1 && inPlace(g.Tasks[tasks[0]])
-		r.steps = append(r.steps, s)
+		r.stages = append(r.stages, s)
 	}
 	r.fuseMaps()
-	for _, s := range r.steps {
+	for _, s := range r.stages {
 		for _, i := range s.tasks {
 			if tap := g.Tasks[i].Stderr; tap != nil && !slices.Contains(s.taps, tap) {
 				s.taps = append(s.taps, tap)
@@ -260,7 +260,7 @@ func (r *spoolRun) plan() error {
 		}
 	}
 	gen := make([]string, len(g.Edges)) // known before the run, or ""
-	for _, s := range r.steps {
+	for _, s := range r.stages {
 		if s.inPlace {
 			h, err := r.readInPlace(s)
 			if err != nil {
@@ -292,45 +292,45 @@ func (r *spoolRun) plan() error {
 			s.cached = cached
 		}
 	}
-	for si := len(r.steps) - 1; si >= 0; si-- {
-		s := r.steps[si]
+	for si := len(r.stages) - 1; si >= 0; si-- {
+		s := r.stages[si]
 		switch {
 		case s.cached || s.inPlace:
 		case len(s.outs) == 0:
 			s.run = true // a sink: it delivers its input every run
 		default:
 			for _, k := range s.outs {
-				s.run = s.run || r.steps[r.stepOf[g.Edges[k].To.Task]].run
+				s.run = s.run || r.stages[r.stageOf[g.Edges[k].To.Task]].run
 			}
 		}
 	}
 	return nil
 }
 
-// fuseMaps joins each map step to the map step that reads its output, so
-// that a chain of map tasks is one step (see fusedEdge). serialSteps
-// orders the steps so that a writer comes before its reader.
+// fuseMaps joins each map stage to the map stage that reads its output, so
+// that a chain of map tasks is one stage (see fusedEdge). serialSteps
+// orders the stages so that a writer comes before its reader.
 func (r *spoolRun) fuseMaps() {
 	g := r.g
-	var kept []*spoolStep
-	for _, s := range r.steps {
+	var kept []*spoolStage
+	for _, s := range r.stages {
 		if s.isMap && fusedEdge(g, s.ins[0]) {
-			head := kept[r.stepOf[g.Edges[s.ins[0]].From.Task]]
+			head := kept[r.stageOf[g.Edges[s.ins[0]].From.Task]]
 			head.virtual = append(head.virtual, s.ins[0])
 			head.tasks = append(head.tasks, s.tasks...)
 			head.outs, head.outTask = s.outs, s.outTask
 			for _, i := range s.tasks {
-				r.stepOf[i] = r.stepOf[head.tasks[0]]
+				r.stageOf[i] = r.stageOf[head.tasks[0]]
 			}
 			continue
 		}
 		for _, i := range s.tasks {
-			r.stepOf[i] = len(kept)
+			r.stageOf[i] = len(kept)
 		}
 		kept = append(kept, s)
 	}
-	r.steps = kept
-	for _, s := range r.steps {
+	r.stages = kept
+	for _, s := range r.stages {
 		for _, k := range s.virtual {
 			r.edges[k].virtual = true
 			r.edges[k].markEnded()
@@ -339,10 +339,10 @@ func (r *spoolRun) fuseMaps() {
 }
 
 // cached reports whether every output place of s is complete for gens
-// (and, for a step that keeps its stderr, the token of it is there); if
+// (and, for a stage that keeps its stderr, the token of it is there); if
 // so it records them as complete, with their writers' exit statuses, and
 // writes the stderr kept again.
-func (r *spoolRun) cached(s *spoolStep, gens []string) (bool, error) {
+func (r *spoolRun) cached(s *spoolStage, gens []string) (bool, error) {
 	type found struct {
 		names  []string
 		status int
@@ -362,7 +362,7 @@ func (r *spoolRun) cached(s *spoolStep, gens []string) (bool, error) {
 		errs, ok, err = spool.ReadStderr(r.edges[s.outs[0]].p, gens[0], spoolStderrMax)
 		if err != nil || !ok || len(errs) != len(s.taps) {
 			// None (a spool of an older tpipe), or kept for another count
-			// of tasks: the step runs, and keeps its stderr anew.
+			// of tasks: the stage runs, and keeps its stderr anew.
 			return false, r.diskErr(err)
 		}
 		r.edges[s.outs[0]].setErrTok(spool.StderrName(gens[0]))
@@ -389,12 +389,12 @@ func (r *spoolRun) exit(i, code int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.errs.exit(t.Index, &TaskError{Task: t.Name, Index: t.Index, Err: task.Exit(code)})
-	r.stepRunner.mu.Lock()
+	r.groupRunner.mu.Lock()
 	r.st.Tasks[i].Status = code
-	r.stepRunner.mu.Unlock()
+	r.groupRunner.mu.Unlock()
 }
 
-// run runs every step that must, at once, and waits for them.
+// run runs every stage that must, at once, and waits for them.
 func (r *spoolRun) run(ctx context.Context) error {
 	if err := r.plan(); err != nil {
 		return err
@@ -412,7 +412,7 @@ func (r *spoolRun) run(ctx context.Context) error {
 		}
 	}()
 	var wg sync.WaitGroup
-	for _, s := range r.steps {
+	for _, s := range r.stages {
 		if !s.run {
 			continue
 		}
@@ -463,7 +463,7 @@ func (r *spoolRun) run(ctx context.Context) error {
 	return r.errs.err()
 }
 
-// fail records a step's error: an exit status is kept (the rightmost
+// fail records a stage's error: an exit status is kept (the rightmost
 // wins); anything else is a hard failure, and fail reports true for the
 // first one, which stops the run.
 func (r *spoolRun) fail(err error) bool {
@@ -476,11 +476,11 @@ func (r *spoolRun) fail(err error) bool {
 	return r.errs.fail(err)
 }
 
-// runWhole runs a whole-stream step: once its inputs' causal hashes are
+// runWhole runs a whole-stream stage: once its inputs' causal hashes are
 // known, it is either found cached or run in a small graph whose sources
 // read its input places as their segments come and whose sinks cut its
 // outputs into segments.
-func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
+func (r *spoolRun) runWhole(ctx context.Context, s *spoolStage) error {
 	gens := s.gens
 	if gens == nil && !s.content && len(s.outs) > 0 {
 		var in []string
@@ -511,7 +511,7 @@ func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
 			tap.Keep(spoolStderrMax)
 		}
 	}
-	err := r.runStep(ctx, s.tasks, r.ins, r.outs, r.source, func(k int) (task.Func, error) {
+	err := r.runGroup(ctx, s.tasks, r.ins, r.outs, r.source, func(k int) (task.Func, error) {
 		return sinks[k].run, nil
 	})
 	var errs []spool.Stderr
@@ -586,7 +586,7 @@ func (r *spoolRun) source(k int) task.Func {
 	}
 }
 
-// spoolSink cuts the records of one output of a whole-stream step into
+// spoolSink cuts the records of one output of a whole-stream stage into
 // segments of its place. Its fields are the sink task's until it returns.
 type spoolSink struct {
 	r        *spoolRun
@@ -695,7 +695,7 @@ func (r *spoolRun) handOver(ctx context.Context, e *spoolEdge, k int, name strin
 
 // finish completes the edge if the sink read all of its records: it
 // writes the end token (with the writer's exit status) once those of ins,
-// the step's inputs, are written (writeEnd).
+// the stage's inputs, are written (writeEnd).
 func (sk *spoolSink) finish(ctx context.Context, ins []int, status int) error {
 	if !sk.finished {
 		return nil
@@ -707,7 +707,7 @@ func (sk *spoolSink) finish(ctx context.Context, ins []int, status int) error {
 	return sk.r.writeEnd(ctx, sk.e, ins, gen, sk.names, status)
 }
 
-// writeEnd completes edge e, written by a step that read ins: its reader
+// writeEnd completes edge e, written by a stage that read ins: its reader
 // learns it at once; its end token is written once the syncer has renamed
 // every segment it names, so that an end token on disk always names
 // segments that are there, and once the end tokens of ins are on disk, so
@@ -758,12 +758,12 @@ func (r *spoolRun) afterCommit() {
 	}
 }
 
-// runMap runs a map step: each segment of its input, as it comes, on a
+// runMap runs a map stage: each segment of its input, as it comes, on a
 // goroutine of its own (at most SpoolOptions.Workers at once over the
-// run), through the step's chain of tasks, each with an instance of its
+// run), through the stage's chain of tasks, each with an instance of its
 // per-record form; a segment whose output is in the place already is
 // skipped.
-func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
+func (r *spoolRun) runMap(ctx context.Context, s *spoolStage) error {
 	in, out := r.edges[s.ins[0]], r.edges[s.outs[0]]
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -825,14 +825,14 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		})
 	}
 	wg.Wait()
-	r.stepRunner.mu.Lock()
+	r.groupRunner.mu.Lock()
 	for _, i := range s.tasks {
 		// The tasks of a chain share its time: they ran as one loop.
 		ts := &r.st.Tasks[i]
 		ts.Busy = time.Duration(busy.Load()) / time.Duration(len(s.tasks))
 		ts.Blocked = max(0, time.Since(start)-ts.Busy)
 	}
-	r.stepRunner.mu.Unlock()
+	r.groupRunner.mu.Unlock()
 	if first != nil {
 		return first
 	}
@@ -854,13 +854,13 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 	return nil
 }
 
-// mapSegment runs the chain of map step s over segment inName of in and
+// mapSegment runs the chain of map stage s over segment inName of in and
 // returns its output, to be committed as outName (commitMap), and the
 // records and bytes of each of the chain's virtual edges. free holds
 // instances of the chain's per-record forms not in use. An error is a
 // *TaskError of the task that failed (the last one for a failure to
 // write); the token is then dropped.
-func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in *spoolEdge, k int, inName, outName string) (*spool.TokenWriter, [][2]int64, error) {
+func (r *spoolRun) mapSegment(s *spoolStage, free chan []*task.PerRecord, in *spoolEdge, k int, inName, outName string) (*spool.TokenWriter, [][2]int64, error) {
 	var recs []*task.PerRecord
 	select {
 	case recs = <-free:
@@ -952,17 +952,17 @@ func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in *spo
 	return tw, counts, nil
 }
 
-// commitMap hands tw, the output of segment k of map step s, over to out
+// commitMap hands tw, the output of segment k of map stage s, over to out
 // (handOver), and once it is committed counts it with the records of the
 // chain's virtual edges.
-func (r *spoolRun) commitMap(ctx context.Context, s *spoolStep, out *spoolEdge, k int, tw *spool.TokenWriter, counts [][2]int64) error {
+func (r *spoolRun) commitMap(ctx context.Context, s *spoolStage, out *spoolEdge, k int, tw *spool.TokenWriter, counts [][2]int64) error {
 	last := s.outTask[0]
 	name, err := tw.Finish(k)
 	if err != nil {
 		return r.taskErr(last, r.diskErr(err))
 	}
 	return r.handOver(ctx, out, k, name, tw, last, func() {
-		r.stepRunner.mu.Lock()
+		r.groupRunner.mu.Lock()
 		for j, c := range counts {
 			e := &r.st.Edges[s.virtual[j]]
 			e.Records += c[0]
@@ -971,7 +971,7 @@ func (r *spoolRun) commitMap(ctx context.Context, s *spoolStep, out *spoolEdge, 
 		e := &r.st.Edges[out.k]
 		e.Records += tw.Records()
 		e.Bytes += tw.Bytes()
-		r.stepRunner.mu.Unlock()
+		r.groupRunner.mu.Unlock()
 		for _, i := range s.tasks {
 			r.segRun[i].Add(1)
 		}

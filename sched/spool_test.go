@@ -548,7 +548,7 @@ func TestSpoolStderrBounded(t *testing.T) {
 	}
 }
 
-// An end token on disk implies the end tokens of the places its step read
+// An end token on disk implies the end tokens of the places its stage read
 // (writeEnd): a crash may leave a reader's place complete only if its
 // writer's is, so a rerun that finds the reader cached never needs the
 // writer's exit status or stderr from a run it skips. The check runs at

@@ -40,7 +40,7 @@ type spoolEdge struct {
 	early   map[int]*os.File
 	pending sync.WaitGroup
 	lost    bool // a segment failed to commit: the edge is not complete on disk
-	// errTok is the token that keeps its writer step's stderr (spool.
+	// errTok is the token that keeps its writer stage's stderr (spool.
 	// StderrName), once written or found; "" if it has none.
 	errTok string
 	// ended is closed once the edge's end token is on disk (or it needs

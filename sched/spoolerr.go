@@ -41,7 +41,7 @@ func (r *spoolRun) taskErr(i int, err error) error {
 	return &TaskError{Task: t.Name, Index: t.Index, Err: err}
 }
 
-// chainErr is an error of task j of a map step's chain.
+// chainErr is an error of task j of a map stage's chain.
 type chainErr struct {
 	j   int
 	err error

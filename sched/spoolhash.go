@@ -6,14 +6,14 @@ import (
 	"github.com/tpipe/tpipe/spool"
 )
 
-// This file names the spool's outputs by causal hash: a step's output is
+// This file names the spool's outputs by causal hash: a stage's output is
 // named after its tasks' Idents and its inputs' names, so that a rerun
 // finds what it would make again.
 
-// outGens returns the causal hashes of step s's outputs given those of
+// outGens returns the causal hashes of stage s's outputs given those of
 // its inputs, or nil when they cannot be known (an input's is not yet, or
 // s's outputs are named by content).
-func (r *spoolRun) outGens(s *spoolStep, in []string) []string {
+func (r *spoolRun) outGens(s *spoolStage, in []string) []string {
 	if s.content {
 		return nil
 	}
@@ -40,9 +40,9 @@ func (r *spoolRun) outGens(s *spoolStep, in []string) []string {
 }
 
 // chainGens returns the causal hash of the output of each task of map
-// step s, given its input's: those of its virtual edges, then its
+// stage s, given its input's: those of its virtual edges, then its
 // output's. Each is what the task would have run alone.
-func (r *spoolRun) chainGens(s *spoolStep, in string) []string {
+func (r *spoolRun) chainGens(s *spoolStage, in string) []string {
 	gens := make([]string, len(s.tasks))
 	for j, i := range s.tasks {
 		in = spool.Hash("map", r.g.Tasks[i].Ident, in)
@@ -52,9 +52,9 @@ func (r *spoolRun) chainGens(s *spoolStep, in string) []string {
 }
 
 // chainNames returns the names of segment n of the output of each task
-// of map step s, given its input segment's: a chain's output segment is
+// of map stage s, given its input segment's: a chain's output segment is
 // named as its last task alone would have named it.
-func (r *spoolRun) chainNames(s *spoolStep, n int, in string) []string {
+func (r *spoolRun) chainNames(s *spoolStage, n int, in string) []string {
 	names := make([]string, len(s.tasks))
 	for j, i := range s.tasks {
 		in = spool.SegName(n, spool.Hash(r.g.Tasks[i].Ident, in))

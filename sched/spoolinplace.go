@@ -16,11 +16,11 @@ import (
 // This file reads a file in place under the spool: cut into segments at
 // line ends, each segment read as a range of the file.
 
-// readInPlace opens the file of in-place step s and cuts it into
+// readInPlace opens the file of in-place stage s and cuts it into
 // segments of about SpoolOptions.Segment bytes, each ending at a line
 // end; the segments' names hash the file's Ident and their byte ranges.
 // It returns the edge's causal hash.
-func (r *spoolRun) readInPlace(s *spoolStep) (string, error) {
+func (r *spoolRun) readInPlace(s *spoolStage) (string, error) {
 	t := r.g.Tasks[s.tasks[0]]
 	f, err := os.Open(t.File)
 	if err != nil {

@@ -12,20 +12,20 @@ import (
 // person is far shorter.
 const spoolStderrMax = 1 << 20
 
-// keepsStderr reports whether step s keeps what its tasks write to
-// stderr with its outputs: a whole-stream step, with outputs named by
-// causal hash, whose tasks have a graph.Task.Stderr. A map step writes
+// keepsStderr reports whether stage s keeps what its tasks write to
+// stderr with its outputs: a whole-stream stage, with outputs named by
+// causal hash, whose tasks have a graph.Task.Stderr. A map stage writes
 // none (a stateless per-record form has no stderr; what goes wrong ends
-// the run with an error), and a step without causal hashes runs every
+// the run with an error), and a stage without causal hashes runs every
 // time.
-func (s *spoolStep) keepsStderr() bool {
+func (s *spoolStage) keepsStderr() bool {
 	return !s.isMap && !s.content && len(s.outs) > 0 && len(s.taps) > 0
 }
 
-// replayStderr writes e, the stderr a task of step s wrote on the run that
+// replayStderr writes e, the stderr a task of stage s wrote on the run that
 // made its cached outputs, to the task's stderr again, and says how much
 // was not kept.
-func (r *spoolRun) replayStderr(s *spoolStep, tap *task.Stderr, e spool.Stderr) {
+func (r *spoolRun) replayStderr(s *spoolStage, tap *task.Stderr, e spool.Stderr) {
 	tap.Replay(e.Bytes) // as the first run, which went on when stderr failed
 	if e.Lost > 0 {
 		nl := ""
