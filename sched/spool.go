@@ -205,7 +205,7 @@ func (r *spoolRun) open() error {
 		return err
 	}
 	if err := r.sp.SetRecord(rec); err != nil {
-		return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
+		return &spool.DirError{Dir: r.sp.Dir(), Err: err}
 	}
 	// The places are opened at once: making one is four directories, each
 	// near a millisecond on a busy disk, and a run waited for all of them
@@ -219,7 +219,7 @@ func (r *spoolRun) open() error {
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
+		return &spool.DirError{Dir: r.sp.Dir(), Err: err}
 	}
 	for k, p := range ps {
 		r.edges = append(r.edges, newSpoolEdge(k, p))
@@ -433,7 +433,7 @@ func (r *spoolRun) run(ctx context.Context) error {
 	}
 	wg.Wait()
 	if err := r.syncer.close(); err != nil {
-		r.fail(fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err)))
+		r.fail(&spool.DirError{Dir: r.sp.Dir(), Err: r.diskErr(err)})
 	}
 	r.mu.Lock()
 	first := r.errs.first
@@ -456,7 +456,7 @@ func (r *spoolRun) run(ctx context.Context) error {
 	}
 	r.record.Live = live
 	if err := r.sp.SetRecord(r.record); err != nil {
-		return fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err))
+		return &spool.DirError{Dir: r.sp.Dir(), Err: r.diskErr(err)}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

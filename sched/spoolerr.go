@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/tpipe/tpipe/spool"
@@ -23,7 +22,8 @@ func spoolDiskErr(dir string, err error) error {
 		return err
 	}
 	where := "spool " + dir + ": "
-	if strings.HasPrefix(err.Error(), "spool ") {
+	var de *spool.DirError
+	if errors.As(err, &de) {
 		where = "" // package spool has said where
 	}
 	switch {
