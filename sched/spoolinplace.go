@@ -14,7 +14,7 @@ import (
 )
 
 // This file reads a file in place under the spool: cut into segments at
-// line ends, each segment read as a range of the file.
+// line ends (record.Bounds), each segment read as a range of the file.
 
 // readInPlace opens the file of in-place stage s and cuts it into
 // segments of about SpoolOptions.Segment bytes, each ending at a line
@@ -28,7 +28,11 @@ func (r *spoolRun) readInPlace(s *spoolStage) (string, error) {
 	}
 	e := r.edges[s.outs[0]]
 	e.file = f
-	bounds, err := lineBounds(f, int64(r.so.Segment))
+	fi, err := f.Stat()
+	if err != nil {
+		return "", &TaskError{Task: t.Name, Index: t.Index, Err: err}
+	}
+	bounds, err := record.Bounds(f, fi.Size(), int64(r.so.Segment), record.Lines)
 	if err != nil {
 		return "", &TaskError{Task: t.Name, Index: t.Index, Err: err}
 	}
@@ -41,37 +45,6 @@ func (r *spoolRun) readInPlace(s *spoolStage) (string, error) {
 	e.complete(gen, names)
 	e.markEnded()
 	return gen, nil
-}
-
-// lineBounds cuts the file f into ranges of at least seg bytes that end
-// at a line end (or at the end of the file): the first is 0, the last the
-// file's size; an empty file has no range.
-func lineBounds(f *os.File, seg int64) ([]int64, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := fi.Size()
-	bounds := []int64{0}
-	buf := make([]byte, 64<<10)
-	for at := int64(0); at < size; {
-		next := at + seg
-		for next < size {
-			n, err := f.ReadAt(buf, next-1)
-			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-				next += int64(i)
-				break
-			}
-			if err != nil {
-				next = size
-				break
-			}
-			next += int64(n)
-		}
-		at = min(next, size)
-		bounds = append(bounds, at)
-	}
-	return bounds, nil
 }
 
 // rangeBufs are readRange's buffers. A segment of the default size is
