@@ -261,8 +261,9 @@ type jam struct {
 	// Stages before lo have stopped or ended: a record for one of them is
 	// a write to a gone reader.
 	lo int
-	// status is the rightmost stage that stopped with a non-zero status.
-	status *stageError
+	// status keeps the rightmost stage that stopped with a non-zero
+	// status (a *stageError); a hard failure is returned at once.
+	status pipefail
 }
 
 // stageError is an error of the stage at position stage of a composition.
@@ -306,7 +307,7 @@ func (j *jam) build(out task.Emit) {
 			return nil
 		}
 	}
-	j.lo, j.status = 0, nil
+	j.lo, j.status = 0, pipefail{}
 }
 
 func (j *jam) start(out task.Emit) error {
@@ -343,10 +344,7 @@ func (j *jam) end(out task.Emit) error {
 	if err := j.drain(j.lo); err != nil {
 		return err
 	}
-	if j.status != nil {
-		return j.status
-	}
-	return nil
+	return j.status.err()
 }
 
 // settle handles err, returned by a function of stage m. An error raised
@@ -366,7 +364,7 @@ func (j *jam) settle(m int, err error) error {
 	j.lo = m + 1
 	var exit *task.ExitError
 	if errors.As(err, &exit) && exit.Code != 0 {
-		j.status = se // stops only ever move right: this is the rightmost
+		j.status.exit(m, se)
 	}
 	if herr := j.drain(m + 1); herr != nil {
 		return herr
@@ -395,8 +393,8 @@ func (j *jam) drain(from int) error {
 // result is the error the composition returns for err: after a stop, the
 // rightmost non-zero status wins over the stop that ended the task.
 func (j *jam) result(err error) error {
-	if stops(err) && j.status != nil {
-		return j.status
+	if status := j.status.err(); stops(err) && status != nil {
+		return status
 	}
 	return err
 }

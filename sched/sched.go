@@ -379,8 +379,7 @@ type runState struct {
 	auto   *capAuto // the capacity sampler of CapAuto, if on
 	detach func()   // ends Options.Live's view of the run
 	mu     sync.Mutex
-	first  *TaskError // the first hard failure
-	status *TaskError // the rightmost non-zero exit status
+	errs   pipefail // the run's error, under mu
 	// ended[i] is set once task i has returned and st.Tasks[i] holds its
 	// statistics; a sampler reads both under mu.
 	ended []bool
@@ -469,11 +468,11 @@ func (r *runState) endTask(i int, t0 time.Time, err error) {
 	var exit *task.ExitError
 	if errors.As(err, &exit) {
 		te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
-		r.mu.Lock()
-		if exit.Code != 0 && (r.status == nil || t.Index > r.status.Index) {
-			r.status = te
+		if exit.Code != 0 {
+			r.mu.Lock()
+			r.errs.exit(t.Index, te)
+			r.mu.Unlock()
 		}
-		r.mu.Unlock()
 		err = nil
 		status = exit.Code
 	}
@@ -490,9 +489,7 @@ func (r *runState) endTask(i int, t0 time.Time, err error) {
 		if perr == nil || !errors.Is(err, perr) {
 			te := &TaskError{Task: t.Name, Index: t.Index, Err: err}
 			r.mu.Lock()
-			if r.first == nil {
-				r.first = te
-			}
+			r.errs.fail(te)
 			r.mu.Unlock()
 			r.pool.Abort(te)
 			r.cancel(te)
@@ -537,8 +534,8 @@ func (r *runState) finish() (*Stats, error) {
 	if n := r.pool.Free(); n != r.pl.Buffers {
 		return st, fmt.Errorf("sched: internal error: %d of %d buffers did not come back to FREE: %v", r.pl.Buffers-n, r.pl.Buffers, r.pool.Check())
 	}
-	if r.first != nil {
-		return st, r.first
+	if r.errs.first != nil {
+		return st, r.errs.first
 	}
 	if err := r.pool.Err(); err != nil {
 		var d *buffer.DeadlockError
@@ -550,10 +547,7 @@ func (r *runState) finish() (*Stats, error) {
 		}
 		return st, err
 	}
-	if r.status != nil {
-		return st, r.status
-	}
-	return st, nil
+	return st, r.errs.err()
 }
 
 // call runs fn, turning a panic into an error: no panic trace reaches a

@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,7 +64,7 @@ func runSerial(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats,
 // no name, so a killed run leaves nothing behind; an edge's file stays
 // open from its writer's step until its reader's.
 func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*Stats, DiskStats, error) {
-	s := &serialRun{stepRunner: newStepRunner(g, pl, o, Serial), spills: make([]spill, len(g.Edges))}
+	s := &serialRun{groupRunner: newGroupRunner(g, pl, o, Serial), spills: make([]spill, len(g.Edges))}
 	detach := o.Live.Attach(s.sample)
 	err := s.run(ctx)
 	detach()
@@ -79,7 +78,7 @@ func runSerialDisk(ctx context.Context, g *graph.Graph, pl Plan, o Options) (*St
 }
 
 type serialRun struct {
-	stepRunner
+	groupRunner
 	spills []spill // one per edge
 	disk   DiskStats
 }
@@ -103,12 +102,12 @@ func (sp *spill) remove() {
 
 func (s *serialRun) run(ctx context.Context) error {
 	ins, outs := edgesOf(s.g)
-	var status *TaskError
+	var errs pipefail
 	for _, step := range serialSteps(s.g) {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		err := s.runStep(ctx, step, ins, outs)
+		err := s.runGroup(ctx, step, ins, outs)
 		for _, i := range step {
 			for _, k := range ins[i] {
 				s.spills[k].remove()
@@ -117,17 +116,13 @@ func (s *serialRun) run(ctx context.Context) error {
 		if err == nil {
 			continue
 		}
-		var exit *task.ExitError
-		if te, ok := err.(*TaskError); ok && errors.As(te.Err, &exit) {
-			status = te // finish reports non-zero statuses only; later tasks are further right
+		if te, _, ok := exitStatus(err); ok {
+			errs.exit(te.Index, te) // finish reports non-zero statuses only
 			continue
 		}
 		return err
 	}
-	if status != nil {
-		return status
-	}
-	return nil
+	return errs.err()
 }
 
 // serialSteps orders the tasks of g into steps: one task each, except that
@@ -175,10 +170,10 @@ func serialSteps(g *graph.Graph) [][]int {
 	return ordered
 }
 
-// runStep runs the tasks of one step in a small graph of their own (see
-// stepRunner.runStep), with each edge's file as its source and sink.
-func (s *serialRun) runStep(ctx context.Context, step []int, ins, outs [][]int) error {
-	return s.stepRunner.runStep(ctx, step, ins, outs, s.source, func(k int) (task.Func, error) {
+// runGroup runs the tasks of one step in a small graph of their own (see
+// groupRunner.runGroup), with each edge's file as its source and sink.
+func (s *serialRun) runGroup(ctx context.Context, step []int, ins, outs [][]int) error {
+	return s.groupRunner.runGroup(ctx, step, ins, outs, s.source, func(k int) (task.Func, error) {
 		f, err := recfile.CreateTemp(s.o.TempDir)
 		if err != nil {
 			return nil, err

@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,10 +9,8 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -31,20 +28,20 @@ import (
 // PipeFlow ("PipeFlow Engine", round-by-round segments), pmjq's places
 // and Koji's causal hashes.
 //
-// A step is a task, or the tasks of an external program, which run
-// together. A step of one stateless per-record task (task.PerRecord.Fresh) is
+// A stage is a task, or the tasks of an external program, which run
+// together. A stage of one stateless per-record task (task.PerRecord.Fresh) is
 // a map: it runs on each segment of its input apart, on up to
 // SpoolOptions.Workers goroutines, as soon as the segment is in its place,
 // and each output segment is named after its input segment. Any other
-// step is whole-stream: it runs once, in a small graph like the serial
+// stage is whole-stream: it runs once, in a small graph like the serial
 // policy's, reading its input places' segments in order as they come and
-// cutting its output into segments again. Every step whose outputs are
+// cutting its output into segments again. Every stage whose outputs are
 // not all complete on disk starts at once, and each waits only on the
-// segments it reads, so the steps overlap as the tasks of a concurrent
+// segments it reads, so the stages overlap as the tasks of a concurrent
 // run do.
 //
-// Only what is needed runs: a step whose output places are complete (each
-// has its end token) is cached, and a step whose readers are all cached
+// Only what is needed runs: a stage whose output places are complete (each
+// has its end token) is cached, and a stage whose readers are all cached
 // is not needed, so a rerun of a finished graph reads its last place and
 // nothing else. A reader that stops early (head) makes its writer stop
 // too, as ErrReaderGone does in memory.
@@ -90,315 +87,23 @@ type SpoolStats struct {
 	BytesRead     int64  `json:"bytes_read"`
 }
 
-// SpoolPlaces returns the places of g's edges under the spool, in edge
-// order: the directory of each within the spool.
-func SpoolPlaces(g *graph.Graph) []string {
-	names := make([]string, len(g.Edges))
-	for k, e := range g.Edges {
-		names[k] = e.Name
-	}
-	return spool.PlaceNames(names)
-}
-
-// isMap reports whether task t runs on its input's segments apart.
-func isMap(t *graph.Task) bool {
-	return t.Rec != nil && t.Rec.Fresh != nil && t.In == 1 && t.Out == 1 && t.Ident != "" && t.Together == ""
-}
-
-// fusedEdge reports whether edge k of g joins two map tasks: the spool
-// runs them as one pass over each segment (loop jamming, as the fused
-// policy does in memory), and the edge's place stays empty (virtual).
-func fusedEdge(g *graph.Graph, k int) bool {
-	e := g.Edges[k]
-	return isMap(g.Tasks[e.From.Task]) && isMap(g.Tasks[e.To.Task])
-}
-
-// inPlace reports whether task t's output is a file the spool reads in
-// place (graph.Task.File) rather than a place of its own.
-func inPlace(t *graph.Task) bool {
-	return t.File != "" && t.Ident != "" && t.In == 0 && t.Out == 1 && t.Together == ""
-}
-
-// SpoolForm says in words how the spool runs task i of g: per segment
-// (with the map tasks it is fused with), over the whole stream, or not at
-// all (its file is read in place).
-func SpoolForm(g *graph.Graph, i int) string {
-	t := g.Tasks[i]
-	switch {
-	case inPlace(t):
-		return "not run: its file is read in place, in segments cut at line ends"
-	case isMap(t):
-		var with []string
-		for k, e := range g.Edges {
-			switch {
-			case e.From.Task == i && fusedEdge(g, k):
-				with = append(with, fmt.Sprintf("%s (%s not written)", g.Tasks[e.To.Task].Name, e.Name))
-			case e.To.Task == i && fusedEdge(g, k):
-				with = append(with, g.Tasks[e.From.Task].Name)
-			}
-		}
-		if len(with) > 0 {
-			return "per segment, in parallel, in one pass with " + strings.Join(with, " and ")
-		}
-		return "per segment, in parallel"
-	}
-	return "whole stream"
-}
-
-// SpoolVirtual reports whether edge k of g has no tokens under the spool:
-// it joins two tasks that run in one pass over each segment (see
-// SpoolForm), so its records never leave memory. Its place is made and
-// named all the same, and its causal hash is computed, so that the names
-// of the tokens after it are those the two tasks would give apart.
-func SpoolVirtual(g *graph.Graph, k int) bool { return fusedEdge(g, k) }
-
-// SpoolInPlace returns the file that edge k of g is read from in place
-// under the spool, if its writer is such a file (see SpoolForm).
-func SpoolInPlace(g *graph.Graph, k int) (string, bool) {
-	t := g.Tasks[g.Edges[k].From.Task]
-	return t.File, inPlace(t)
-}
-
-// spoolShape is the hash of g's shape: its tasks' ports and groups, and
-// its edges and places. A spool made by a graph of another shape is
-// refused; stages may differ (the cache sees to them).
-func spoolShape(g *graph.Graph, places []string) string {
-	var parts []string
-	for _, t := range g.Tasks {
-		parts = append(parts, fmt.Sprintf("t %d %d %v", t.In, t.Out, t.Together != ""))
-	}
-	for k, e := range g.Edges {
-		parts = append(parts, fmt.Sprintf("e %d.%d %d.%d %s", e.From.Task, e.From.Port, e.To.Task, e.To.Port, places[k]))
-	}
-	return spool.Hash(parts...)
-}
-
-// spoolEdge is one edge's place and what the run knows of it. Its
-// segments come in by position; several map jobs may commit them out of
-// order.
-type spoolEdge struct {
-	k       int
-	p       *place.Place
-	virtual bool // inside a chain of map tasks: never written (SpoolVirtual)
-
-	mu    sync.Mutex
-	names []string // committed segments by position; "" not yet
-	ready int      // names[:ready] are all committed
-	done  bool     // complete: names is all of it
-	gen   string   // the causal hash of the whole edge, once known
-	gone  bool     // the reader stopped early: write no more
-	goneC chan struct{}
-	// stopped is gone, read without e.mu: a sink asks it before every
-	// record, and the lock there was a twentieth of a run's CPU time.
-	stopped atomic.Bool
-	changed chan struct{}
-	// file, for an edge read in place, is the file; bounds[k] and
-	// bounds[k+1] delimit its segment k.
-	file   *os.File
-	bounds []int64
-	// early holds the files of committed segments not yet durable (see
-	// spoolsync.go); pending counts the segments the syncer has not
-	// renamed yet.
-	early   map[int]*os.File
-	pending sync.WaitGroup
-	lost    bool // a segment failed to commit: the edge is not complete on disk
-	// errTok is the token that keeps its writer step's stderr (spool.
-	// StderrName), once written or found; "" if it has none.
-	errTok string
-	// ended is closed once the edge's end token is on disk (or it needs
-	// none: a file read in place, a virtual edge); see writeEnd.
-	ended     chan struct{}
-	endedOnce sync.Once
-}
-
-func newSpoolEdge(k int, p *place.Place) *spoolEdge {
-	return &spoolEdge{k: k, p: p, changed: make(chan struct{}), ended: make(chan struct{})}
-}
-
-// markEnded records that the edge's end token is on disk.
-func (e *spoolEdge) markEnded() { e.endedOnce.Do(func() { close(e.ended) }) }
-
-// signal wakes every waiter; e.mu is held.
-func (e *spoolEdge) signal() {
-	close(e.changed)
-	e.changed = make(chan struct{})
-}
-
-// commit records segment k.
-func (e *spoolEdge) commit(k int, name string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for len(e.names) <= k {
-		e.names = append(e.names, "")
-	}
-	e.names[k] = name
-	for e.ready < len(e.names) && e.names[e.ready] != "" {
-		e.ready++
-	}
-	e.signal()
-}
-
-// setGen records the edge's causal hash.
-func (e *spoolEdge) setGen(gen string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.gen == "" {
-		e.gen = gen
-		e.signal()
-	}
-}
-
-// complete records that names are all the edge's segments.
-func (e *spoolEdge) complete(gen string, names []string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.names, e.ready, e.done = names, len(names), true
-	if e.gen == "" {
-		e.gen = gen
-	}
-	e.signal()
-}
-
-// setGone records that the edge's reader stopped early.
-func (e *spoolEdge) setGone() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.gone && e.goneC != nil {
-		close(e.goneC)
-	}
-	e.gone = true
-	e.stopped.Store(true)
-	e.signal()
-}
-
-// isGone reports whether the edge's reader stopped early (setGone).
-func (e *spoolEdge) isGone() bool { return e.stopped.Load() }
-
-// segment waits for segment k and returns its name; ok is false once the
-// edge is complete with fewer segments. It returns early when ctx is done
-// or stop is closed (the reader has gone).
-func (e *spoolEdge) segment(ctx context.Context, k int, stop <-chan struct{}) (name string, ok bool, err error) {
-	for {
-		e.mu.Lock()
-		switch {
-		case k < e.ready:
-			name = e.names[k]
-			e.mu.Unlock()
-			return name, true, nil
-		case e.done:
-			e.mu.Unlock()
-			return "", false, nil
-		}
-		ch := e.changed
-		e.mu.Unlock()
-		select {
-		case <-ch:
-		case <-stop:
-			return "", false, buffer.ErrReaderGone
-		case <-ctx.Done():
-			return "", false, context.Cause(ctx)
-		}
-	}
-}
-
-// waitGen waits until the edge's causal hash is known.
-func (e *spoolEdge) waitGen(ctx context.Context) (string, error) {
-	for {
-		e.mu.Lock()
-		gen, ch := e.gen, e.changed
-		e.mu.Unlock()
-		if gen != "" {
-			return gen, nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return "", context.Cause(ctx)
-		}
-	}
-}
-
-// peekGen returns the edge's causal hash, "" if not yet known.
-func (e *spoolEdge) peekGen() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.gen
-}
-
-// isDone reports whether the edge is complete.
-func (e *spoolEdge) isDone() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.done
-}
-
-// name returns the name of committed segment k.
-func (e *spoolEdge) name(k int) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.names[k]
-}
-
-// goneCh returns a channel closed once the edge's reader has stopped.
-func (e *spoolEdge) goneCh() <-chan struct{} {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.goneC == nil {
-		e.goneC = make(chan struct{})
-		if e.gone {
-			close(e.goneC)
-		}
-	}
-	return e.goneC
-}
-
-// all returns the committed names, for the Record's live list; a
-// virtual edge has none.
-func (e *spoolEdge) all() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []string
-	if e.virtual {
-		return nil
-	}
-	for _, n := range e.names {
-		if n != "" {
-			out = append(out, n)
-		}
-	}
-	if e.done {
-		out = append(out, spool.EndName(e.gen))
-	}
-	if e.errTok != "" {
-		out = append(out, e.errTok)
-	}
-	return out
-}
-
-// setErrTok records the token that keeps the stderr of the edge's writer.
-func (e *spoolEdge) setErrTok(name string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.errTok = name
-}
-
-// spoolStep is a step of the run: tasks that run as one, with the edges
-// they read and write from outside the step, in task and port order. A
-// map step is a chain of map tasks, in order, that runs in one pass over
+// spoolStage is a stage of the run: tasks that run as one, with the edges
+// they read and write from outside the stage, in task and port order. A
+// map stage is a chain of map tasks, in order, that runs in one pass over
 // each segment: the edges between them (virtual) are never written.
-type spoolStep struct {
+type spoolStage struct {
 	tasks   []int
 	ins     []int
 	outs    []int
 	outTask []int // the task that writes each of outs
-	virtual []int // of a map step: the edges inside its chain, in order
+	virtual []int // of a map stage: the edges inside its chain, in order
 	isMap   bool
 	content bool     // a task has no Ident: outputs named by content
 	gens    []string // the outputs' causal hashes, when known before the run
-	inPlace bool     // a file read in place: the step never runs
+	inPlace bool     // a file read in place: the stage never runs
 	cached  bool     // every output complete on disk already
-	run     bool     // to run: not cached, and a step that runs reads it
-	// taps are the standard errors of the step's tasks, each once, in
+	run     bool     // to run: not cached, and a stage that runs reads it
+	// taps are the standard errors of the stage's tasks, each once, in
 	// task order; kept with its outputs when it runs, written again when
 	// they are found cached (keepsStderr).
 	taps []*task.Stderr
@@ -406,16 +111,17 @@ type spoolStep struct {
 
 // spoolRun is one run of the spool policy.
 type spoolRun struct {
-	stepRunner
+	groupRunner
 	so      SpoolOptions
 	sp      *spool.Spool
 	places  []string
 	edges   []*spoolEdge
-	steps   []*spoolStep
-	stepOf  []int // the step of each task
+	stages  []*spoolStage
+	stageOf []int // the stage of each task
 	ins     [][]int
 	outs    [][]int
 	record  *spool.Record
+	store   spoolStore    // what the plan reads of the spool: placeStore(edges)
 	sem     chan struct{} // map jobs computing at once
 	syncer  *spoolSyncer
 	segRun  []atomic.Int64
@@ -424,9 +130,8 @@ type spoolRun struct {
 	written atomic.Int64
 	read    atomic.Int64
 
-	mu     sync.Mutex
-	first  error      // the first hard failure
-	status *TaskError // the rightmost non-zero exit status
+	mu   sync.Mutex
+	errs pipefail // the run's error, under mu
 }
 
 // runSpool is the spool policy.
@@ -442,7 +147,7 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 		so.Workers = runtime.GOMAXPROCS(0)
 	}
 	start := time.Now()
-	r := &spoolRun{stepRunner: newStepRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers),
+	r := &spoolRun{groupRunner: newGroupRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers),
 		segRun: make([]atomic.Int64, len(g.Tasks)), segHit: make([]atomic.Int64, len(g.Tasks))}
 	detach := o.Live.Attach(r.sample)
 	defer detach()
@@ -501,7 +206,7 @@ func (r *spoolRun) open() error {
 		return err
 	}
 	if err := r.sp.SetRecord(rec); err != nil {
-		return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
+		return &spool.DirError{Dir: r.sp.Dir(), Err: err}
 	}
 	// The places are opened at once: making one is four directories, each
 	// near a millisecond on a busy disk, and a run waited for all of them
@@ -515,395 +220,14 @@ func (r *spoolRun) open() error {
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("spool %s: %w", r.sp.Dir(), err)
+		return &spool.DirError{Dir: r.sp.Dir(), Err: err}
 	}
 	for k, p := range ps {
 		r.edges = append(r.edges, newSpoolEdge(k, p))
 	}
 	r.record = rec
+	r.store = placeStore(r.edges)
 	return nil
-}
-
-// plan makes the steps, works out the causal hashes that can be known
-// before anything runs, finds the cached steps and, from the last step
-// back, those that must run.
-func (r *spoolRun) plan() error {
-	g := r.g
-	r.ins, r.outs = edgesOf(g)
-	groups := serialSteps(g)
-	r.stepOf = make([]int, len(g.Tasks))
-	for si, tasks := range groups {
-		s := &spoolStep{tasks: tasks}
-		for _, i := range tasks {
-			r.stepOf[i] = si
-			s.ins = append(s.ins, r.ins[i]...)
-			s.outs = append(s.outs, r.outs[i]...)
-			for range r.outs[i] {
-				s.outTask = append(s.outTask, i)
-			}
-			s.content = s.content || g.Tasks[i].Ident == ""
-		}
-		s.isMap = len(tasks) == 1 && isMap(g.Tasks[tasks[0]])
-		s.inPlace = len(tasks) == 1 && inPlace(g.Tasks[tasks[0]])
-		r.steps = append(r.steps, s)
-	}
-	r.fuseMaps()
-	for _, s := range r.steps {
-		for _, i := range s.tasks {
-			if tap := g.Tasks[i].Stderr; tap != nil && !slices.Contains(s.taps, tap) {
-				s.taps = append(s.taps, tap)
-			}
-		}
-	}
-	gen := make([]string, len(g.Edges)) // known before the run, or ""
-	for _, s := range r.steps {
-		if s.inPlace {
-			h, err := r.readInPlace(s)
-			if err != nil {
-				return err
-			}
-			gen[s.outs[0]] = h
-			continue
-		}
-		var in []string
-		for _, k := range s.ins {
-			in = append(in, gen[k])
-		}
-		s.gens = r.outGens(s, in)
-		for j, k := range s.outs {
-			if s.gens != nil {
-				gen[k] = s.gens[j]
-			}
-		}
-		if s.isMap && in[0] != "" {
-			for j, h := range r.chainGens(s, in[0])[:len(s.virtual)] {
-				r.edges[s.virtual[j]].setGen(h)
-			}
-		}
-		if s.gens != nil && len(s.outs) > 0 {
-			cached, err := r.cached(s, s.gens)
-			if err != nil {
-				return err
-			}
-			s.cached = cached
-		}
-	}
-	for si := len(r.steps) - 1; si >= 0; si-- {
-		s := r.steps[si]
-		switch {
-		case s.cached || s.inPlace:
-		case len(s.outs) == 0:
-			s.run = true // a sink: it delivers its input every run
-		default:
-			for _, k := range s.outs {
-				s.run = s.run || r.steps[r.stepOf[g.Edges[k].To.Task]].run
-			}
-		}
-	}
-	return nil
-}
-
-// fuseMaps joins each map step to the map step that reads its output, so
-// that a chain of map tasks is one step (see fusedEdge). serialSteps
-// orders the steps so that a writer comes before its reader.
-func (r *spoolRun) fuseMaps() {
-	g := r.g
-	var kept []*spoolStep
-	for _, s := range r.steps {
-		if s.isMap && fusedEdge(g, s.ins[0]) {
-			head := kept[r.stepOf[g.Edges[s.ins[0]].From.Task]]
-			head.virtual = append(head.virtual, s.ins[0])
-			head.tasks = append(head.tasks, s.tasks...)
-			head.outs, head.outTask = s.outs, s.outTask
-			for _, i := range s.tasks {
-				r.stepOf[i] = r.stepOf[head.tasks[0]]
-			}
-			continue
-		}
-		for _, i := range s.tasks {
-			r.stepOf[i] = len(kept)
-		}
-		kept = append(kept, s)
-	}
-	r.steps = kept
-	for _, s := range r.steps {
-		for _, k := range s.virtual {
-			r.edges[k].virtual = true
-			r.edges[k].markEnded()
-		}
-	}
-}
-
-// readInPlace opens the file of in-place step s and cuts it into
-// segments of about SpoolOptions.Segment bytes, each ending at a line
-// end; the segments' names hash the file's Ident and their byte ranges.
-// It returns the edge's causal hash.
-func (r *spoolRun) readInPlace(s *spoolStep) (string, error) {
-	t := r.g.Tasks[s.tasks[0]]
-	f, err := os.Open(t.File)
-	if err != nil {
-		return "", &TaskError{Task: t.Name, Index: t.Index, Err: err}
-	}
-	e := r.edges[s.outs[0]]
-	e.file = f
-	bounds, err := lineBounds(f, int64(r.so.Segment))
-	if err != nil {
-		return "", &TaskError{Task: t.Name, Index: t.Index, Err: err}
-	}
-	e.bounds = bounds
-	names := make([]string, len(bounds)-1)
-	for k := range names {
-		names[k] = spool.SegName(k, spool.Hash(t.Ident, strconv.FormatInt(bounds[k], 10), strconv.FormatInt(bounds[k+1], 10)))
-	}
-	gen := spool.Hash("file", t.Ident, strconv.Itoa(r.so.Segment))
-	e.complete(gen, names)
-	e.markEnded()
-	return gen, nil
-}
-
-// lineBounds cuts the file f into ranges of at least seg bytes that end
-// at a line end (or at the end of the file): the first is 0, the last the
-// file's size; an empty file has no range.
-func lineBounds(f *os.File, seg int64) ([]int64, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := fi.Size()
-	bounds := []int64{0}
-	buf := make([]byte, 64<<10)
-	for at := int64(0); at < size; {
-		next := at + seg
-		for next < size {
-			n, err := f.ReadAt(buf, next-1)
-			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-				next += int64(i)
-				break
-			}
-			if err != nil {
-				next = size
-				break
-			}
-			next += int64(n)
-		}
-		at = min(next, size)
-		bounds = append(bounds, at)
-	}
-	return bounds, nil
-}
-
-// rangeBufs are readRange's buffers. A segment of the default size is
-// four reads of one, where a bufio.Scanner made 64 (64 KiB each).
-var rangeBufs = sync.Pool{New: func() any { return new([rangeBuf]byte) }}
-
-const rangeBuf = 1 << 20
-
-// readRange calls each with the lines of bytes [from, to) of f, each with
-// its '\n' (the last may have none), as the runner's line framing cuts
-// them; a line longer than maxRec is a *record.TooLargeError. It returns
-// the bytes read. The line passed to each is valid only during the call.
-func readRange(f *os.File, from, to int64, maxRec int, each func([]byte) error) (int64, error) {
-	pooled := rangeBufs.Get().(*[rangeBuf]byte)
-	defer rangeBufs.Put(pooled)
-	buf := pooled[:]
-	tooLarge := func(size int, atLeast bool) error {
-		return &record.TooLargeError{Size: size, Max: maxRec, AtLeast: atLeast, Limit: buffer.MaxRecordLimit}
-	}
-	start, end, at := 0, 0, from // buf[start:end] is read and not yet handed out
-	for {
-		for {
-			i := bytes.IndexByte(buf[start:end], '\n')
-			if i < 0 {
-				break
-			}
-			line := buf[start : start+i+1]
-			if len(line) > maxRec {
-				return to - from, tooLarge(len(line), false)
-			}
-			if err := each(line); err != nil {
-				return to - from, err
-			}
-			start += i + 1
-		}
-		if at == to {
-			if start == end {
-				return to - from, nil
-			}
-			if end-start > maxRec {
-				return to - from, tooLarge(end-start, false)
-			}
-			return to - from, each(buf[start:end])
-		}
-		// The part of a line read so far goes to the front; a line longer
-		// than the buffer grows it (not the pooled one) up to maxRec.
-		end = copy(buf, buf[start:end])
-		start = 0
-		if end == len(buf) {
-			if end > maxRec {
-				return to - from, tooLarge(maxRec+1, true)
-			}
-			buf = append(buf, make([]byte, min(len(buf), maxRec+1-len(buf)))...)
-		}
-		n, err := f.ReadAt(buf[end:min(int64(len(buf)), int64(end)+to-at)], at)
-		end += n
-		at += int64(n)
-		if err != nil && (err != io.EOF || at < to) {
-			if err == io.EOF {
-				err = fmt.Errorf("%s: %w (the file was cut while read)", f.Name(), io.ErrUnexpectedEOF)
-			}
-			return to - from, err
-		}
-	}
-}
-
-// readSeg calls each with the records of segment k of edge e, named
-// name: a token of its place, or a range of its file.
-func (r *spoolRun) readSeg(e *spoolEdge, k int, name string, maxRec int, each func([]byte) error) error {
-	var n int64
-	var err error
-	if e.file != nil {
-		n, err = readRange(e.file, e.bounds[k], e.bounds[k+1], maxRec, each)
-	} else if f := e.takeEarly(k); f != nil {
-		n, err = spool.ReadWritten(f, maxRec, each)
-		f.Close()
-	} else {
-		n, err = spool.ReadToken(e.p, name, maxRec, each)
-	}
-	r.read.Add(n)
-	return err
-}
-
-// outGens returns the causal hashes of step s's outputs given those of
-// its inputs, or nil when they cannot be known (an input's is not yet, or
-// s's outputs are named by content).
-func (r *spoolRun) outGens(s *spoolStep, in []string) []string {
-	if s.content {
-		return nil
-	}
-	for _, h := range in {
-		if h == "" {
-			return nil
-		}
-	}
-	if s.isMap {
-		gens := r.chainGens(s, in[0])
-		return gens[len(gens)-1:]
-	}
-	parts := []string{"step"}
-	for _, i := range s.tasks {
-		t := r.g.Tasks[i]
-		parts = append(parts, t.Ident, strconv.Itoa(t.In), strconv.Itoa(t.Out))
-	}
-	step := spool.Hash(append(parts, in...)...)
-	gens := make([]string, len(s.outs))
-	for j := range gens {
-		gens[j] = spool.Hash(step, "out", strconv.Itoa(j))
-	}
-	return gens
-}
-
-// chainGens returns the causal hash of the output of each task of map
-// step s, given its input's: those of its virtual edges, then its
-// output's. Each is what the task would have run alone.
-func (r *spoolRun) chainGens(s *spoolStep, in string) []string {
-	gens := make([]string, len(s.tasks))
-	for j, i := range s.tasks {
-		in = spool.Hash("map", r.g.Tasks[i].Ident, in)
-		gens[j] = in
-	}
-	return gens
-}
-
-// chainNames returns the names of segment n of the output of each task
-// of map step s, given its input segment's: a chain's output segment is
-// named as its last task alone would have named it.
-func (r *spoolRun) chainNames(s *spoolStep, n int, in string) []string {
-	names := make([]string, len(s.tasks))
-	for j, i := range s.tasks {
-		in = spool.SegName(n, spool.Hash(r.g.Tasks[i].Ident, in))
-		names[j] = in
-	}
-	return names
-}
-
-// cached reports whether every output place of s is complete for gens
-// (and, for a step that keeps its stderr, the token of it is there); if
-// so it records them as complete, with their writers' exit statuses, and
-// writes the stderr kept again.
-func (r *spoolRun) cached(s *spoolStep, gens []string) (bool, error) {
-	type found struct {
-		names  []string
-		status int
-	}
-	var all []found
-	for j, k := range s.outs {
-		names, status, ok, err := spool.ReadEnd(r.edges[k].p, gens[j])
-		if err != nil || !ok {
-			return false, r.diskErr(err)
-		}
-		all = append(all, found{names, status})
-	}
-	var errs []spool.Stderr
-	if s.keepsStderr() {
-		var ok bool
-		var err error
-		errs, ok, err = spool.ReadStderr(r.edges[s.outs[0]].p, gens[0], spoolStderrMax)
-		if err != nil || !ok || len(errs) != len(s.taps) {
-			// None (a spool of an older tpipe), or kept for another count
-			// of tasks: the step runs, and keeps its stderr anew.
-			return false, r.diskErr(err)
-		}
-		r.edges[s.outs[0]].setErrTok(spool.StderrName(gens[0]))
-	}
-	for j, k := range s.outs {
-		r.edges[k].complete(gens[j], all[j].names)
-		r.edges[k].markEnded()
-		i := s.outTask[j]
-		r.segHit[i].Add(int64(len(all[j].names)))
-		if all[j].status != 0 {
-			r.exit(i, all[j].status)
-		}
-	}
-	for j, e := range errs {
-		r.replayStderr(s, s.taps[j], e)
-	}
-	return true, nil
-}
-
-// spoolStderrMax is the most bytes of a task's stderr the spool keeps: a
-// chatty program must not fill the spool, and a message meant for a
-// person is far shorter.
-const spoolStderrMax = 1 << 20
-
-// keepsStderr reports whether step s keeps what its tasks write to
-// stderr with its outputs: a whole-stream step, with outputs named by
-// causal hash, whose tasks have a graph.Task.Stderr. A map step writes
-// none (a stateless per-record form has no stderr; what goes wrong ends
-// the run with an error), and a step without causal hashes runs every
-// time.
-func (s *spoolStep) keepsStderr() bool {
-	return !s.isMap && !s.content && len(s.outs) > 0 && len(s.taps) > 0
-}
-
-// replayStderr writes e, the stderr a task of step s wrote on the run that
-// made its cached outputs, to the task's stderr again, and says how much
-// was not kept.
-func (r *spoolRun) replayStderr(s *spoolStep, tap *task.Stderr, e spool.Stderr) {
-	tap.Replay(e.Bytes) // as the first run, which went on when stderr failed
-	if e.Lost > 0 {
-		nl := ""
-		if len(e.Bytes) > 0 && e.Bytes[len(e.Bytes)-1] != '\n' {
-			nl = "\n"
-		}
-		name := r.g.Tasks[s.tasks[0]].Name
-		for _, i := range s.tasks {
-			if r.g.Tasks[i].Stderr == tap {
-				name = r.g.Tasks[i].Name
-				break
-			}
-		}
-		tap.Replay(fmt.Appendf(nil, "%stpipe: %s: ... %d bytes of stderr not kept (the spool keeps the first %d of a stage's)\n", nl, name, e.Lost, spoolStderrMax))
-	}
 }
 
 // exit records task i's non-zero exit status; the rightmost task's is the
@@ -912,15 +236,13 @@ func (r *spoolRun) exit(i, code int) {
 	t := r.g.Tasks[i]
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.status == nil || t.Index > r.status.Index {
-		r.status = &TaskError{Task: t.Name, Index: t.Index, Err: task.Exit(code)}
-	}
-	r.stepRunner.mu.Lock()
+	r.errs.exit(t.Index, &TaskError{Task: t.Name, Index: t.Index, Err: task.Exit(code)})
+	r.groupRunner.mu.Lock()
 	r.st.Tasks[i].Status = code
-	r.stepRunner.mu.Unlock()
+	r.groupRunner.mu.Unlock()
 }
 
-// run runs every step that must, at once, and waits for them.
+// run runs every stage that must, at once, and waits for them.
 func (r *spoolRun) run(ctx context.Context) error {
 	if err := r.plan(); err != nil {
 		return err
@@ -938,7 +260,7 @@ func (r *spoolRun) run(ctx context.Context) error {
 		}
 	}()
 	var wg sync.WaitGroup
-	for _, s := range r.steps {
+	for _, s := range r.stages {
 		if !s.run {
 			continue
 		}
@@ -959,10 +281,10 @@ func (r *spoolRun) run(ctx context.Context) error {
 	}
 	wg.Wait()
 	if err := r.syncer.close(); err != nil {
-		r.fail(fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err)))
+		r.fail(&spool.DirError{Dir: r.sp.Dir(), Err: r.diskErr(err)})
 	}
 	r.mu.Lock()
-	first, status := r.first, r.status
+	first := r.errs.first
 	r.mu.Unlock()
 	if first != nil {
 		return first
@@ -982,64 +304,31 @@ func (r *spoolRun) run(ctx context.Context) error {
 	}
 	r.record.Live = live
 	if err := r.sp.SetRecord(r.record); err != nil {
-		return fmt.Errorf("spool %s: %w", r.sp.Dir(), r.diskErr(err))
-	}
-	if status != nil {
-		return status
-	}
-	return nil
-}
-
-// fail records a step's error: an exit status is kept (the rightmost
-// wins); anything else is a hard failure, and fail reports true for the
-// first one, which stops the run.
-func (r *spoolRun) fail(err error) bool {
-	var te *TaskError
-	var exit *task.ExitError
-	if errors.As(err, &te) && errors.As(te.Err, &exit) {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.status == nil || te.Index > r.status.Index {
-			r.status = te
-		}
-		return false
+		return &spool.DirError{Dir: r.sp.Dir(), Err: r.diskErr(err)}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.first == nil {
-		r.first = err
-		return true
-	}
-	return false
+	return r.errs.err()
 }
 
-// diskErr words a failure of the spool's disk so that a person can act on
-// it: a full disk is resumable, a permission is theirs to grant.
-func (r *spoolRun) diskErr(err error) error { return spoolDiskErr(r.so.Dir, err) }
-
-func spoolDiskErr(dir string, err error) error {
-	var ce *spool.CorruptError
-	if err == nil || errors.As(err, &ce) {
-		return err
+// fail records a stage's error: an exit status is kept (the rightmost
+// wins); anything else is a hard failure, and fail reports true for the
+// first one, which stops the run.
+func (r *spoolRun) fail(err error) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if te, _, ok := exitStatus(err); ok {
+		r.errs.exit(te.Index, te)
+		return false
 	}
-	where := "spool " + dir + ": "
-	if strings.HasPrefix(err.Error(), "spool ") {
-		where = "" // package spool has said where
-	}
-	switch {
-	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT):
-		return fmt.Errorf("%sdisk full (%v); free space and run again: the run resumes where it stopped", where, err)
-	case errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS):
-		return fmt.Errorf("%s%v; give tpipe write access to it, or another --spool directory", where, err)
-	}
-	return err
+	return r.errs.fail(err)
 }
 
-// runWhole runs a whole-stream step: once its inputs' causal hashes are
+// runWhole runs a whole-stream stage: once its inputs' causal hashes are
 // known, it is either found cached or run in a small graph whose sources
 // read its input places as their segments come and whose sinks cut its
 // outputs into segments.
-func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
+func (r *spoolRun) runWhole(ctx context.Context, s *spoolStage) error {
 	gens := s.gens
 	if gens == nil && !s.content && len(s.outs) > 0 {
 		var in []string
@@ -1070,7 +359,7 @@ func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
 			tap.Keep(spoolStderrMax)
 		}
 	}
-	err := r.runStep(ctx, s.tasks, r.ins, r.outs, r.source, func(k int) (task.Func, error) {
+	err := r.runGroup(ctx, s.tasks, r.ins, r.outs, r.source, func(k int) (task.Func, error) {
 		return sinks[k].run, nil
 	})
 	var errs []spool.Stderr
@@ -1080,12 +369,8 @@ func (r *spoolRun) runWhole(ctx context.Context, s *spoolStep) error {
 			errs = append(errs, spool.Stderr{Bytes: b, Lost: lost})
 		}
 	}
-	status := 0
-	var te *TaskError
-	var exit *task.ExitError
-	if errors.As(err, &te) && errors.As(te.Err, &exit) {
-		status = exit.Code
-	} else if err != nil {
+	_, status, ok := exitStatus(err)
+	if err != nil && !ok {
 		return err
 	}
 	if keep && slices.ContainsFunc(s.outs, func(k int) bool { return sinks[k].finished }) {
@@ -1149,7 +434,7 @@ func (r *spoolRun) source(k int) task.Func {
 	}
 }
 
-// spoolSink cuts the records of one output of a whole-stream step into
+// spoolSink cuts the records of one output of a whole-stream stage into
 // segments of its place. Its fields are the sink task's until it returns.
 type spoolSink struct {
 	r        *spoolRun
@@ -1258,7 +543,7 @@ func (r *spoolRun) handOver(ctx context.Context, e *spoolEdge, k int, name strin
 
 // finish completes the edge if the sink read all of its records: it
 // writes the end token (with the writer's exit status) once those of ins,
-// the step's inputs, are written (writeEnd).
+// the stage's inputs, are written (writeEnd).
 func (sk *spoolSink) finish(ctx context.Context, ins []int, status int) error {
 	if !sk.finished {
 		return nil
@@ -1270,7 +555,7 @@ func (sk *spoolSink) finish(ctx context.Context, ins []int, status int) error {
 	return sk.r.writeEnd(ctx, sk.e, ins, gen, sk.names, status)
 }
 
-// writeEnd completes edge e, written by a step that read ins: its reader
+// writeEnd completes edge e, written by a stage that read ins: its reader
 // learns it at once; its end token is written once the syncer has renamed
 // every segment it names, so that an end token on disk always names
 // segments that are there, and once the end tokens of ins are on disk, so
@@ -1321,12 +606,12 @@ func (r *spoolRun) afterCommit() {
 	}
 }
 
-// runMap runs a map step: each segment of its input, as it comes, on a
+// runMap runs a map stage: each segment of its input, as it comes, on a
 // goroutine of its own (at most SpoolOptions.Workers at once over the
-// run), through the step's chain of tasks, each with an instance of its
+// run), through the stage's chain of tasks, each with an instance of its
 // per-record form; a segment whose output is in the place already is
 // skipped.
-func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
+func (r *spoolRun) runMap(ctx context.Context, s *spoolStage) error {
 	in, out := r.edges[s.ins[0]], r.edges[s.outs[0]]
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -1388,14 +673,14 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 		})
 	}
 	wg.Wait()
-	r.stepRunner.mu.Lock()
+	r.groupRunner.mu.Lock()
 	for _, i := range s.tasks {
 		// The tasks of a chain share its time: they ran as one loop.
 		ts := &r.st.Tasks[i]
 		ts.Busy = time.Duration(busy.Load()) / time.Duration(len(s.tasks))
 		ts.Blocked = max(0, time.Since(start)-ts.Busy)
 	}
-	r.stepRunner.mu.Unlock()
+	r.groupRunner.mu.Unlock()
 	if first != nil {
 		return first
 	}
@@ -1417,34 +702,13 @@ func (r *spoolRun) runMap(ctx context.Context, s *spoolStep) error {
 	return nil
 }
 
-// taskErr is err as task i's.
-func (r *spoolRun) taskErr(i int, err error) error {
-	t := r.g.Tasks[i]
-	return &TaskError{Task: t.Name, Index: t.Index, Err: err}
-}
-
-// chainErr is an error of task j of a map step's chain.
-type chainErr struct {
-	j   int
-	err error
-}
-
-func (e *chainErr) Error() string { return e.err.Error() }
-func (e *chainErr) Unwrap() error { return e.err }
-
-// errEmit is the emit of a stateless form's Start and End, which promise
-// to emit nothing.
-func errEmit([]byte) error {
-	return errors.New("a stateless per-record task emitted a record from Start or End")
-}
-
-// mapSegment runs the chain of map step s over segment inName of in and
+// mapSegment runs the chain of map stage s over segment inName of in and
 // returns its output, to be committed as outName (commitMap), and the
 // records and bytes of each of the chain's virtual edges. free holds
 // instances of the chain's per-record forms not in use. An error is a
 // *TaskError of the task that failed (the last one for a failure to
 // write); the token is then dropped.
-func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in *spoolEdge, k int, inName, outName string) (*spool.TokenWriter, [][2]int64, error) {
+func (r *spoolRun) mapSegment(s *spoolStage, free chan []*task.PerRecord, in *spoolEdge, k int, inName, outName string) (*spool.TokenWriter, [][2]int64, error) {
 	var recs []*task.PerRecord
 	select {
 	case recs = <-free:
@@ -1536,17 +800,17 @@ func (r *spoolRun) mapSegment(s *spoolStep, free chan []*task.PerRecord, in *spo
 	return tw, counts, nil
 }
 
-// commitMap hands tw, the output of segment k of map step s, over to out
+// commitMap hands tw, the output of segment k of map stage s, over to out
 // (handOver), and once it is committed counts it with the records of the
 // chain's virtual edges.
-func (r *spoolRun) commitMap(ctx context.Context, s *spoolStep, out *spoolEdge, k int, tw *spool.TokenWriter, counts [][2]int64) error {
+func (r *spoolRun) commitMap(ctx context.Context, s *spoolStage, out *spoolEdge, k int, tw *spool.TokenWriter, counts [][2]int64) error {
 	last := s.outTask[0]
 	name, err := tw.Finish(k)
 	if err != nil {
 		return r.taskErr(last, r.diskErr(err))
 	}
 	return r.handOver(ctx, out, k, name, tw, last, func() {
-		r.stepRunner.mu.Lock()
+		r.groupRunner.mu.Lock()
 		for j, c := range counts {
 			e := &r.st.Edges[s.virtual[j]]
 			e.Records += c[0]
@@ -1555,7 +819,7 @@ func (r *spoolRun) commitMap(ctx context.Context, s *spoolStep, out *spoolEdge, 
 		e := &r.st.Edges[out.k]
 		e.Records += tw.Records()
 		e.Bytes += tw.Bytes()
-		r.stepRunner.mu.Unlock()
+		r.groupRunner.mu.Unlock()
 		for _, i := range s.tasks {
 			r.segRun[i].Add(1)
 		}

@@ -388,7 +388,7 @@ func TestSpoolFusedChainFailure(t *testing.T) {
 	}
 }
 
-// readRange over the ranges lineBounds cuts gives back the file's lines,
+// readRange over the ranges record.Bounds cuts gives back the file's lines,
 // whole, in order, across its buffer's edges and for lines longer than
 // the buffer; a line over the record limit is a *record.TooLargeError.
 func TestSpoolReadRange(t *testing.T) {
@@ -416,7 +416,7 @@ func TestSpoolReadRange(t *testing.T) {
 	}
 	defer f.Close()
 	for _, seg := range []int64{1, 4 << 10, 1 << 20, 3 << 20, 64 << 20} {
-		bounds, err := lineBounds(f, seg)
+		bounds, err := record.Bounds(f, int64(b.Len()), seg, record.Lines)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -548,7 +548,7 @@ func TestSpoolStderrBounded(t *testing.T) {
 	}
 }
 
-// An end token on disk implies the end tokens of the places its step read
+// An end token on disk implies the end tokens of the places its stage read
 // (writeEnd): a crash may leave a reader's place complete only if its
 // writer's is, so a rerun that finds the reader cached never needs the
 // writer's exit status or stderr from a run it skips. The check runs at

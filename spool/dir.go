@@ -93,6 +93,17 @@ func (e *OtherGraphError) Error() string {
 		e.Dir, strings.Join(e.Tasks, " | "), e.Dir)
 }
 
+// DirError is a failure of the spool DIR's disk, said with the DIR: its
+// text is "spool DIR: " and Err's. A caller that words disk errors asks
+// for it (errors.As) to know that the DIR is said already.
+type DirError struct {
+	Dir string
+	Err error
+}
+
+func (e *DirError) Error() string { return "spool " + e.Dir + ": " + e.Err.Error() }
+func (e *DirError) Unwrap() error { return e.Err }
+
 // Spool is an open DIR, locked for one run or gc. It is safe for
 // concurrent use.
 type Spool struct {
@@ -123,7 +134,7 @@ func Open(dir string, o place.Options) (*Spool, error) {
 	s := &Spool{dir: abs, w: w}
 	if s.root, err = w.Open(abs); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("spool %s: %w", abs, err)
+		return nil, &DirError{Dir: abs, Err: err}
 	}
 	s.lock, err = s.root.Lock(runLock)
 	var le *place.LockedError
@@ -133,11 +144,11 @@ func Open(dir string, o place.Options) (*Spool, error) {
 	}
 	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("spool %s: %w", abs, err)
+		return nil, &DirError{Dir: abs, Err: err}
 	}
 	if _, err := s.root.Reap(); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("spool %s: %w", abs, err)
+		return nil, &DirError{Dir: abs, Err: err}
 	}
 	return s, nil
 }
@@ -206,7 +217,7 @@ func (s *Spool) Record() (*Record, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
 	if err != nil {
-		return nil, fmt.Errorf("spool %s: %s: %w", s.dir, GraphToken, err)
+		return nil, &DirError{Dir: s.dir, Err: fmt.Errorf("%s: %w", GraphToken, err)}
 	}
 	s.mu.Lock()
 	s.onDisk = b

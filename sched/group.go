@@ -10,37 +10,38 @@ import (
 	"github.com/tpipe/tpipe/task"
 )
 
-// stepRunner runs the steps of a graph whose edges live on disk (the
-// serial policy's temporary files, the spool's places): each step, one
-// task or a group that must run together, in a small graph of its own,
+// groupRunner runs the groups of a graph whose edges live on disk (the
+// serial policy's temporary files, the spool's places): each group, one
+// task or the tasks that must run together (the serial policy's step, the
+// spool's stage), in a small graph of its own,
 // fed by a source task per input edge and drained by a sink task per
-// output edge. It keeps the run's statistics; several steps may run at
+// output edge. It keeps the run's statistics; several groups may run at
 // once.
-type stepRunner struct {
+type groupRunner struct {
 	g     *graph.Graph
 	pl    Plan
 	o     Options
 	start time.Time
 
-	// A sampler (Options.Live) reads these under mu while steps run.
+	// A sampler (Options.Live) reads these under mu while groups run.
 	mu      sync.Mutex
 	st      *Stats
-	ran     []bool // by task: its step has run
-	running map[*liveStep]struct{}
+	ran     []bool // by task: its group has run
+	running map[*liveGroup]struct{}
 }
 
-// liveStep is the small graph of a step that runs, as a sampler sees it:
-// task pos[n] of it is task step[n] of g, and its edge j is g's edge
-// edges[j], which the step writes if out[j] (else it reads it).
-type liveStep struct {
+// liveGroup is the small graph of a group that runs, as a sampler sees it:
+// task pos[n] of it is task group[n] of g, and its edge j is g's edge
+// edges[j], which the group writes if out[j] (else it reads it).
+type liveGroup struct {
 	live  *Live
-	step  []int
+	group []int
 	pos   []int
 	edges []int
 	out   []bool
 }
 
-func newStepRunner(g *graph.Graph, pl Plan, o Options, p Policy) stepRunner {
+func newGroupRunner(g *graph.Graph, pl Plan, o Options, p Policy) groupRunner {
 	st := &Stats{Policy: p, RecordSize: pl.RecordSize, Bound: pl.Bound,
 		Tasks: make([]TaskStats, len(g.Tasks)), Edges: make([]EdgeStats, len(g.Edges))}
 	for i, t := range g.Tasks {
@@ -49,7 +50,7 @@ func newStepRunner(g *graph.Graph, pl Plan, o Options, p Policy) stepRunner {
 	for k, e := range g.Edges {
 		st.Edges[k] = EdgeStats{Name: e.Name, From: g.Tasks[e.From.Task].Name, To: g.Tasks[e.To.Task].Name, Cap: e.Cap}
 	}
-	return stepRunner{g: g, pl: pl, o: o, st: st, start: time.Now(), ran: make([]bool, len(g.Tasks)), running: map[*liveStep]struct{}{}}
+	return groupRunner{g: g, pl: pl, o: o, st: st, start: time.Now(), ran: make([]bool, len(g.Tasks)), running: map[*liveGroup]struct{}{}}
 }
 
 // edgesOf returns, for each task of g, the edges of its input and output
@@ -66,18 +67,18 @@ func edgesOf(g *graph.Graph) (ins, outs [][]int) {
 	return ins, outs
 }
 
-// runStep runs the tasks of one step in a small graph of their own: for
+// runGroup runs the tasks of one group in a small graph of their own: for
 // each, source(k) for its input edges k, the task, and sink(k) for its
 // output edges. The sources and sinks bear their task's name, since their
-// failures are the task's. Edges between two tasks of the step would be
+// failures are the task's. Edges between two tasks of the group would be
 // fed and drained like any other.
-func (s *stepRunner) runStep(ctx context.Context, step []int, ins, outs [][]int,
+func (s *groupRunner) runGroup(ctx context.Context, group []int, ins, outs [][]int,
 	source func(k int) task.Func, sink func(k int) (task.Func, error)) error {
 	g := s.g
 	sg := &graph.Graph{}
-	ls := &liveStep{live: &Live{}, step: step, pos: make([]int, len(step))}
-	pos := ls.pos // where each task of the step is in sg
-	for n, i := range step {
+	ls := &liveGroup{live: &Live{}, group: group, pos: make([]int, len(group))}
+	pos := ls.pos // where each task of the group is in sg
+	for n, i := range group {
 		t := g.Tasks[i]
 		first := len(sg.Tasks)
 		for _, k := range ins[i] {
@@ -103,7 +104,7 @@ func (s *stepRunner) runStep(ctx context.Context, step []int, ins, outs [][]int,
 	if err := sg.Validate(); err != nil {
 		return fmt.Errorf("sched: %s: internal error: %w", s.st.Policy, err)
 	}
-	// A step with an external program is not a chain (the program's
+	// A group with an external program is not a chain (the program's
 	// tasks are apart): its stalls through the program are resolved.
 	spl := Plan{Policy: s.st.Policy, Runs: s.st.Policy, Buffers: s.o.Buffers, RecordSize: s.pl.RecordSize, Bound: sg.Bound(), Resolve: !sg.IsChain()}
 	if spl.Buffers == 0 {
@@ -118,7 +119,7 @@ func (s *stepRunner) runStep(ctx context.Context, step []int, ins, outs [][]int,
 	st, err := runConcurrent(ctx, sg, spl, Options{RecordSize: spl.RecordSize, MaxRecord: s.o.MaxRecord, Stderr: s.o.Stderr, Resolver: s.o.Resolver, TempDir: s.o.TempDir,
 		Live: ls.live})
 	if st != nil {
-		s.mergeStep(step, pos, ins, outs, sg, st)
+		s.mergeGroup(group, pos, ins, outs, sg, st)
 	}
 	s.mu.Lock()
 	if st != nil {
@@ -126,9 +127,9 @@ func (s *stepRunner) runStep(ctx context.Context, step []int, ins, outs [][]int,
 	}
 	delete(s.running, ls)
 	s.mu.Unlock()
-	s.markRan(step)
+	s.markRan(group)
 	if te, ok := err.(*TaskError); ok {
-		for _, i := range step {
+		for _, i := range group {
 			if g.Tasks[i].Name == te.Task {
 				return &TaskError{Task: te.Task, Index: g.Tasks[i].Index, Err: te.Err}
 			}
@@ -137,10 +138,10 @@ func (s *stepRunner) runStep(ctx context.Context, step []int, ins, outs [][]int,
 	return err
 }
 
-// mergeStep merges the statistics of a step's small graph: task i of the
-// step is task pos[n] of sg; its edges are found by name.
-func (s *stepRunner) mergeStep(step, pos []int, ins, outs [][]int, sg *graph.Graph, st *Stats) {
-	for n, i := range step {
+// mergeGroup merges the statistics of a group's small graph: task i of the
+// group is task pos[n] of sg; its edges are found by name.
+func (s *groupRunner) mergeGroup(group, pos []int, ins, outs [][]int, sg *graph.Graph, st *Stats) {
+	for n, i := range group {
 		var ein, eout []int // edges of i in sg, in port order
 		for k, e := range sg.Edges {
 			if e.To.Task == pos[n] {
@@ -163,7 +164,7 @@ func (s *stepRunner) mergeStep(step, pos []int, ins, outs [][]int, sg *graph.Gra
 // merge copies the statistics of task i's small graph, where it is task ti
 // and the edges are ins then outs, into the run's: an edge's writer side
 // comes from its writer's run, its read wait from its reader's.
-func (s *stepRunner) merge(i, ti int, ins, outs []int, st *Stats) {
+func (s *groupRunner) merge(i, ti int, ins, outs []int, st *Stats) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := st.Tasks[ti]
@@ -185,20 +186,20 @@ func (s *stepRunner) merge(i, ti int, ins, outs []int, st *Stats) {
 	}
 }
 
-// markRan records that the tasks of step have run to their end.
-func (s *stepRunner) markRan(step []int) {
+// markRan records that the tasks of group have run to their end.
+func (s *groupRunner) markRan(group []int) {
 	s.mu.Lock()
-	for _, i := range step {
+	for _, i := range group {
 		s.ran[i] = true
 	}
 	s.mu.Unlock()
 }
 
-// sample fills snap for Options.Live: the statistics of the steps that
+// sample fills snap for Options.Live: the statistics of the groups that
 // have run, and the counters of those running over them. An edge counts
 // what its writer wrote; a task, what it has read (nothing before its
-// step).
-func (s *stepRunner) sample(snap *Snapshot) {
+// group).
+func (s *groupRunner) sample(snap *Snapshot) {
 	g := s.g
 	s.mu.Lock()
 	snap.Running, snap.Policy, snap.Elapsed = true, s.st.Policy, time.Since(s.start)
@@ -211,16 +212,16 @@ func (s *stepRunner) sample(snap *Snapshot) {
 		e := g.Edges[k]
 		snap.Edges = append(snap.Edges, EdgeSample{Name: es.Name, From: e.From.Task, To: e.To.Task, Cap: es.Cap, Records: es.Records, Bytes: es.Bytes})
 	}
-	running := make([]*liveStep, 0, len(s.running))
+	running := make([]*liveGroup, 0, len(s.running))
 	for ls := range s.running {
 		running = append(running, ls)
 	}
 	s.mu.Unlock()
 	subs := make([]Snapshot, len(running))
 	for n, ls := range running {
-		// A step that has ended since the list was taken still gives its
+		// A group that has ended since the list was taken still gives its
 		// last snapshot: its counters are final, where skipping it would
-		// show its tasks back at zero until the step is merged and marked.
+		// show its tasks back at zero until the group is merged and marked.
 		subs[n] = ls.live.Snapshot()
 		if len(subs[n].Tasks) == 0 { // not started yet
 			continue
@@ -243,7 +244,7 @@ func (s *stepRunner) sample(snap *Snapshot) {
 		if len(subs[n].Tasks) == 0 {
 			continue
 		}
-		for m, i := range ls.step {
+		for m, i := range ls.group {
 			ts, t := subs[n].Tasks[ls.pos[m]], &snap.Tasks[i]
 			t.Busy, t.Blocked, t.Records, t.Bytes = ts.Busy, ts.Blocked, ts.Records, ts.Bytes
 		}
