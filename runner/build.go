@@ -95,7 +95,7 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace, SpillBelowBound: true,
 		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto, Replicas: r.cfg.Replicas,
 	}
-	if r.cfg.Policy == sched.Spool {
+	if r.cfg.Policy.Persistent() {
 		o.Spool = r.spoolOptions()
 	}
 	plan, err := sched.MakePlan(b.g, o)
@@ -554,7 +554,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 // again on a rerun that finds them cached (graph.Task.Stderr); nil under
 // any other policy, where a command writes to w itself.
 func (b *builder) stderrTap(w io.Writer) *task.Stderr {
-	if b.r.cfg.Policy != sched.Spool || b.dry {
+	if !b.r.cfg.Policy.Persistent() || b.dry {
 		return nil
 	}
 	return task.NewStderr(w)
