@@ -428,7 +428,8 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 			nin, base = nin+1, 1
 		}
 		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
-		if first && name == "decode" && b.job.input != nil {
+		spec, _ := builtin.Lookup(name)
+		if first && spec.DecodesVideo && b.job.input != nil {
 			b.job.input.video = b.g.Tasks[t].Name
 		}
 		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
@@ -447,7 +448,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		b.g.Tasks[t].Holds = cmd.Holds
 		b.g.Tasks[t].Stderr = tap
 		b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
-		if nin == 0 && len(writes) == 0 && len(argv) == 2 && argv[0] == "cat" && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
+		if nin == 0 && len(writes) == 0 && len(argv) == 2 && spec.CopiesFile && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
 			b.g.Tasks[t].File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
 		}
 		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
