@@ -384,93 +384,133 @@ func (b *builder) failing(c *shell.Cmd, in input, msg string, code int, stderr i
 
 // command adds the tasks of one command and returns the task whose output
 // port 0 carries its output, or -1 when it writes straight to a file or
-// stdout.
+// stdout. A command is of one of these kinds, each with its helper: a
+// builtin (builtinCommand), a builtin whose words are refused (failing,
+// as bash runs a tool that exits with its usage message), or a program
+// (externalCommand), which is also how a builtin's fallback runs.
 func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last, first bool) (int, error) {
 	argv := words(c)
-	name := argv[0]
 	cc := b.prog.cmds[c]
 	if cc.fallback != nil {
-		b.job.Fallbacks = append(b.job.Fallbacks, cc.fallback.What+": system "+name)
+		b.job.Fallbacks = append(b.job.Fallbacks, cc.fallback.What+": system "+argv[0])
 	}
-	if cc.builtin != nil || cc.err != nil {
-		var ue *builtin.UsageError
-		switch {
-		case cc.err != nil && errors.As(cc.err, &ue) && !b.dry:
-			// As in bash: the tool says what is wrong, on its own
-			// standard error, and exits with its status; the rest
-			// of the pipeline runs.
-			return b.failing(c, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
-		case cc.err != nil:
-			return 0, cc.err
-		}
-		cmd := cc.builtin
-		tap := b.stderrTap(stderr)
-		cc.env.Stderr = stderr
-		if tap != nil {
-			cc.env.Stderr = tap
-		}
-		if first && b.job.input != nil {
-			b.followOpens(cc.env)
-		}
-		readsInput, blocking := cmd.ReadsInput, cmd.Blocking
-		switch {
-		case cmd.ReadsBytes && cmd.ReadsInput && b.readBytes(cmd, cc.env, in):
-			// The command reads its '<' file or stdin itself.
-			readsInput, blocking = false, blocking || in.stdin
-		case cmd.NeedSize != nil:
-			b.size.add(cmd.NeedSize(b.ctx, nil, ""))
-		}
-		// Only unquoted words are edges; a builtin finds a quoted '@a'
-		// without a port and opens it as a file.
-		reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)
-		nin, base := len(reads), 0
-		if readsInput {
-			nin, base = nin+1, 1
-		}
-		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
-		spec, _ := builtin.Lookup(name)
-		if first && spec.DecodesVideo && b.job.input != nil {
-			b.job.input.video = b.g.Tasks[t].Name
-		}
-		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
-		b.g.Tasks[t].Blocking = blocking
-		if cut := cc.env.Cut; cut.N > 0 {
-			which := "first"
-			if cut.Last {
-				which = "last"
-			}
-			b.job.Cuts = append(b.job.Cuts, fmt.Sprintf("%s keeps only the %s %d lines of its order, which the next command reads (top-k selection): at most %d lines in memory, no spill",
-				b.g.Tasks[t].Name, which, cut.N, cut.N))
-		}
-		if cmd.Spills {
-			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
-		}
-		b.g.Tasks[t].Holds = cmd.Holds
-		b.g.Tasks[t].Stderr = tap
-		b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
-		if nin == 0 && len(writes) == 0 && len(argv) == 2 && spec.CopiesFile && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
-			b.g.Tasks[t].File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
-		}
-		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
-			b.g.Tasks[t].Rec = cmd.Rec
-		}
-		if cmd.Source != nil && nin == 0 && len(writes) == 0 {
-			// The task is its per-record form, which ros calls.
-			b.g.Tasks[t].Fn, b.g.Tasks[t].Source = nil, cmd.Source
-		}
-		if readsInput {
-			b.feed(in, t)
-		} else {
-			b.drop(in)
-		}
-		for k, e := range reads {
-			b.readEdge(e, t, base+k)
-		}
-		for k, e := range writes {
-			b.writeEdge(e, t, 1+k)
-		}
-		return t, nil
+	var ue *builtin.UsageError
+	switch {
+	case cc.err != nil && errors.As(cc.err, &ue) && !b.dry:
+		// As in bash: the tool says what is wrong, on its own
+		// standard error, and exits with its status; the rest
+		// of the pipeline runs.
+		return b.failing(c, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
+	case cc.err != nil:
+		return 0, cc.err
+	case cc.builtin != nil:
+		return b.builtinCommand(c, argv, cc, in, stderr, first), nil
 	}
+	return b.externalCommand(c, argv, in, rd, stderr, last)
+}
+
+// builtinCommand adds the task of builtin command c, whose words are argv
+// and whose compiled form is cc.
+func (b *builder) builtinCommand(c *shell.Cmd, argv []string, cc *compiled, in input, stderr io.Writer, first bool) int {
+	name := argv[0]
+	cmd := cc.builtin
+	tap := b.stderrTap(stderr)
+	cc.env.Stderr = stderr
+	if tap != nil {
+		cc.env.Stderr = tap
+	}
+	if first && b.job.input != nil {
+		b.followOpens(cc.env)
+	}
+	readsInput, blocking := b.builtinInput(cmd, cc.env, in)
+	// Only unquoted words are edges; a builtin finds a quoted '@a'
+	// without a port and opens it as a file.
+	reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)
+	nin, base := len(reads), 0
+	if readsInput {
+		nin, base = nin+1, 1
+	}
+	t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
+	spec, _ := builtin.Lookup(name)
+	if first && spec.DecodesVideo && b.job.input != nil {
+		b.job.input.video = b.g.Tasks[t].Name
+	}
+	b.g.Tasks[t].ReadsAny = cmd.ReadsAny
+	b.g.Tasks[t].Blocking = blocking
+	b.noteMemory(b.g.Tasks[t].Name, cmd, cc.env)
+	b.g.Tasks[t].Holds = cmd.Holds
+	b.g.Tasks[t].Stderr = tap
+	b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
+	b.builtinForms(b.g.Tasks[t], argv, spec, cmd, nin, len(writes))
+	if readsInput {
+		b.feed(in, t)
+	} else {
+		b.drop(in)
+	}
+	for k, e := range reads {
+		b.readEdge(e, t, base+k)
+	}
+	for k, e := range writes {
+		b.writeEdge(e, t, 1+k)
+	}
+	return t
+}
+
+// builtinInput says whether the builtin cmd reads input port 0 and
+// whether its task waits outside tpipe. A command that reads bytes (video)
+// may take a '<' file or stdin as it is (readBytes); one that needs a
+// record size judged from its input says it here (builtin.Cmd.NeedSize).
+func (b *builder) builtinInput(cmd *builtin.Cmd, env *builtin.Env, in input) (readsInput, blocking bool) {
+	readsInput, blocking = cmd.ReadsInput, cmd.Blocking
+	switch {
+	case cmd.ReadsBytes && cmd.ReadsInput && b.readBytes(cmd, env, in):
+		// The command reads its '<' file or stdin itself.
+		readsInput, blocking = false, blocking || in.stdin
+	case cmd.NeedSize != nil:
+		b.size.add(cmd.NeedSize(b.ctx, nil, ""))
+	}
+	return readsInput, blocking
+}
+
+// noteMemory notes, for --explain, the memory the builtin task named
+// name keeps outside the pool: a top-k cut, or data it spills.
+func (b *builder) noteMemory(name string, cmd *builtin.Cmd, env *builtin.Env) {
+	if cut := env.Cut; cut.N > 0 {
+		which := "first"
+		if cut.Last {
+			which = "last"
+		}
+		b.job.Cuts = append(b.job.Cuts, fmt.Sprintf("%s keeps only the %s %d lines of its order, which the next command reads (top-k selection): at most %d lines in memory, no spill",
+			name, which, cut.N, cut.N))
+	}
+	if cmd.Spills {
+		b.job.Spilling = append(b.job.Spilling, name)
+	}
+}
+
+// builtinForms gives the builtin's task tk the forms some policies run
+// instead of its Fn: the file it copies as it is, which the spool reads in
+// place (graph.Task.File), and its per-record forms, which ros calls
+// (graph.Task.Rec, graph.Task.Source). nin and nwrites count its inputs
+// and its named edges written.
+func (b *builder) builtinForms(tk *graph.Task, argv []string, spec *builtin.Spec, cmd *builtin.Cmd, nin, nwrites int) {
+	if nin == 0 && nwrites == 0 && len(argv) == 2 && spec.CopiesFile && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
+		tk.File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
+	}
+	if cmd.Rec != nil && nin == 1 && nwrites == 0 {
+		tk.Rec = cmd.Rec
+	}
+	if cmd.Source != nil && nin == 0 && nwrites == 0 {
+		// The task is its per-record form, which ros calls.
+		tk.Fn, tk.Source = nil, cmd.Source
+	}
+}
+
+// externalCommand adds the tasks of a program: the reader of its output,
+// the feeder of its input and those of its /dev/fd edges, which run
+// together as one process.
+func (b *builder) externalCommand(c *shell.Cmd, argv []string, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
+	name := argv[0]
 	path, err := ext.LookPath(name)
 	if err != nil {
 		msg, code := "tpipe: "+err.Error(), StatusNotFound
