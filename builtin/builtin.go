@@ -201,6 +201,15 @@ type Spec struct {
 	// is among its words; otherwise the program of the same name runs
 	// (join: the graph builtin shadows coreutils' join only in graphs).
 	EdgesOnly bool
+	// CopiesFile marks a builtin that, given one FILE operand and no
+	// option, writes the file's lines as they are (cat FILE): the runner
+	// lets the spool read the file in place (graph.Task.File) rather
+	// than keep a copy of it.
+	CopiesFile bool
+	// DecodesVideo marks a builtin that decodes video frames from its
+	// input (decode): when it reads the pipeline's '<' file or stdin, the
+	// live view counts frames of it.
+	DecodesVideo bool
 }
 
 var registry = map[string]*Spec{}

@@ -19,7 +19,8 @@ func init() {
 			"output, each to its end; with no FILE, copy the input. A FILE that cannot be read is reported and skipped (status 1). " +
 			"-n numbers the lines, -b the non-empty ones; -s squeezes runs of empty lines into one; -E ends each line " +
 			"with $, -T shows tabs as ^I, -v other control bytes as ^X and M-X; -A is -vET, -e is -vE, -t is -vT.",
-		New: catNew,
+		New:        catNew,
+		CopiesFile: true,
 	})
 }
 

@@ -23,7 +23,8 @@ func init() {
 			"line and planes), so that the records back to back are the y4m stream byte for byte. FILE " +
 			"(default the input) is y4m, or any container ffmpeg reads (.mp4, .mkv, ...), decoded by " +
 			"ffmpeg on PATH. A cut stream keeps its whole frames and fails naming the frame (status 1).",
-		New: decodeNew,
+		New:          decodeNew,
+		DecodesVideo: true,
 	})
 }
 

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,12 @@ import (
 	"github.com/tpipe/tpipe/task"
 )
 
-// builder holds the state of one build: one graph of a program.
+// builder holds the state of one build: one graph of a program. Its
+// methods are all in this file, in the order a build meets them: the
+// pipelines with their redirects, each command by kind (command
+// dispatches to builtinCommand, externalCommand or failing), the named
+// edges, the byte input of a builtin that reads video, and what the live
+// view follows.
 type builder struct {
 	r     *Runner
 	ctx   context.Context
@@ -95,7 +101,7 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 		Policy: r.cfg.Policy, Buffers: r.cfg.Buffers, RecordSize: rs, Trace: r.cfg.Trace, SpillBelowBound: true,
 		TempDir: r.cfg.TempDir, CapAuto: r.cfg.CapAuto, Replicas: r.cfg.Replicas,
 	}
-	if r.cfg.Policy == sched.Spool {
+	if r.cfg.Policy.Persistent() {
 		o.Spool = r.spoolOptions()
 	}
 	plan, err := sched.MakePlan(b.g, o)
@@ -384,92 +390,133 @@ func (b *builder) failing(c *shell.Cmd, in input, msg string, code int, stderr i
 
 // command adds the tasks of one command and returns the task whose output
 // port 0 carries its output, or -1 when it writes straight to a file or
-// stdout.
+// stdout. A command is of one of these kinds, each with its helper: a
+// builtin (builtinCommand), a builtin whose words are refused (failing,
+// as bash runs a tool that exits with its usage message), or a program
+// (externalCommand), which is also how a builtin's fallback runs.
 func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, last, first bool) (int, error) {
 	argv := words(c)
-	name := argv[0]
 	cc := b.prog.cmds[c]
 	if cc.fallback != nil {
-		b.job.Fallbacks = append(b.job.Fallbacks, cc.fallback.What+": system "+name)
+		b.job.Fallbacks = append(b.job.Fallbacks, cc.fallback.What+": system "+argv[0])
 	}
-	if cc.builtin != nil || cc.err != nil {
-		var ue *builtin.UsageError
-		switch {
-		case cc.err != nil && errors.As(cc.err, &ue) && !b.dry:
-			// As in bash: the tool says what is wrong, on its own
-			// standard error, and exits with its status; the rest
-			// of the pipeline runs.
-			return b.failing(c, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
-		case cc.err != nil:
-			return 0, cc.err
-		}
-		cmd := cc.builtin
-		tap := b.stderrTap(stderr)
-		cc.env.Stderr = stderr
-		if tap != nil {
-			cc.env.Stderr = tap
-		}
-		if first && b.job.input != nil {
-			b.followOpens(cc.env)
-		}
-		readsInput, blocking := cmd.ReadsInput, cmd.Blocking
-		switch {
-		case cmd.ReadsBytes && cmd.ReadsInput && b.readBytes(cmd, cc.env, in):
-			// The command reads its '<' file or stdin itself.
-			readsInput, blocking = false, blocking || in.stdin
-		case cmd.NeedSize != nil:
-			b.size.add(cmd.NeedSize(b.ctx, nil, ""))
-		}
-		// Only unquoted words are edges; a builtin finds a quoted '@a'
-		// without a port and opens it as a file.
-		reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)
-		nin, base := len(reads), 0
-		if readsInput {
-			nin, base = nin+1, 1
-		}
-		t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
-		if first && name == "decode" && b.job.input != nil {
-			b.job.input.video = b.g.Tasks[t].Name
-		}
-		b.g.Tasks[t].ReadsAny = cmd.ReadsAny
-		b.g.Tasks[t].Blocking = blocking
-		if cut := cc.env.Cut; cut.N > 0 {
-			which := "first"
-			if cut.Last {
-				which = "last"
-			}
-			b.job.Cuts = append(b.job.Cuts, fmt.Sprintf("%s keeps only the %s %d lines of its order, which the next command reads (top-k selection): at most %d lines in memory, no spill",
-				b.g.Tasks[t].Name, which, cut.N, cut.N))
-		}
-		if cmd.Spills {
-			b.job.Spilling = append(b.job.Spilling, b.g.Tasks[t].Name)
-		}
-		b.g.Tasks[t].Holds = cmd.Holds
-		b.g.Tasks[t].Stderr = tap
-		b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
-		if nin == 0 && len(writes) == 0 && len(argv) == 2 && argv[0] == "cat" && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
-			b.g.Tasks[t].File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
-		}
-		if cmd.Rec != nil && nin == 1 && len(writes) == 0 {
-			b.g.Tasks[t].Rec = cmd.Rec
-		}
-		if cmd.Source != nil && nin == 0 && len(writes) == 0 {
-			// The task is its per-record form, which ros calls.
-			b.g.Tasks[t].Fn, b.g.Tasks[t].Source = nil, cmd.Source
-		}
-		if readsInput {
-			b.feed(in, t)
-		} else {
-			b.drop(in)
-		}
-		for k, e := range reads {
-			b.readEdge(e, t, base+k)
-		}
-		for k, e := range writes {
-			b.writeEdge(e, t, 1+k)
-		}
-		return t, nil
+	var ue *builtin.UsageError
+	switch {
+	case cc.err != nil && errors.As(cc.err, &ue) && !b.dry:
+		// As in bash: the tool says what is wrong, on its own
+		// standard error, and exits with its status; the rest
+		// of the pipeline runs.
+		return b.failing(c, in, strings.TrimSuffix(ue.Message(), "\n"), ue.ExitStatus(), stderr), nil
+	case cc.err != nil:
+		return 0, cc.err
+	case cc.builtin != nil:
+		return b.builtinCommand(c, argv, cc, in, stderr, first), nil
 	}
+	return b.externalCommand(c, argv, in, rd, stderr, last)
+}
+
+// builtinCommand adds the task of builtin command c, whose words are argv
+// and whose compiled form is cc.
+func (b *builder) builtinCommand(c *shell.Cmd, argv []string, cc *compiled, in input, stderr io.Writer, first bool) int {
+	name := argv[0]
+	cmd := cc.builtin
+	tap := b.stderrTap(stderr)
+	cc.env.Stderr = stderr
+	if tap != nil {
+		cc.env.Stderr = tap
+	}
+	if first && b.job.input != nil {
+		b.followOpens(cc.env)
+	}
+	readsInput, blocking := b.builtinInput(cmd, cc.env, in)
+	// Only unquoted words are edges; a builtin finds a quoted '@a'
+	// without a port and opens it as a file.
+	reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)
+	nin, base := len(reads), 0
+	if readsInput {
+		nin, base = nin+1, 1
+	}
+	t := b.g.Add(b.unique(name), nin, 1+len(writes), cmd.Fn)
+	spec, _ := builtin.Lookup(name)
+	if first && spec.DecodesVideo && b.job.input != nil {
+		b.job.input.video = b.g.Tasks[t].Name
+	}
+	b.g.Tasks[t].ReadsAny = cmd.ReadsAny
+	b.g.Tasks[t].Blocking = blocking
+	b.noteMemory(b.g.Tasks[t].Name, cmd, cc.env)
+	b.g.Tasks[t].Holds = cmd.Holds
+	b.g.Tasks[t].Stderr = tap
+	b.g.Tasks[t].Ident = b.r.ident("builtin", argv)
+	b.builtinForms(b.g.Tasks[t], argv, spec, cmd, nin, len(writes))
+	if readsInput {
+		b.feed(in, t)
+	} else {
+		b.drop(in)
+	}
+	for k, e := range reads {
+		b.readEdge(e, t, base+k)
+	}
+	for k, e := range writes {
+		b.writeEdge(e, t, 1+k)
+	}
+	return t
+}
+
+// builtinInput says whether the builtin cmd reads input port 0 and
+// whether its task waits outside tpipe. A command that reads bytes (video)
+// may take a '<' file or stdin as it is (readBytes); one that needs a
+// record size judged from its input says it here (builtin.Cmd.NeedSize).
+func (b *builder) builtinInput(cmd *builtin.Cmd, env *builtin.Env, in input) (readsInput, blocking bool) {
+	readsInput, blocking = cmd.ReadsInput, cmd.Blocking
+	switch {
+	case cmd.ReadsBytes && cmd.ReadsInput && b.readBytes(cmd, env, in):
+		// The command reads its '<' file or stdin itself.
+		readsInput, blocking = false, blocking || in.stdin
+	case cmd.NeedSize != nil:
+		b.size.add(cmd.NeedSize(b.ctx, nil, ""))
+	}
+	return readsInput, blocking
+}
+
+// noteMemory notes, for --explain, the memory the builtin task named
+// name keeps outside the pool: a top-k cut, or data it spills.
+func (b *builder) noteMemory(name string, cmd *builtin.Cmd, env *builtin.Env) {
+	if cut := env.Cut; cut.N > 0 {
+		which := "first"
+		if cut.Last {
+			which = "last"
+		}
+		b.job.Cuts = append(b.job.Cuts, fmt.Sprintf("%s keeps only the %s %d lines of its order, which the next command reads (top-k selection): at most %d lines in memory, no spill",
+			name, which, cut.N, cut.N))
+	}
+	if cmd.Spills {
+		b.job.Spilling = append(b.job.Spilling, name)
+	}
+}
+
+// builtinForms gives the builtin's task tk the forms some policies run
+// instead of its Fn: the file it copies as it is, which the spool reads in
+// place (graph.Task.File), and its per-record forms, which ros calls
+// (graph.Task.Rec, graph.Task.Source). nin and nwrites count its inputs
+// and its named edges written.
+func (b *builder) builtinForms(tk *graph.Task, argv []string, spec *builtin.Spec, cmd *builtin.Cmd, nin, nwrites int) {
+	if nin == 0 && nwrites == 0 && len(argv) == 2 && spec.CopiesFile && !strings.HasPrefix(argv[1], "-") && b.r.stamp(argv[1]) != "" {
+		tk.File = b.r.path(argv[1]) // cat FILE: the file's lines as they are
+	}
+	if cmd.Rec != nil && nin == 1 && nwrites == 0 {
+		tk.Rec = cmd.Rec
+	}
+	if cmd.Source != nil && nin == 0 && nwrites == 0 {
+		// The task is its per-record form, which ros calls.
+		tk.Fn, tk.Source = nil, cmd.Source
+	}
+}
+
+// externalCommand adds the tasks of a program: the reader of its output,
+// the feeder of its input and those of its /dev/fd edges, which run
+// together as one process.
+func (b *builder) externalCommand(c *shell.Cmd, argv []string, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
+	name := argv[0]
 	path, err := ext.LookPath(name)
 	if err != nil {
 		msg, code := "tpipe: "+err.Error(), StatusNotFound
@@ -541,7 +588,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 		b.drop(in)
 	}
 	for _, fd := range fds {
-		fd.add(b, b.g.Tasks[out].Name)
+		b.addFdEdge(fd, b.g.Tasks[out].Name)
 	}
 	if direct != nil {
 		return -1, nil
@@ -554,13 +601,205 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 // again on a rerun that finds them cached (graph.Task.Stderr); nil under
 // any other policy, where a command writes to w itself.
 func (b *builder) stderrTap(w io.Writer) *task.Stderr {
-	if b.r.cfg.Policy != sched.Spool || b.dry {
+	if !b.r.cfg.Policy.Persistent() || b.dry {
 		return nil
 	}
 	return task.NewStderr(w)
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// Named edges: the builder notes which task ports read and write each
+// edge while it builds, and connects them once the graph is whole (see
+// the rules in edges.go).
+
+// readEdge notes that input port port of task t reads the named edge.
+func (b *builder) readEdge(name string, t, port int) {
+	e := b.edge(name)
+	e.to = append(e.to, graph.End{Task: t, Port: port})
+}
+
+// writeEdge notes that output port port of task t writes the named edge.
+func (b *builder) writeEdge(name string, t, port int) {
+	e := b.edge(name)
+	e.from, e.hasFrom = graph.End{Task: t, Port: port}, true
+}
+
+// edge returns the ends of the named edge, noting it on first use.
+func (b *builder) edge(name string) *edgeEnds {
+	e := b.edges[name]
+	if e == nil {
+		e = &edgeEnds{}
+		b.edges[name] = e
+	}
+	return e
+}
+
+// connectEdges adds the queues of the named edges, once every pipeline of
+// the graph is built. An edge with several readers goes through a tee
+// that gives each reader every record. The queues keep the edge's name, so
+// a builtin finds its ports by name (buffer.Input.Name).
+func (b *builder) connectEdges() {
+	names := make([]string, 0, len(b.edges))
+	for n := range b.edges {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		e := b.edges[name]
+		if !e.hasFrom || len(e.to) == 0 {
+			continue // collectEdges has reported it
+		}
+		if len(e.to) == 1 {
+			b.g.Connect(e.from.Task, e.from.Port, e.to[0].Task, e.to[0].Port, b.cap).Name = name
+			continue
+		}
+		tee := b.g.Add(b.unique("tee:"+name), 1, len(e.to), task.Tee())
+		b.g.Tasks[tee].Ident = "tee"
+		b.g.Connect(e.from.Task, e.from.Port, tee, 0, b.cap).Name = name
+		for k, to := range e.to {
+			b.g.Connect(tee, k, to.Task, to.Port, b.cap).Name = name
+		}
+	}
+}
+
+// fdEdge is a named edge an external command reads or writes through a
+// pipe it knows as /dev/fd/N.
+type fdEdge struct {
+	name  string
+	write bool     // the command writes the edge
+	ours  *os.File // tpipe's end of the pipe
+}
+
+// extEdges turns each @name argument of external command c into
+// /dev/fd/N, with one end of a pipe given to the process as fd N.
+func (b *builder) extEdges(c *shell.Cmd, o *ext.Options, name string) ([]*fdEdge, error) {
+	var fds []*fdEdge
+	for i, w := range c.Args {
+		if i == 0 || !isEdgeWord(w) {
+			continue
+		}
+		if fds == nil {
+			o.Args = append([]string(nil), o.Args...) // the caller's argv stays
+		}
+		r, wr, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("%s: pipe for %s: %w", name, w.Value, err)
+		}
+		fe := &fdEdge{name: w.Value, write: b.prog.edges.extWrites(w.Value, w.Pos)}
+		child := r
+		fe.ours = wr
+		if fe.write {
+			child, fe.ours = wr, r
+		}
+		b.keep(closeOnce(fe.ours))
+		b.keep(closeOnce(child)) // ext closes it once the process has it
+		o.ExtraFiles = append(o.ExtraFiles, child)
+		o.Args[i] = fmt.Sprintf("/dev/fd/%d", 2+len(o.ExtraFiles))
+		fds = append(fds, fe)
+	}
+	return fds, nil
+}
+
+// addFdEdge adds the task that moves records between fe and its pipe;
+// it runs together with the process's other tasks (named group).
+func (b *builder) addFdEdge(fe *fdEdge, group string) {
+	var t int
+	if fe.write {
+		t = b.g.Add(b.unique(group+":"+fe.name), 0, 1, ext.Drain(fe.ours, group))
+		b.writeEdge(fe.name, t, 0)
+	} else {
+		t = b.g.Add(b.unique(group+":"+fe.name), 1, 0, ext.Feed(fe.ours, group))
+		b.readEdge(fe.name, t, 0)
+	}
+	b.g.Tasks[t].Blocking = true
+	b.g.Tasks[t].Together = group
+}
+
+// namedEdges returns the named edges command c reads and those it
+// writes: a builtin's as it said when it was compiled, an external
+// command's as the script's edge rules decide (see extWrites).
+func (b *builder) namedEdges(c *shell.Cmd) (reads, writes []string) {
+	if cc := b.prog.cmds[c]; cc != nil && cc.builtin != nil {
+		return unquoted(c, cc.builtin.Reads), unquoted(c, cc.builtin.Writes)
+	}
+	for _, w := range c.Args[1:] {
+		switch {
+		case !isEdgeWord(w):
+		case b.prog.edges.extWrites(w.Value, w.Pos):
+			writes = append(writes, w.Value)
+		default:
+			reads = append(reads, w.Value)
+		}
+	}
+	return reads, writes
+}
+
+// Byte input: a builtin that reads bytes (video) may take a '<' file or
+// stdin as it is (see video.go for the record size it needs).
+
+// readBytes gives cmd, which reads bytes (builtin.Cmd.ReadsBytes), the '<'
+// file or stdin of in as they are, after asking it what record size the
+// stream's start needs. It reports false when in is neither (a pipe from
+// another command), which then feeds port 0 as usual.
+func (b *builder) readBytes(cmd *builtin.Cmd, env *builtin.Env, in input) bool {
+	switch {
+	case in.file != nil:
+		f := in.file
+		var head []byte
+		if cmd.NeedSize != nil {
+			head = b.peek(cmd, f, filepath.Base(f.Name()))
+		}
+		env.Input = func(context.Context, <-chan struct{}) io.Reader {
+			return io.MultiReader(bytes.NewReader(head), f)
+		}
+		return true
+	case in.stdin && b.r.pump == nil:
+		env.Input = func(context.Context, <-chan struct{}) io.Reader { return eofReader{} }
+		return true
+	case in.stdin:
+		pump := b.r.pump
+		var (
+			head []byte
+			err  error
+		)
+		if f, ok := b.r.cfg.Stdin.(*os.File); cmd.NeedSize != nil && !(ok && isTerminal(f)) {
+			// Not a terminal: waiting here for the header is waiting for
+			// the input the run would wait for anyway.
+			pr := &pumpReader{p: pump, ctx: b.ctx}
+			head = b.peek(cmd, pr, "stdin")
+			head, err = append(head, pr.rest...), pr.err
+		}
+		env.Input = func(ctx context.Context, stop <-chan struct{}) io.Reader {
+			rest := pump.Reader(ctx, stop)
+			if err != nil {
+				rest = errorReader{err}
+			}
+			return io.MultiReader(bytes.NewReader(head), rest)
+		}
+		return true
+	}
+	return false
+}
+
+// peek asks cmd what record size the start of r needs, and returns the
+// bytes it read.
+func (b *builder) peek(cmd *builtin.Cmd, r io.Reader, from string) []byte {
+	var head bytes.Buffer
+	need, why := cmd.NeedSize(b.ctx, io.TeeReader(r, &head), from)
+	b.size.add(need, why)
+	return head.Bytes()
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+type errorReader struct{ err error }
+
+func (e errorReader) Read([]byte) (int, error) { return 0, e.err }
+
+// The live view: what the builder tells it to follow.
 
 // followInput makes the live view follow in, the input of the graph's
 // first command, when it is a '<' file or a stdin that is a file.

@@ -9,10 +9,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/tpipe/tpipe/ext"
-	"github.com/tpipe/tpipe/graph"
-	"github.com/tpipe/tpipe/task"
-
 	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/shell"
 )
@@ -218,108 +214,6 @@ func words(c *shell.Cmd) []string {
 	return argv
 }
 
-// readEdge notes that input port port of task t reads the named edge.
-func (b *builder) readEdge(name string, t, port int) {
-	e := b.edge(name)
-	e.to = append(e.to, graph.End{Task: t, Port: port})
-}
-
-// writeEdge notes that output port port of task t writes the named edge.
-func (b *builder) writeEdge(name string, t, port int) {
-	e := b.edge(name)
-	e.from, e.hasFrom = graph.End{Task: t, Port: port}, true
-}
-
-func (b *builder) edge(name string) *edgeEnds {
-	e := b.edges[name]
-	if e == nil {
-		e = &edgeEnds{}
-		b.edges[name] = e
-	}
-	return e
-}
-
-// connectEdges adds the queues of the named edges, once every pipeline of
-// the graph is built. An edge with several readers goes through a tee
-// that gives each reader every record. The queues keep the edge's name, so
-// a builtin finds its ports by name (buffer.Input.Name).
-func (b *builder) connectEdges() {
-	names := make([]string, 0, len(b.edges))
-	for n := range b.edges {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		e := b.edges[name]
-		if !e.hasFrom || len(e.to) == 0 {
-			continue // collectEdges has reported it
-		}
-		if len(e.to) == 1 {
-			b.g.Connect(e.from.Task, e.from.Port, e.to[0].Task, e.to[0].Port, b.cap).Name = name
-			continue
-		}
-		tee := b.g.Add(b.unique("tee:"+name), 1, len(e.to), task.Tee())
-		b.g.Tasks[tee].Ident = "tee"
-		b.g.Connect(e.from.Task, e.from.Port, tee, 0, b.cap).Name = name
-		for k, to := range e.to {
-			b.g.Connect(tee, k, to.Task, to.Port, b.cap).Name = name
-		}
-	}
-}
-
-// fdEdge is a named edge an external command reads or writes through a
-// pipe it knows as /dev/fd/N.
-type fdEdge struct {
-	name  string
-	write bool     // the command writes the edge
-	ours  *os.File // tpipe's end of the pipe
-}
-
-// extEdges turns each @name argument of external command c into
-// /dev/fd/N, with one end of a pipe given to the process as fd N.
-func (b *builder) extEdges(c *shell.Cmd, o *ext.Options, name string) ([]*fdEdge, error) {
-	var fds []*fdEdge
-	for i, w := range c.Args {
-		if i == 0 || !isEdgeWord(w) {
-			continue
-		}
-		if fds == nil {
-			o.Args = append([]string(nil), o.Args...) // the caller's argv stays
-		}
-		r, wr, err := os.Pipe()
-		if err != nil {
-			return nil, fmt.Errorf("%s: pipe for %s: %w", name, w.Value, err)
-		}
-		fe := &fdEdge{name: w.Value, write: b.prog.edges.extWrites(w.Value, w.Pos)}
-		child := r
-		fe.ours = wr
-		if fe.write {
-			child, fe.ours = wr, r
-		}
-		b.keep(closeOnce(fe.ours))
-		b.keep(closeOnce(child)) // ext closes it once the process has it
-		o.ExtraFiles = append(o.ExtraFiles, child)
-		o.Args[i] = fmt.Sprintf("/dev/fd/%d", 2+len(o.ExtraFiles))
-		fds = append(fds, fe)
-	}
-	return fds, nil
-}
-
-// add adds the task that moves records between the edge and the pipe; it
-// runs together with the process's other tasks (named group).
-func (fe *fdEdge) add(b *builder, group string) {
-	var t int
-	if fe.write {
-		t = b.g.Add(b.unique(group+":"+fe.name), 0, 1, ext.Drain(fe.ours, group))
-		b.writeEdge(fe.name, t, 0)
-	} else {
-		t = b.g.Add(b.unique(group+":"+fe.name), 1, 0, ext.Feed(fe.ours, group))
-		b.readEdge(fe.name, t, 0)
-	}
-	b.g.Tasks[t].Blocking = true
-	b.g.Tasks[t].Together = group
-}
-
 // closeOnce makes a second Close of f a no-op, for files both a task and
 // the job close.
 func closeOnce(f *os.File) io.Closer { return &onceCloser{f: f} }
@@ -346,25 +240,6 @@ func (c *onceCloser) Close() error {
 func isBuiltin(c *shell.Cmd) bool {
 	spec, ok := builtin.Lookup(c.Args[0].Value)
 	return ok && (!spec.EdgesOnly || slices.ContainsFunc(c.Args[1:], isEdgeWord))
-}
-
-// namedEdges returns the named edges command c reads and those it
-// writes: a builtin's as it said when it was compiled, an external
-// command's as the script's edge rules decide (see extWrites).
-func (b *builder) namedEdges(c *shell.Cmd) (reads, writes []string) {
-	if cc := b.prog.cmds[c]; cc != nil && cc.builtin != nil {
-		return unquoted(c, cc.builtin.Reads), unquoted(c, cc.builtin.Writes)
-	}
-	for _, w := range c.Args[1:] {
-		switch {
-		case !isEdgeWord(w):
-		case b.prog.edges.extWrites(w.Value, w.Pos):
-			writes = append(writes, w.Value)
-		default:
-			reads = append(reads, w.Value)
-		}
-	}
-	return reads, writes
 }
 
 // unquoted returns the names in edges that c spells as unquoted words.

@@ -57,7 +57,7 @@ func Explain(w io.Writer, j *Job) {
 		}
 		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d%s\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, g.QueueCap(e), kept)
 	}
-	if pl.Runs == sched.Spool {
+	if pl.Runs.Persistent() {
 		explainSpool(w, pl)
 	}
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, pl.BoundIs, pl.Shape)

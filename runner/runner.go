@@ -210,7 +210,7 @@ func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
 func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 	return r.eachPlan(ctx, src, w, func(w io.Writer, j *Job) {
 		o := graph.DotOptions{Title: j.title, Policy: j.Plan.Runs.String(), Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize}
-		if j.Plan.Runs == sched.Spool && j.Plan.Options.Spool != nil && j.Plan.Options.Spool.Dir != "" {
+		if j.Plan.Runs.Persistent() && j.Plan.Options.Spool != nil && j.Plan.Options.Spool.Dir != "" {
 			places, dir := sched.SpoolPlaces(j.Graph), j.Plan.Options.Spool.Dir
 			o.Places = func(k int) string {
 				if file, ok := sched.SpoolInPlace(j.Graph, k); ok {

@@ -274,13 +274,13 @@ var Settings = []*Setting{
 			case "":
 				return errBadValue
 			case "none":
-				if c.Policy == sched.Spool {
+				if c.Policy.FolderSetting() == "spool" {
 					c.Policy = sched.DefaultPolicy
 				}
 				c.Spool = ""
 				return nil
 			}
-			c.Spool, c.Policy = v, sched.Spool
+			c.Spool, c.Policy = v, spoolPolicy
 			return nil
 		},
 	},

@@ -30,7 +30,11 @@ func (r *Runner) spoolOptions() *sched.SpoolOptions {
 
 // spooled reports whether pipelines run on a spool directory of the
 // user's (not a temporary one).
-func (r *Runner) spooled() bool { return r.cfg.Policy == sched.Spool && r.cfg.Spool != "" }
+func (r *Runner) spooled() bool { return r.cfg.Policy.Persistent() && r.cfg.Spool != "" }
+
+// spoolPolicy is the policy whose folder --spool gives: setting the
+// folder chooses it.
+var spoolPolicy, _ = sched.FolderPolicy("spool")
 
 // ident says what a command does, for graph.Task.Ident: its kind and
 // words, and the size and modification time of every word that names a

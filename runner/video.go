@@ -1,15 +1,9 @@
 package runner
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/sched"
 )
 
@@ -87,64 +81,3 @@ func human(n int64) string {
 	s := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
 	return s + " " + units[u]
 }
-
-// readBytes gives cmd, which reads bytes (builtin.Cmd.ReadsBytes), the '<'
-// file or stdin of in as they are, after asking it what record size the
-// stream's start needs. It reports false when in is neither (a pipe from
-// another command), which then feeds port 0 as usual.
-func (b *builder) readBytes(cmd *builtin.Cmd, env *builtin.Env, in input) bool {
-	switch {
-	case in.file != nil:
-		f := in.file
-		var head []byte
-		if cmd.NeedSize != nil {
-			head = b.peek(cmd, f, filepath.Base(f.Name()))
-		}
-		env.Input = func(context.Context, <-chan struct{}) io.Reader {
-			return io.MultiReader(bytes.NewReader(head), f)
-		}
-		return true
-	case in.stdin && b.r.pump == nil:
-		env.Input = func(context.Context, <-chan struct{}) io.Reader { return eofReader{} }
-		return true
-	case in.stdin:
-		pump := b.r.pump
-		var (
-			head []byte
-			err  error
-		)
-		if f, ok := b.r.cfg.Stdin.(*os.File); cmd.NeedSize != nil && !(ok && isTerminal(f)) {
-			// Not a terminal: waiting here for the header is waiting for
-			// the input the run would wait for anyway.
-			pr := &pumpReader{p: pump, ctx: b.ctx}
-			head = b.peek(cmd, pr, "stdin")
-			head, err = append(head, pr.rest...), pr.err
-		}
-		env.Input = func(ctx context.Context, stop <-chan struct{}) io.Reader {
-			rest := pump.Reader(ctx, stop)
-			if err != nil {
-				rest = errorReader{err}
-			}
-			return io.MultiReader(bytes.NewReader(head), rest)
-		}
-		return true
-	}
-	return false
-}
-
-// peek asks cmd what record size the start of r needs, and returns the
-// bytes it read.
-func (b *builder) peek(cmd *builtin.Cmd, r io.Reader, from string) []byte {
-	var head bytes.Buffer
-	need, why := cmd.NeedSize(b.ctx, io.TeeReader(r, &head), from)
-	b.size.add(need, why)
-	return head.Bytes()
-}
-
-type eofReader struct{}
-
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
-
-type errorReader struct{ err error }
-
-func (e errorReader) Read([]byte) (int, error) { return 0, e.err }

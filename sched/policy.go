@@ -48,6 +48,12 @@ type policyRow struct {
 	anyB bool
 	// fuses is set when per-record stages are jammed into one loop.
 	fuses bool
+	// persistent is set when every edge is kept on disk, in a folder that
+	// outlives the run, and a task's stderr is kept with its outputs.
+	persistent bool
+	// folder names the setting (the flag) that gives the folder a
+	// persistent policy keeps its edges in.
+	folder string
 	// choose, for a policy that picks another at run time, returns the
 	// one it runs on n CPUs and why.
 	choose func(n int) (Policy, string)
@@ -103,12 +109,14 @@ var policies = [numPolicies]policyRow{
 		run:     runSerial,
 	},
 	Spool: {
-		name:    "spool",
-		summary: "every edge a directory of segment files (--spool DIR): a killed run resumes, a rerun redoes only what changed",
-		buffers: "disk; in memory those of the steps running",
-		graphs:  true,
-		finite:  true,
-		run:     runSpool,
+		name:       "spool",
+		summary:    "every edge a directory of segment files (--spool DIR): a killed run resumes, a rerun redoes only what changed",
+		buffers:    "disk; in memory those of the steps running",
+		graphs:     true,
+		finite:     true,
+		persistent: true,
+		folder:     "spool",
+		run:        runSpool,
 	},
 }
 
@@ -185,6 +193,29 @@ func (p Policy) Finite() bool { return p.row().finite }
 // Fuses reports whether p compiles runs of per-record stages into one
 // loop (see Fuse).
 func (p Policy) Fuses() bool { return p.row().fuses }
+
+// Persistent reports whether p keeps every edge on disk, in a folder
+// that outlives the run (a killed run resumes, a rerun redoes only what
+// changed), and keeps what a task writes to stderr with its outputs to
+// write it again when a rerun finds them (graph.Task.Stderr). --explain
+// and --dot say where each edge is kept (SpoolPlaces).
+func (p Policy) Persistent() bool { return p.row().persistent }
+
+// FolderSetting is the name of the setting (the flag) that gives the
+// folder a persistent policy keeps its edges in; "" when p keeps none.
+func (p Policy) FolderSetting() string { return p.row().folder }
+
+// FolderPolicy returns the policy whose folder the setting named setting
+// gives (see FolderSetting), and false when no policy's does: giving the
+// folder chooses the policy.
+func FolderPolicy(setting string) (Policy, bool) {
+	for i := range policies {
+		if setting != "" && policies[i].folder == setting {
+			return Policy(i), true
+		}
+	}
+	return 0, false
+}
 
 // Chooses reports whether p picks another policy when a run is planned
 // (Plan.Runs says which).

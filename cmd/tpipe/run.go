@@ -167,10 +167,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		return o, nil, 2, false
 	}
 	switch p, given := raw["policy"]; {
-	case o.cfg.Policy == sched.Spool && o.cfg.Spool == "":
-		return bad("--policy spool keeps its edges in a directory: give it with --spool DIR")
-	case o.cfg.Spool != "" && given && p != sched.Spool.String():
-		o.cfg.Policy = sched.Spool
+	case o.cfg.Policy.Persistent() && o.cfg.Spool == "":
+		return bad("--policy %s keeps its edges in a directory: give it with --%s DIR", o.cfg.Policy, o.cfg.Policy.FolderSetting())
+	case o.cfg.Spool != "" && given && p != spoolPolicy.String():
+		o.cfg.Policy = spoolPolicy
 		return bad("--spool runs the spool policy: drop --policy %s", visible.Controls(p))
 	case o.explain && o.dot:
 		return bad("give --explain or --dot, not both")
@@ -181,6 +181,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	}
 	return o, fs.Args(), 0, true
 }
+
+// spoolPolicy is the policy whose folder --spool gives.
+var spoolPolicy, _ = sched.FolderPolicy("spool")
 
 // exitSignals end tpipe with status 128+n (see exiter).
 var exitSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
