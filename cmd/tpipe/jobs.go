@@ -96,13 +96,7 @@ func (f *jobFlags) flagSet(form jobForm) *flag.FlagSet {
 	}
 	fs.StringVar(&f.status, "status", "", statusHelp)
 	fs.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on http://`ADDR`/metrics")
-	for _, s := range runner.Settings {
-		help := s.Help
-		if !s.IsBool() {
-			help += "; default " + s.DefaultHelp()
-		}
-		fs.Var(settingFlag{s: s, cfg: &f.cfg, bad: &f.badSetting}, s.Name, help)
-	}
+	bindSettings(fs, &f.cfg, &f.badSetting, nil)
 	return fs
 }
 
