@@ -16,11 +16,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/graph"
+	"github.com/tpipe/tpipe/internal/say"
+	"github.com/tpipe/tpipe/internal/syncio"
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/record/recfile"
@@ -99,7 +100,7 @@ func New(cfg Config) *Runner {
 	if _, ok := cfg.Stderr.(*os.File); !ok {
 		// Tasks and processes write messages at the same time; a file is
 		// safe for that, an arbitrary writer (a bytes.Buffer) is not.
-		cfg.Stderr = &lockedWriter{w: cfg.Stderr}
+		cfg.Stderr = syncio.NewLockedWriter(cfg.Stderr)
 	}
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
@@ -130,18 +131,6 @@ func (r *Runner) SetConfig(c Config) {
 		c.Getenv = r.cfg.Getenv
 	}
 	r.cfg = c
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // Status codes, as bash uses them.
@@ -374,7 +363,7 @@ func (r *Runner) report(err error) int {
 		r.sayf("%s%s", d.Error(), r.advice(err))
 		return 1
 	default:
-		r.sayf("%s%s", oneLine(err.Error()), r.advice(err))
+		r.sayf("%s%s", say.OneLine(err.Error()), r.advice(err))
 		return 1
 	}
 }
@@ -451,8 +440,6 @@ func roundUpPow2(n int) int {
 	}
 	return p
 }
-
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
 // sayf prints a message on Stderr after "tpipe: ", with the control bytes
 // of what the user typed (a file name, a command) escaped.

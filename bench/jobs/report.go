@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tpipe/tpipe/internal/say"
 )
 
 // stat is the median, least and largest of a cell's runs.
@@ -116,7 +118,7 @@ func (rep *report) write(w io.Writer) {
 				continue
 			}
 			if r.err != "" || len(r.samples) == 0 {
-				fmt.Fprintf(w, "| %s | %d | failed: %s | | | |\n", r.tool, r.workers, oneLine(r.err))
+				fmt.Fprintf(w, "| %s | %d | failed: %s | | | |\n", r.tool, r.workers, say.OneLine(r.err))
 				continue
 			}
 			ratio := ""
@@ -208,14 +210,4 @@ func size(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-func oneLine(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c == '\n' {
-			b[i] = ' '
-		}
-	}
-	return string(b)
 }

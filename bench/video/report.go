@@ -125,7 +125,7 @@ func (rep *report) write(w io.Writer) {
 				continue
 			}
 			if r.err != "" {
-				fmt.Fprintf(w, "| %s | %s | failed: %s | | | | | |\n", c.name(), toolLabel(r.tool), oneLine(r.err))
+				fmt.Fprintf(w, "| %s | %s | failed: %s | | | | | |\n", c.name(), toolLabel(r.tool), firstLine(r.err))
 				continue
 			}
 			fmt.Fprintf(w, "| %s | %s | %s | %.2f | %s | %.2f | %.2f | %.0f%% |\n",
@@ -216,8 +216,9 @@ func (rep *report) writeGoals(w io.Writer) {
 	}
 }
 
-// oneLine keeps the first line of an error, for a table cell.
-func oneLine(s string) string {
+// firstLine keeps the first line of an error, up to a "|" that would end
+// the table cell (unlike say.OneLine, which keeps every line).
+func firstLine(s string) string {
 	for i, c := range s {
 		if c == '\n' || c == '|' {
 			return s[:i]

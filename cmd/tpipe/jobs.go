@@ -21,6 +21,7 @@ import (
 	"github.com/tpipe/tpipe/front/metrics"
 	"github.com/tpipe/tpipe/front/stages"
 	"github.com/tpipe/tpipe/front/status"
+	"github.com/tpipe/tpipe/internal/say"
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/spool/jobs"
@@ -96,13 +97,7 @@ func (f *jobFlags) flagSet(form jobForm) *flag.FlagSet {
 	}
 	fs.StringVar(&f.status, "status", "", statusHelp)
 	fs.StringVar(&f.metrics, "metrics", "", "serve Prometheus metrics on http://`ADDR`/metrics")
-	for _, s := range runner.Settings {
-		help := s.Help
-		if !s.IsBool() {
-			help += "; default " + s.DefaultHelp()
-		}
-		fs.Var(settingFlag{s: s, cfg: &f.cfg, bad: &f.badSetting}, s.Name, help)
-	}
+	bindSettings(fs, &f.cfg, &f.badSetting, nil)
 	return fs
 }
 
@@ -313,7 +308,7 @@ func pmjqJobs(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return pmjqUsageError(stderr, "tpipe pmjq", "--cmd and --output go with --inputs PATTERN DIR...")
 	}
 	if len(rest) < 3 {
-		return pmjqUsageError(stderr, "tpipe pmjq", "want INDIR 'FILTER' OUTDIR, got %d %s", len(rest), plural(len(rest), "argument"))
+		return pmjqUsageError(stderr, "tpipe pmjq", "want INDIR 'FILTER' OUTDIR, got %d %s", len(rest), say.Plural(len(rest), "argument"))
 	}
 	f.cfg.Stderr = stderr
 	filter, err := stages.Script(rest[1], f.cfg)
@@ -356,7 +351,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return status
 	}
 	if len(rest) != 2 {
-		return pmjqUsageError(stderr, "tpipe serve", "want DIR 'PIPELINE', got %d %s", len(rest), plural(len(rest), "argument"))
+		return pmjqUsageError(stderr, "tpipe serve", "want DIR 'PIPELINE', got %d %s", len(rest), say.Plural(len(rest), "argument"))
 	}
 	dir, err := absDir(rest[0])
 	if err != nil {
@@ -574,17 +569,17 @@ func (f *jobFlags) run(ctx context.Context, stages []jobs.Stage, w *place.Worker
 	}
 	switch {
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(oneLine(err)))
+		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(say.OneLine(err.Error())))
 		return 1
 	case errors.As(context.Cause(ctx), &se):
 		return se.Status()
 	case ctx.Err() != nil:
 		return runner.StatusInterrupted
 	case failed:
-		fmt.Fprintf(stderr, "%s: %d %s done, %d failed\n", prog, n.Done, plural(n.Done, "job"), n.Failed)
+		fmt.Fprintf(stderr, "%s: %d %s done, %d failed\n", prog, n.Done, say.Plural(n.Done, "job"), n.Failed)
 		return 1
 	case n.Blocked > 0:
-		fmt.Fprintf(stderr, "%s: %d %s done; %d could not be taken (see above)\n", prog, n.Done, plural(n.Done, "job"), n.Blocked)
+		fmt.Fprintf(stderr, "%s: %d %s done; %d could not be taken (see above)\n", prog, n.Done, say.Plural(n.Done, "job"), n.Blocked)
 		return 1
 	}
 	return 0
@@ -670,13 +665,4 @@ func absDir(dir string) (string, error) {
 		return "", errors.New("a folder is an empty string")
 	}
 	return filepath.Abs(dir)
-}
-
-func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

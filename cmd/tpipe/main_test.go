@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -55,6 +56,20 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("LC_ALL", "C")
 			e.Setenv("TPIPE_HISTORY", e.WorkDir+"/.history")
+			// tpipe bench builds the suite from the checkout
+			// (bench.txtar cds there): go needs its caches.
+			root, err := filepath.Abs("../..")
+			if err != nil {
+				return err
+			}
+			e.Setenv("TPIPE_CHECKOUT", root)
+			for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOFLAGS", "GOPROXY", "GOTOOLCHAIN"} {
+				out, err := exec.Command("go", "env", v).Output()
+				if err != nil {
+					return err
+				}
+				e.Setenv(v, strings.TrimSpace(string(out)))
+			}
 			return nil
 		},
 	})

@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/front/pmjq1"
 	"github.com/tpipe/tpipe/front/stages"
 	"github.com/tpipe/tpipe/internal/argv"
+	"github.com/tpipe/tpipe/internal/syncio"
 	"github.com/tpipe/tpipe/spool/jobs"
 )
 
@@ -158,18 +158,6 @@ func inputsCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		st.Out = [][]string{{out}}
 	}
-	st.Run = stages.Argv(words, &lockedWriter{w: stdout}, f.cfg)
+	st.Run = stages.Argv(words, syncio.NewLockedWriter(stdout), f.cfg)
 	return f.run(ctx, []jobs.Stage{st}, nil, stderr)
-}
-
-// lockedWriter serializes writes: jobs without --output share stdout.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
 }

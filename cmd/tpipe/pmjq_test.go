@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpipe/tpipe/progress"
 	"github.com/tpipe/tpipe/front/status"
+	"github.com/tpipe/tpipe/progress"
 )
 
 // TestPmjqMetrics runs the and-merge worker with --metrics on a real

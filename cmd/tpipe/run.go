@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -59,47 +58,18 @@ type options struct {
 	trace     string
 }
 
-// settingFlag is a flag.Value over one setting of the runner's table. A
-// value the setting refuses is kept in bad, so that the message is the
-// table's ("--cap 0: want ..."), not the flag package's.
-type settingFlag struct {
-	s   *runner.Setting
-	cfg *runner.Config
-	bad *error
-	raw map[string]string // the value each setting was given last; nil: not kept
-}
-
-func (f settingFlag) String() string {
-	if f.s == nil {
-		return ""
-	}
-	return f.s.Get(f.cfg)
-}
-
-func (f settingFlag) Set(v string) error {
-	if f.raw != nil {
-		f.raw[f.s.Name] = v
-	}
-	err := f.s.Set(f.cfg, v)
-	if err != nil && *f.bad == nil {
-		*f.bad = err
-	}
-	return err
-}
-
-// IsBoolFlag makes an on|off setting a flag without a value (--stats).
-func (f settingFlag) IsBoolFlag() bool { return f.s != nil && f.s.IsBool() }
-
-// offFlag is the flag that turns an on|off setting off (--no-fallback).
-type offFlag struct{ settingFlag }
-
-func (f offFlag) String() string { return "" }
-func (f offFlag) Set(v string) error {
-	on, err := strconv.ParseBool(v)
-	if err != nil {
-		return err
-	}
-	return f.settingFlag.Set(strconv.FormatBool(!on))
+// flagSet returns the main form's flags, bound to o; see bindSettings
+// for bad and raw.
+func (o *options) flagSet(bad *error, raw map[string]string) *flag.FlagSet {
+	fs := flag.NewFlagSet("tpipe", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	bindSettings(fs, &o.cfg, bad, raw)
+	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
+	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
+	fs.BoolVar(&o.dot, "dot", false, "print the graph in Graphviz DOT (tasks as transitions, queues as places) and exit")
+	fs.StringVar(&o.file, "f", "", "run the script in `FILE`")
+	fs.StringVar(&o.trace, "trace", "", "under --policy ros, write each task switch to `FILE`")
+	return fs
 }
 
 // parseFlags parses args; on a usage error it prints one line and the
@@ -108,23 +78,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	var o options
 	var badSetting error
 	raw := map[string]string{}
-	fs := flag.NewFlagSet("tpipe", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	for _, s := range runner.Settings {
-		help := s.Help
-		if !s.IsBool() {
-			help += "; default " + s.DefaultHelp()
-		}
-		fs.Var(settingFlag{s, &o.cfg, &badSetting, raw}, s.Name, help)
-		if s.No != "" {
-			fs.Var(offFlag{settingFlag{s, &o.cfg, &badSetting, raw}}, s.No, "the same as --"+s.Name+"=off")
-		}
-	}
-	fs.StringVar(&o.statsJSON, "stats-json", "", "write the statistics as JSON to `FILE`")
-	fs.BoolVar(&o.explain, "explain", false, "print the graph, capacities, the bound, B x S and the policy, and exit")
-	fs.BoolVar(&o.dot, "dot", false, "print the graph in Graphviz DOT (tasks as transitions, queues as places) and exit")
-	fs.StringVar(&o.file, "f", "", "run the script in `FILE`")
-	fs.StringVar(&o.trace, "trace", "", "under --policy ros, write each task switch to `FILE`")
+	fs := o.flagSet(&badSetting, raw)
 	help := func(w io.Writer) {
 		fmt.Fprint(w, usage)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

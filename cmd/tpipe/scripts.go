@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/front/scripts"
+	"github.com/tpipe/tpipe/internal/visible"
 )
 
 const scriptsUsage = `usage: tpipe scripts [-o OUTDIR] DIR 'PIPELINE'

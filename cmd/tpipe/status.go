@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/tpipe/tpipe/front/status"
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/progress"
-	"github.com/tpipe/tpipe/front/status"
 )
 
 const statusUsage = `usage: tpipe status [--watch] [--dot | --pnml] DIR

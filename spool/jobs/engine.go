@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tpipe/tpipe/internal/say"
+	"github.com/tpipe/tpipe/internal/syncio"
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/spool/place"
 )
@@ -203,7 +205,7 @@ func newEngine(stages []Stage, o Options) (*engine, error) {
 	if e.stderr == nil {
 		e.stderr = io.Discard
 	}
-	e.stderr = &lockedWriter{w: e.stderr}
+	e.stderr = syncio.NewLockedWriter(e.stderr)
 	e.places = o.Places
 	if e.places == nil {
 		w := o.Worker
@@ -436,7 +438,7 @@ func (e *engine) reap() {
 		n, err := p.Reap()
 		if n > 0 {
 			e.obs.TakenBack(p.Addr(), n)
-			e.sayf("took back %d %s of a dead or expired owner in %s", n, plural(n, "claim"), ShortPath(p.Addr()))
+			e.sayf("took back %d %s of a dead or expired owner in %s", n, say.Plural(n, "claim"), ShortPath(p.Addr()))
 		}
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			e.sayf("take back claims in %s: %v", ShortPath(p.Addr()), err)
@@ -641,25 +643,6 @@ func (e *engine) finish(c cand, keep bool) {
 
 func (e *engine) sayf(format string, a ...any) {
 	fmt.Fprintf(e.stderr, "%s: %s\n", e.o.Prog, visible.Controls(fmt.Sprintf(format, a...)))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // rel is path for messages: relative to the current directory when that
