@@ -57,8 +57,8 @@ func Explain(w io.Writer, j *Job) {
 		}
 		fmt.Fprintf(w, "  %-4s %s -> %s, cap %d%s\n", e.Name, g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name, g.QueueCap(e), kept)
 	}
-	if pl.Runs.Persistent() {
-		explainSpool(w, pl)
+	if kept := pl.Kept(); kept != nil {
+		explainSpool(w, pl, kept)
 	}
 	fmt.Fprintf(w, "bound: %d buffers = %s; %s\n", pl.Bound, pl.BoundIs, pl.Shape)
 	fmt.Fprintf(w, "buffers: B = %d of S = %s: record memory at most %s, each buffer allocated when first used\n", pl.Buffers, size(int64(pl.RecordSize)), size(pl.Memory()))
@@ -95,13 +95,13 @@ func Explain(w io.Writer, j *Job) {
 }
 
 // explainSpool shows the places of a spooled run and its layout on disk.
-func explainSpool(w io.Writer, pl *sched.Plan) {
+func explainSpool(w io.Writer, pl *sched.Plan, kept *sched.Kept) {
 	g := pl.Graph
 	o := sched.SpoolOptions{}
 	if pl.Options.Spool != nil {
 		o = *pl.Options.Spool
 	}
-	dir := o.Dir
+	dir := kept.Dir
 	if dir == "" {
 		dir = "(a temporary directory)"
 	}
@@ -115,12 +115,12 @@ func explainSpool(w io.Writer, pl *sched.Plan) {
 	}
 	fmt.Fprintf(w, "spool %s: every queue a place (a directory), its records in segments of %s (--segment), fsync %s, compress %s\n",
 		dir, size(int64(seg)), fsync, o.Codec)
-	for k, p := range sched.SpoolPlaces(g) {
+	for k, p := range kept.Edges {
 		e := g.Edges[k]
-		where := filepath.Join(dir, p) + "/"
-		if file, ok := sched.SpoolInPlace(g, k); ok {
-			where = file + ", read in place (not copied)"
-		} else if sched.SpoolVirtual(g, k) {
+		where := filepath.Join(dir, p.Place) + "/"
+		if p.File != "" {
+			where = p.File + ", read in place (not copied)"
+		} else if p.Virtual {
 			where += fmt.Sprintf(", virtual (never written): %s and %s run in one pass over each segment",
 				g.Tasks[e.From.Task].Name, g.Tasks[e.To.Task].Name)
 		}
@@ -129,7 +129,7 @@ func explainSpool(w io.Writer, pl *sched.Plan) {
 	fmt.Fprintf(w, "spool steps:\n")
 	for _, i := range g.Order() {
 		if t := g.Tasks[i]; t.Out > 0 {
-			fmt.Fprintf(w, "  %-14s %s\n", t.Name, sched.SpoolForm(g, i))
+			fmt.Fprintf(w, "  %-14s %s\n", t.Name, kept.Stages[i])
 		}
 	}
 	fmt.Fprintf(w, "spool layout: DIR/graph the graph and the tokens of its last complete run; DIR/.lock/run one run at a time; "+

@@ -199,16 +199,16 @@ func (r *Runner) Explain(ctx context.Context, src string, w io.Writer) int {
 func (r *Runner) Dot(ctx context.Context, src string, w io.Writer) int {
 	return r.eachPlan(ctx, src, w, func(w io.Writer, j *Job) {
 		o := graph.DotOptions{Title: j.title, Policy: j.Plan.Runs.String(), Buffers: j.Plan.Buffers, RecordSize: j.Plan.RecordSize}
-		if j.Plan.Runs.Persistent() && j.Plan.Options.Spool != nil && j.Plan.Options.Spool.Dir != "" {
-			places, dir := sched.SpoolPlaces(j.Graph), j.Plan.Options.Spool.Dir
+		if kept := j.Plan.Kept(); kept != nil && kept.Dir != "" {
 			o.Places = func(k int) string {
-				if file, ok := sched.SpoolInPlace(j.Graph, k); ok {
-					return file + " (in place)"
+				e := kept.Edges[k]
+				switch {
+				case e.File != "":
+					return e.File + " (in place)"
+				case e.Virtual:
+					return filepath.Join(kept.Dir, e.Place) + "/ (virtual)"
 				}
-				if sched.SpoolVirtual(j.Graph, k) {
-					return filepath.Join(dir, places[k]) + "/ (virtual)"
-				}
-				return filepath.Join(dir, places[k]) + "/"
+				return filepath.Join(kept.Dir, e.Place) + "/"
 			}
 		}
 		graph.Dot(w, j.Graph, o)

@@ -198,7 +198,7 @@ func (p Policy) Fuses() bool { return p.row().fuses }
 // that outlives the run (a killed run resumes, a rerun redoes only what
 // changed), and keeps what a task writes to stderr with its outputs to
 // write it again when a rerun finds them (graph.Task.Stderr). --explain
-// and --dot say where each edge is kept (SpoolPlaces).
+// and --dot say where each edge is kept (Plan.Kept).
 func (p Policy) Persistent() bool { return p.row().persistent }
 
 // FolderSetting is the name of the setting (the flag) that gives the

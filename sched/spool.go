@@ -147,7 +147,7 @@ func runSpool(ctx context.Context, g *graph.Graph, pl Plan, o Options) (st *Stat
 		so.Workers = runtime.GOMAXPROCS(0)
 	}
 	start := time.Now()
-	r := &spoolRun{groupRunner: newGroupRunner(g, pl, o, Spool), so: so, places: SpoolPlaces(g), sem: make(chan struct{}, so.Workers),
+	r := &spoolRun{groupRunner: newGroupRunner(g, pl, o, Spool), so: so, places: spoolPlaces(g), sem: make(chan struct{}, so.Workers),
 		segRun: make([]atomic.Int64, len(g.Tasks)), segHit: make([]atomic.Int64, len(g.Tasks))}
 	detach := o.Live.Attach(r.sample)
 	defer detach()

@@ -305,7 +305,7 @@ func TestSpoolFusedChain(t *testing.T) {
 		t.Fatalf("first run: %v, %d bytes", err, out.Len())
 	}
 	for k := range g.Edges {
-		if want := k == 1 || k == 2; SpoolVirtual(g, k) != want {
+		if want := k == 1 || k == 2; fusedEdge(g, k) != want {
 			t.Errorf("edge %s virtual: %v", g.Edges[k].Name, !want)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 type spoolEdge struct {
 	k       int
 	p       *place.Place
-	virtual bool // inside a chain of map tasks: never written (SpoolVirtual)
+	virtual bool // inside a chain of map tasks: never written (KeptEdge.Virtual)
 
 	mu    sync.Mutex
 	names []string // committed segments by position; "" not yet

@@ -12,9 +12,56 @@ import (
 // tasks are maps, which edges are virtual or read in place, the places
 // and the shape the spool records.
 
-// SpoolPlaces returns the places of g's edges under the spool, in edge
+// Kept says where a plan whose policy keeps its edges on disk keeps
+// them, for --explain and --dot: the folder, each edge's place and each
+// task's way of running. Those who show a plan ask it here, never the
+// policy's name.
+type Kept struct {
+	Dir    string     // the folder; "" for a temporary one
+	Edges  []KeptEdge // indexed like the graph's edges
+	Stages []string   // how each task runs, in words, indexed like the graph's tasks
+}
+
+// KeptEdge is where one edge of a persistent plan is kept.
+type KeptEdge struct {
+	Place string // the place's directory within Kept.Dir
+	// File is set when the edge is read in place from its writer's file,
+	// which is then never run.
+	File string
+	// Virtual is set when the edge's place stays empty: its writer and
+	// reader run in one pass over each segment, so its records never
+	// leave memory. The place is made and named all the same, and its
+	// causal hash computed, so that the names of the tokens after it are
+	// those the two tasks would give apart.
+	Virtual bool
+}
+
+// Kept returns where p keeps its graph's edges, or nil when its policy
+// keeps nothing on disk (Policy.Persistent).
+func (p *Plan) Kept() *Kept {
+	if !p.Runs.Persistent() {
+		return nil
+	}
+	g := p.Graph
+	k := &Kept{Edges: make([]KeptEdge, len(g.Edges)), Stages: make([]string, len(g.Tasks))}
+	if p.Options.Spool != nil {
+		k.Dir = p.Options.Spool.Dir
+	}
+	for i, place := range spoolPlaces(g) {
+		k.Edges[i] = KeptEdge{Place: place, Virtual: fusedEdge(g, i)}
+		if t := g.Tasks[g.Edges[i].From.Task]; inPlace(t) {
+			k.Edges[i].File = t.File
+		}
+	}
+	for i := range g.Tasks {
+		k.Stages[i] = spoolForm(g, i)
+	}
+	return k
+}
+
+// spoolPlaces returns the places of g's edges under the spool, in edge
 // order: the directory of each within the spool.
-func SpoolPlaces(g *graph.Graph) []string {
+func spoolPlaces(g *graph.Graph) []string {
 	names := make([]string, len(g.Edges))
 	for k, e := range g.Edges {
 		names[k] = e.Name
@@ -41,10 +88,10 @@ func inPlace(t *graph.Task) bool {
 	return t.File != "" && t.Ident != "" && t.In == 0 && t.Out == 1 && t.Together == ""
 }
 
-// SpoolForm says in words how the spool runs task i of g: per segment
+// spoolForm says in words how the spool runs task i of g: per segment
 // (with the map tasks it is fused with), over the whole stream, or not at
 // all (its file is read in place).
-func SpoolForm(g *graph.Graph, i int) string {
+func spoolForm(g *graph.Graph, i int) string {
 	t := g.Tasks[i]
 	switch {
 	case inPlace(t):
@@ -65,20 +112,6 @@ func SpoolForm(g *graph.Graph, i int) string {
 		return "per segment, in parallel"
 	}
 	return "whole stream"
-}
-
-// SpoolVirtual reports whether edge k of g has no tokens under the spool:
-// it joins two tasks that run in one pass over each segment (see
-// SpoolForm), so its records never leave memory. Its place is made and
-// named all the same, and its causal hash is computed, so that the names
-// of the tokens after it are those the two tasks would give apart.
-func SpoolVirtual(g *graph.Graph, k int) bool { return fusedEdge(g, k) }
-
-// SpoolInPlace returns the file that edge k of g is read from in place
-// under the spool, if its writer is such a file (see SpoolForm).
-func SpoolInPlace(g *graph.Graph, k int) (string, bool) {
-	t := g.Tasks[g.Edges[k].From.Task]
-	return t.File, inPlace(t)
 }
 
 // spoolShape is the hash of g's shape: its tasks' ports and groups, and

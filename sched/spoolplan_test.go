@@ -77,7 +77,7 @@ func planGraph() *graph.Graph {
 func planOver(t *testing.T, g *graph.Graph, store spoolStore) (r *spoolRun, run, cached string) {
 	t.Helper()
 	r = &spoolRun{groupRunner: newGroupRunner(g, Plan{}, Options{}, Spool), so: SpoolOptions{Segment: DefaultSegment},
-		places: SpoolPlaces(g), store: store,
+		places: spoolPlaces(g), store: store,
 		segRun: make([]atomic.Int64, len(g.Tasks)), segHit: make([]atomic.Int64, len(g.Tasks))}
 	for k := range g.Edges {
 		r.edges = append(r.edges, newSpoolEdge(k, nil))
