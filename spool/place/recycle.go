@@ -48,19 +48,18 @@ func (p *Place) Recycle(path string) bool {
 	if !ok || st.Nlink != 1 || int(st.Uid) != os.Geteuid() {
 		return false
 	}
+	// The lock is held over the rename so that a Close cannot come
+	// between the check and the spare's listing and leave it in .tmp.
 	p.mu.Lock()
-	full := len(p.spares) >= maxSpares || p.closed || p.used&useTmp == 0
-	p.mu.Unlock()
-	if full {
+	defer p.mu.Unlock()
+	if len(p.spares) >= maxSpares || p.closed || p.used&useTmp == 0 {
 		return false
 	}
 	spare := filepath.Join(p.dir, tmpDir, p.w.name+"~"+strconv.FormatUint(p.seq.Add(1), 10)+spareSuffix)
 	if err := os.Rename(path, spare); err != nil {
 		return false // (another file system, or .tmp gone: remove it instead)
 	}
-	p.mu.Lock()
 	p.spares = append(p.spares, spare)
-	p.mu.Unlock()
 	return true
 }
 
