@@ -24,7 +24,7 @@ const usage = `usage: tpipe [flags] 'PIPELINE'
        tpipe [flags] < SCRIPT      (a script on stdin that is not a terminal)
        tpipe [flags]               (an interactive shell, on a terminal)
        tpipe bench [-quick] [-out DIR] [-runs N]
-                                   (the benchmark suite: see bench/README.md)
+                                   (the benchmark suite, run from a checkout: bench/README.md)
        tpipe bench -video [-quick] [-out DIR] [-runs N]
                                    (stabilize against ffmpeg's deshake, vid.stab)
        tpipe gc [--all] DIR        (clean the spool DIR of --spool runs)
