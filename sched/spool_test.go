@@ -38,14 +38,7 @@ func spoolGraph(n int, out *bytes.Buffer) *graph.Graph {
 		return nil
 	})
 	g.Tasks[src].Ident = fmt.Sprintf("src %d", n)
-	var upper func() *task.PerRecord
-	upper = func() *task.PerRecord {
-		r := task.Map(func(rec, scratch []byte) []byte { return bytes.ToUpper(rec) })
-		r.Fresh = upper
-		return &r
-	}
-	up := g.AddRecord("upper", *upper())
-	g.Tasks[up].Ident = "upper"
+	up := addUpper(g)
 	sink := g.Add("sink", 1, 0, task.WriteTo(out, record.Lines))
 	g.Tasks[sink].Ident = "sink"
 	g.Connect(src, 0, up, 0, 0)
@@ -576,4 +569,18 @@ func TestSpoolEndImpliesInputsEnd(t *testing.T) {
 			t.Fatalf("run %d: upper's place F2 was complete on disk before src's F1", it)
 		}
 	}
+}
+
+// addUpper adds to g a map task that upper-cases each record, with no
+// state (Fresh), so that the spool may run it per segment.
+func addUpper(g *graph.Graph) int {
+	var upper func() *task.PerRecord
+	upper = func() *task.PerRecord {
+		r := task.Map(func(rec, scratch []byte) []byte { return bytes.ToUpper(rec) })
+		r.Fresh = upper
+		return &r
+	}
+	up := g.AddRecord("upper", *upper())
+	g.Tasks[up].Ident = "upper"
+	return up
 }

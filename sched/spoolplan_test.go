@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -47,14 +46,7 @@ func planGraph() *graph.Graph {
 	g := &graph.Graph{}
 	src := g.Add("src", 0, 1, task.Records([]byte("a\n")))
 	g.Tasks[src].Ident = "src"
-	var upper func() *task.PerRecord
-	upper = func() *task.PerRecord {
-		r := task.Map(func(rec, scratch []byte) []byte { return bytes.ToUpper(rec) })
-		r.Fresh = upper
-		return &r
-	}
-	up := g.AddRecord("upper", *upper())
-	g.Tasks[up].Ident = "upper"
+	up := addUpper(g)
 	k := 0
 	num := g.AddRecord("number", task.Map(func(rec, scratch []byte) []byte {
 		k++
