@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/front/loadhook"
 	"github.com/tpipe/tpipe/front/metrics"
@@ -185,11 +186,20 @@ func durationHint(err error) string {
 // missingProgram returns an error naming the first command of the
 // pipeline src that is neither a builtin nor a program on PATH, with its
 // position: every job would fail with it (127), so it is said at start.
+// With the fallback off, a command line its builtin does not implement
+// is said at start the same way: every job would fail with it too.
 func missingProgram(src string, cfg runner.Config) error {
-	r := runner.New(runner.Config{Getenv: cfg.Getenv})
+	r := runner.New(runner.Config{Getenv: cfg.Getenv, NoFallback: cfg.NoFallback})
 	defer r.Close()
 	cmds, _, err := r.Commands(src)
 	if err != nil {
+		var usage *builtin.UsageError
+		if cfg.NoFallback && errors.As(err, &usage) {
+			if usage.Cmd == "tpipe" {
+				return errors.New(usage.Msg) // (the line says whose it is)
+			}
+			return err
+		}
 		return nil // (the caller's compile reports it)
 	}
 	for _, c := range cmds {
@@ -211,7 +221,15 @@ func badPipeline(stderr io.Writer, prog, what, src, order string, err error) int
 	if fi, serr := os.Stat(src); serr == nil && fi.IsDir() {
 		hint = fmt.Sprintf(" (%s is a folder)", visible.Controls(src))
 	}
-	fmt.Fprintf(stderr, "%s: %s %s: %v%s; the order is %s\n", prog, what, visible.Controls(strconv.Quote(src)), visible.Controls(err.Error()), hint, order)
+	// The order is pointed out where the arguments may have been given
+	// in another order: the pipeline is one word (a folder's name?).
+	if strings.ContainsAny(strings.TrimSpace(src), " \t|;") {
+		order = ""
+	}
+	if order != "" {
+		order = "; the order is " + order
+	}
+	fmt.Fprintf(stderr, "%s: %s %s: %v%s%s\n", prog, what, visible.Controls(strconv.Quote(src)), visible.Controls(err.Error()), hint, order)
 	return 2
 }
 
@@ -504,6 +522,9 @@ func (f *jobFlags) explainJobs(stages []jobs.Stage, stdout io.Writer) int {
 	fmt.Fprintf(stdout, "intake (where jobs come from outside; the other folders are written by the stages, whole):\n")
 	for _, dir := range intakes(stages) {
 		rule := "does not exist: refused unless --create"
+		if fi, err := os.Stat(filepath.Dir(dir)); f.form == formServe && err == nil && fi.IsDir() {
+			rule = "does not exist yet: made at start, as the net's other folders are"
+		}
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			rule = place.IntakeRule(dir, f.o.Settle, f.o.Watch.NoEvents)
 		}
