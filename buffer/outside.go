@@ -83,7 +83,7 @@ func (ps *Ports) WaitOutside(op Op) {
 	p := t.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	t.flushLocked()
+	t.idleLocked()
 	if t.outside == 0 {
 		t.outSince = now()
 		p.outside++

@@ -50,7 +50,7 @@ func (ps *Ports) Blocked() time.Duration { return (*Proc)(ps).Blocked() }
 func (ps *Ports) Flush() {
 	t := ps.t()
 	t.pool.mu.Lock()
-	t.flushLocked()
+	t.idleLocked()
 	t.pool.mu.Unlock()
 }
 
@@ -104,7 +104,10 @@ look:
 		if open == 0 {
 			return -1, io.EOF
 		}
-		t.flushLocked()
+		if t.unreadLocked() {
+			return -1, ErrReaderGone
+		}
+		t.idleLocked()
 		for _, in := range t.ins {
 			if !in.eof {
 				in.q.readerWaitsLocked(t)
@@ -235,6 +238,26 @@ func (in *Input) Buffered() int {
 		return 0
 	}
 	return max(0, in.cur.whole()-in.i)
+}
+
+// Idle reports whether a Read would wait for a writer that has nothing
+// more for now: every record handed over so far has been read, the input
+// is not at its end, and the writer's last act on the queue was to hand
+// over what it had before a wait of its own (for its input, a pipe, a
+// program). A task that looks ahead before it writes (grep's probe for
+// binary input) stops looking there, so that a stream's first lines are
+// not held back until more comes. A writer that only paused to hand over
+// a full buffer is not idle: on a file, the look ahead is the same at any
+// speed.
+func (in *Input) Idle() bool {
+	if in.eof || in.Buffered() > 0 {
+		return false
+	}
+	p := in.t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	q := in.q
+	return q.idle && q.n == 0 && q.backlog() == 0 && !q.eof
 }
 
 // Stop ends reading this port before its end, as a task that returns
@@ -383,7 +406,10 @@ func (in *Input) nextLocked(copyOut bool) error {
 			in.eof = true
 			return io.EOF
 		}
-		t.flushLocked()
+		if t.unreadLocked() {
+			return ErrReaderGone
+		}
+		t.idleLocked()
 		q.readerWaitsLocked(t)
 		if err := t.parkLocked(waiting{waitRead, q, hand}); err != nil {
 			return err
@@ -478,6 +504,7 @@ func (in *Input) stopLocked() {
 		q.doneLocked()
 	}
 	q.roomLocked()
+	q.wakeUnreadLocked()
 }
 
 // Output is a task's output port: the writing end of one queue.
@@ -808,6 +835,17 @@ func (o *Output) Done() <-chan struct{} {
 		}
 	}
 	return o.q.done
+}
+
+// Gone reports whether the reader of this output has stopped reading:
+// a write would return ErrReaderGone. A task that waits outside tpipe
+// reads it once Done is closed, to tell a reader gone from a run
+// aborted.
+func (o *Output) Gone() bool {
+	p := o.t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return o.q.gone
 }
 
 // Drain hands over what was written and waits until the reader has taken

@@ -44,8 +44,12 @@ type proc struct {
 	// taking the pool's lock again.
 	handed bool
 	done   bool
-	slot   int // position in pool.procs, for stuckLocked
-	rr     int // the input Ready looks at first (round robin)
+	// stopUnread is set for a task whose only effect is what it writes
+	// to its outputs (Proc.StopUnread): once no reader is left on any
+	// of them, its wait for input ends with ErrReaderGone.
+	stopUnread bool
+	slot       int // position in pool.procs, for stuckLocked
+	rr         int // the input Ready looks at first (round robin)
 	// prog is the number of the external program the task bridges to
 	// (SetProgram), or -1. outside is set while the task waits on the
 	// program's pipe (OpWrite: full; OpRead: empty), since outSince.
@@ -208,6 +212,18 @@ func (c *Proc) CopyReads() {
 // were a tenth of the CPU. Call it before the task starts.
 func (c *Proc) SampleSparsely() { c.waits.most = sparseK }
 
+// StopUnread says that the task's only effect is what it writes to its
+// output ports (no file of its own, no command it runs): once the
+// readers of all its outputs have stopped, the task is of no use, and a
+// wait of it for input (Input.Read and the other reads, Ports.Ready)
+// ends at once with ErrReaderGone instead of when the next record comes
+// and its write fails. That is how an early exit downstream (`head -1`,
+// `grep -m1`) stops the tasks before it while their input is idle (a
+// log that is followed, a program that prints now and then): a shell's
+// pipeline learns it only at the next write. A task with no output
+// port is never stopped so. Call it before the task starts.
+func (c *Proc) StopUnread() { c.stopUnread = true }
+
 // Waiting reports whether the task is parked waiting for a queue or FREE
 // (and not yet woken). A coroutine scheduler runs only tasks that are not.
 func (c *Proc) Waiting() bool {
@@ -326,6 +342,47 @@ func (t *proc) flushLocked() {
 		if o.pend != nil {
 			o.commitLocked()
 		}
+	}
+}
+
+// idleLocked is flushLocked before a wait for input, or outside the
+// pool: the task has nothing more for its readers until it is woken, and
+// its output queues say so (Input.Idle). A wait for room or for FREE is
+// not one: the task has more to give.
+func (t *proc) idleLocked() {
+	t.flushLocked()
+	for _, o := range t.outs {
+		o.q.idle = true
+	}
+}
+
+// unreadLocked reports whether t, about to wait for input, is to stop
+// instead: it may be stopped early (Proc.StopUnread) and no reader is
+// left on any of its outputs, so nothing it could do would be seen.
+func (t *proc) unreadLocked() bool {
+	if !t.stopUnread || len(t.outs) == 0 {
+		return false
+	}
+	for _, o := range t.outs {
+		if !o.q.gone {
+			return false
+		}
+	}
+	return true
+}
+
+// wakeUnreadLocked wakes q's writer if it waits for input and, q's
+// reader being gone, no reader is left on any of its outputs: it then
+// stops (unreadLocked) instead of waiting for input that nobody would
+// see the effect of.
+func (q *Queue) wakeUnreadLocked() {
+	w := q.writer
+	if w == nil || w.done || !w.unreadLocked() {
+		return
+	}
+	if k := w.wait.kind; k == waitRead || k == waitAny {
+		w.dropAnyWaitLocked()
+		q.pool.wakeLocked(w)
 	}
 }
 

@@ -22,10 +22,15 @@ type Queue struct {
 	reserved int // writer's reservations: a buffer being filled, or about to be taken
 	held     int // buffers taken by the reader and not yet given back
 	eof      bool
-	gone     bool          // the reader stopped; writes fail with ErrReaderGone
-	done     chan struct{} // closed when gone or aborted; made on demand
-	rwait    *proc         // the reader, when it waits for a buffer or eof
-	wwait    *proc         // the writer, when it waits for room
+	gone     bool // the reader stopped; writes fail with ErrReaderGone
+	// idle is set when the writer's last act on the queue was to hand
+	// over what it had before a wait of its own (flushLocked): it has
+	// nothing more for the reader until something wakes it. Any other
+	// push clears it. Input.Idle reads it.
+	idle  bool
+	done  chan struct{} // closed when gone or aborted; made on demand
+	rwait *proc         // the reader, when it waits for a buffer or eof
+	wwait *proc         // the writer, when it waits for room
 
 	records, bytes      int64
 	high                int
@@ -67,6 +72,7 @@ func (q *Queue) occupancy() int { return q.n + q.reserved + q.held }
 // pushLocked queues b, or hands it to the reader waiting for it. It runs
 // on the thread of q's writer (see UnparkerBy), which wakes the reader.
 func (q *Queue) pushLocked(b *Buf) {
+	q.idle = false
 	if q.backlog() > 0 {
 		q.spillPushLocked(b)
 		return

@@ -188,6 +188,10 @@ func (f *Filter) stepLocked() error {
 			return ErrStepUnfit
 		}
 		if q.n == 0 && !q.eof {
+			if t.unreadLocked() {
+				return ErrReaderGone
+			}
+			t.idleLocked()
 			q.readerWaitsLocked(t)
 			f.waitLocked(t, waiting{kind: waitRead, q: q, in: in})
 			return nil

@@ -141,7 +141,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		// GoAWK opens files and runs commands in the process's directory.
 		return nil, unsupportedf("awk", "with files in another directory")
 	}
-	return &Cmd{ReadsInput: readsInput(names), Fn: a.run}, nil
+	return &Cmd{ReadsInput: readsInput(names), Fn: a.run, Effects: awkWritesFiles(a.prog)}, nil
 }
 
 // awkNeedsGawk names what in the program src GoAWK would run differently
@@ -188,6 +188,23 @@ func awkRunsCommands(prog *parser.Program) bool {
 			if slices.Contains(f[2:], "|") {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// awkWritesFiles reports whether the program may write a file (print or
+// printf with > or >>), from GoAWK's disassembly as awkRunsCommands.
+func awkWritesFiles(prog *parser.Program) bool {
+	var b strings.Builder
+	if err := prog.Disassemble(&b); err != nil {
+		return true // cannot tell: say it may
+	}
+	for line := range strings.Lines(b.String()) {
+		f := strings.Fields(line)
+		if len(f) > 2 && strings.HasPrefix(f[1], "Print") &&
+			(slices.Contains(f[2:], ">") || slices.Contains(f[2:], ">>")) {
+			return true
 		}
 	}
 	return false

@@ -171,6 +171,12 @@ type Cmd struct {
 	// Blocking marks a command that waits outside tpipe (on a program it
 	// started), as graph.Task.Blocking.
 	Blocking bool
+	// Effects marks a command that acts outside its output port: it
+	// writes files (tee FILE, sort -o, uniq's OUTPUT, sed's w and -i,
+	// awk's print > FILE, encode FILE). It runs on when its output's
+	// reader has stopped (graph.Task.Effects), where any other command
+	// is stopped then, even while it waits for input.
+	Effects bool
 	// NeedSize, if set, says how large records must be for this command,
 	// judged from the start of its input (decode: one frame of the video
 	// its header describes). The runner calls it before the run, with r

@@ -65,7 +65,7 @@ func encodeNew(env *Env, args []string) (*Cmd, error) {
 		}
 		return nil, &UsageError{Cmd: "encode", Msg: needFFmpeg("encode", target, what)[len("encode: "):]}
 	}
-	return &Cmd{ReadsInput: true, Fn: e.run, Blocking: e.ffmpeg}, nil
+	return &Cmd{ReadsInput: true, Fn: e.run, Blocking: e.ffmpeg, Effects: e.name != "" && e.name != "-"}, nil
 }
 
 // encoder is one encode command.

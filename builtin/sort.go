@@ -187,7 +187,7 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 		return nil, err
 	}
 	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run, Spills: c.check == 0,
-		TakesCut: c.check == 0 && !c.unique && c.output == ""}, nil
+		TakesCut: c.check == 0 && !c.unique && c.output == "", Effects: c.output != ""}, nil
 }
 
 // setSep sets the -t separator.

@@ -38,7 +38,7 @@ func teeNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: true, Writes: edges, Fn: func(ctx context.Context, p *buffer.Ports) error {
+	return &Cmd{ReadsInput: true, Writes: edges, Effects: len(names) > len(edges), Fn: func(ctx context.Context, p *buffer.Ports) error {
 		return teeRun(env, p, names, appendTo)
 	}}, nil
 }

@@ -98,7 +98,7 @@ func uniqNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: u.input == "-", Reads: reads, Fn: u.run}, nil
+	return &Cmd{ReadsInput: u.input == "-", Reads: reads, Fn: u.run, Effects: u.output != ""}, nil
 }
 
 // uniqCount parses the N of -f, -s and -w as GNU uniq does: digits, after

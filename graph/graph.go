@@ -74,6 +74,14 @@ type Task struct {
 	// outputs, and writes it again on a rerun that finds them cached.
 	// Tasks of one step (an external program's) may share one.
 	Stderr *task.Stderr
+	// Effects marks a task that acts outside its ports: it writes a file
+	// of its own (tee FILE, awk's print > FILE, sed's w), runs a command,
+	// or is an external program's bridge. Any other task is of no use
+	// once the readers of all its outputs have stopped, and every policy
+	// that runs tasks side by side stops it then, even while it waits
+	// for input (buffer.Proc.StopUnread); a task with effects goes on
+	// until its input ends or a write of it fails, as in a shell.
+	Effects bool
 }
 
 // Func returns the function that runs the task.

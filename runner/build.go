@@ -442,7 +442,8 @@ func (b *builder) builtinCommand(c *shell.Cmd, argv []string, cc *compiled, in i
 		b.job.input.video = b.g.Tasks[t].Name
 	}
 	b.g.Tasks[t].ReadsAny = cmd.ReadsAny
-	b.g.Tasks[t].Blocking = blocking
+	b.g.Tasks[t].Blocking = blocking || b.r.namesStream(argv[1:])
+	b.g.Tasks[t].Effects = cmd.Effects
 	b.noteMemory(b.g.Tasks[t].Name, cmd, cc.env)
 	b.g.Tasks[t].Holds = cmd.Holds
 	b.g.Tasks[t].Stderr = tap

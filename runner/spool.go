@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,6 +68,24 @@ func (r *Runner) programIdent(path string, argv []string) string {
 		}
 	}
 	return r.ident("exec "+strconv.Quote(path)+" "+r.stamp(path)+" "+strings.Join(locale, " "), argv)
+}
+
+// namesStream reports whether one of words names a pipe, FIFO, socket or
+// terminal (/dev/stdin on a pipe, a FIFO a log is written to): a command
+// reading it may wait outside tpipe for long, so it is a blocking task
+// (graph.Task.Blocking), which a policy running tasks in turn gives a
+// goroutine of its own.
+func (r *Runner) namesStream(words []string) bool {
+	for _, w := range words {
+		if w == "" || w[0] == '-' {
+			continue
+		}
+		fi, err := os.Stat(r.path(w))
+		if err == nil && fi.Mode()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeCharDevice) != 0 && w != "/dev/null" {
+			return true
+		}
+	}
+	return false
 }
 
 // stamp is "file NAME SIZE MTIME" for a regular file, or "".

@@ -436,6 +436,9 @@ func newRun(ctx context.Context, g *graph.Graph, pl Plan, o Options, compete boo
 			// No pool buffer may be kept through a wait outside tpipe.
 			p.CopyReads()
 		}
+		if !t.Effects && t.Together == "" {
+			p.StopUnread()
+		}
 	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	r.stop = context.AfterFunc(r.ctx, func() { pool.Abort(context.Cause(r.ctx)) })

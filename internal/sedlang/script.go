@@ -102,6 +102,9 @@ func (s *Script) Loops() bool { return s.loops }
 // Run.Close).
 func (s *Script) UsesFiles() bool { return s.readsFiles || len(s.writes) > 0 }
 
+// WritesFiles reports whether the script writes files (w, W, s///w).
+func (s *Script) WritesFiles() bool { return len(s.writes) > 0 }
+
 // command is one command of a script.
 type command struct {
 	a1, a2 *address // a2 is set for a range
