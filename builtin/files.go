@@ -244,11 +244,49 @@ func openOperand(env *Env, p *buffer.Ports, name string) (*operand, error) {
 			return &operand{name: name, in: in}, nil
 		}
 	}
-	rc, err := env.open(name)
+	rc, err := env.openStream(p, name)
 	if err != nil {
 		return nil, err
 	}
 	return &operand{name: name, rc: rc, max: p.MaxRecord()}, nil
+}
+
+// openStream opens the file name for a task with ports p. A file that is
+// not a regular one (a FIFO, a terminal, /dev/stdin on a pipe) may make a
+// read wait for long: it is read through a streamReader, so that what
+// the task wrote before such a wait is handed over first.
+func (e *Env) openStream(p *buffer.Ports, name string) (io.ReadCloser, error) {
+	rc, err := e.open(name)
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := rc.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+			return &streamReader{ReadCloser: rc, p: p}, nil
+		}
+	}
+	return rc, nil
+}
+
+// streamReader reads a pipe, FIFO or terminal for a task and hands over
+// the task's partially filled output buffers (Ports.Flush) before a read
+// that may wait: one after a read that gave less than asked, which is
+// how such a file says it has nothing more for now. Lines already
+// selected from a log that is being written then reach the next command
+// at once, not when a buffer fills.
+type streamReader struct {
+	io.ReadCloser
+	p     *buffer.Ports
+	short bool
+}
+
+func (s *streamReader) Read(b []byte) (int, error) {
+	if s.short {
+		s.p.Flush()
+	}
+	n, err := s.ReadCloser.Read(b)
+	s.short = n < len(b)
+	return n, err
 }
 
 // fileError is a FILE operand that could not be opened (atOpen) or read

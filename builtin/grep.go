@@ -496,10 +496,16 @@ func (g *grepCmd) filterFunc() task.Func {
 
 // grepProbe reads records from in until it has grepBinaryProbe bytes, a
 // record with a NUL, or the end, and returns copies of them and whether
-// one holds a NUL.
+// one holds a NUL. It stops early where its writer is idle (Input.Idle):
+// on a stream (a log followed, a program that prints now and then) GNU
+// grep decides on what its first read gave, and a line is not held back
+// until 32 KiB more have come.
 func grepProbe(in *buffer.Input) (ahead [][]byte, bin bool, err error) {
 	size := 0
 	for size < grepBinaryProbe && !bin {
+		if size > 0 && in.Idle() {
+			break
+		}
 		rec, err := in.Read()
 		if err == io.EOF {
 			break

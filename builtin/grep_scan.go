@@ -38,8 +38,10 @@ type grepInput struct {
 	binMatch bool
 }
 
-// batch greps data, whole lines back to back.
-func (g *grepInput) batch(data []byte) error {
+// batch greps data, whole lines back to back. idle says that nothing
+// more has come for now (the port's writer or the pipe waits): a probe
+// ends there, as GNU grep decides on what its first read of a pipe gave.
+func (g *grepInput) batch(data []byte, idle bool) error {
 	if !g.probing {
 		return g.text(data)
 	}
@@ -60,7 +62,7 @@ func (g *grepInput) batch(data []byte) error {
 		g.held = g.held[:0]
 		return g.lines(data)
 	}
-	if len(data) < need {
+	if len(data) < need && !idle {
 		g.held = append(g.held, data...)
 		return nil
 	}
@@ -246,12 +248,14 @@ func grepLineCount(run []byte) int {
 }
 
 // eachBatch calls fn on each batch of operand name: whole lines back to
-// back, the last of the input maybe without its '\n'. Errors are those of
+// back, the last of the input maybe without its '\n', and whether the
+// input is idle after it (Input.Idle; a read of a pipe or terminal that
+// gave less than asked). Errors are those of
 // eachRecord: a *fileError for a file that cannot be opened or read, and
 // any other failure of a file (a line over the limit) wrapped with its
 // name, which ends the run. buf is the memory to read a file into,
 // reused from one operand to the next.
-func eachBatch(ctx context.Context, env *Env, p *buffer.Ports, name string, buf *[]byte, fn func(data []byte) error) error {
+func eachBatch(ctx context.Context, env *Env, p *buffer.Ports, name string, buf *[]byte, fn func(data []byte, idle bool) error) error {
 	src, err := openOperand(env, p, name)
 	if err != nil {
 		return &fileError{name: name, err: err, atOpen: true}
@@ -266,11 +270,12 @@ func eachBatch(ctx context.Context, env *Env, p *buffer.Ports, name string, buf 
 			if err != nil {
 				return err
 			}
-			if err := fn(data); err != nil {
+			if err := fn(data, in.Idle()); err != nil {
 				return err
 			}
 		}
 	}
+	_, stream := src.rc.(*streamReader)
 	b := grepBlocks{r: src.rc, max: src.max, buf: *buf}
 	defer func() { *buf = b.buf }()
 	for {
@@ -286,7 +291,7 @@ func eachBatch(ctx context.Context, env *Env, p *buffer.Ports, name string, buf 
 		if err != nil {
 			return &fileError{name: name, err: err}
 		}
-		if err := fn(data); err != nil {
+		if err := fn(data, stream && b.short); err != nil {
 			return err
 		}
 		// Reading a file touches no port, where a cancelled run is
@@ -311,6 +316,10 @@ type grepBlocks struct {
 	buf        []byte
 	start, end int   // buf[start:end] is read and not yet handed out
 	err        error // the read's error (io.EOF at the end), once met
+	// short is set when the last read gave less than asked: on a pipe or
+	// terminal (a streamReader), nothing more for now; a regular file
+	// gives less only at its end.
+	short bool
 }
 
 // next returns the next lines: every whole line read and not yet handed
@@ -379,6 +388,7 @@ func (b *grepBlocks) fill() {
 	}
 	for range maxEmptyReads {
 		n, err := b.r.Read(b.buf[b.end:])
+		b.short = n < len(b.buf)-b.end
 		b.end += n
 		if err != nil {
 			b.err = err

@@ -86,7 +86,8 @@ func newSed(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cmd{Name: "sed", ReadsInput: readsInput(cfg.files) && !cfg.inPlace, Reads: reads}
+	c := &Cmd{Name: "sed", ReadsInput: readsInput(cfg.files) && !cfg.inPlace, Reads: reads,
+		Effects: cfg.inPlace || sc.WritesFiles()}
 	if len(cfg.files) == 0 && !sc.Quits() && !sc.UsesFiles() && !sc.Loops() && !cfg.o.NullData {
 		// The per-record form, which the fused policy can jam with its
 		// neighbours. A script that loops needs the general form, whose
@@ -294,7 +295,7 @@ func readScript(env *Env, name string) (string, error) {
 func sedFiles(ctx context.Context, env *Env, p *buffer.Ports, sc *sedlang.Script, cfg *sedConfig) error {
 	out := task.Emit(p.Out(0).Write)
 	sio := sedlang.IO{
-		Open:     env.open,
+		Open:     func(name string) (io.ReadCloser, error) { return env.openStream(p, name) },
 		Create:   func(name string) (io.WriteCloser, error) { return env.create(name, false) },
 		Stderr:   env.stderr(),
 		Stop:     ctx.Err,
