@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -107,7 +109,38 @@ const chunk = 64 << 10
 // the task's partial output buffer (WaitOutside flushes), which a read
 // straight into that buffer would still be writing. A slow program's lines
 // thus flow at once.
+//
+// r is closed as soon as the port's reader stops (`tail -f log | head
+// -1`), not at the next line the program writes, which may never come:
+// the program learns it at once, as it would in a shell when the next
+// command exits (EPIPE or SIGPIPE at its next write, or GNU tail -f's
+// check of its output), and drain returns buffer.ErrReaderGone.
 func drain(p *buffer.Ports, r *os.File, program string) error {
+	out := p.Out(0)
+	finished := make(chan struct{})
+	var gone atomic.Bool
+	var watch sync.WaitGroup
+	watch.Go(func() {
+		select {
+		case <-out.Done():
+			if out.Gone() {
+				gone.Store(true)
+				r.Close()
+			}
+		case <-finished:
+		}
+	})
+	err := drainLines(p, r, program)
+	close(finished)
+	watch.Wait()
+	if gone.Load() && errors.Is(err, os.ErrClosed) {
+		return buffer.ErrReaderGone
+	}
+	return err
+}
+
+// drainLines is drain's copy, from the pipe to the port.
+func drainLines(p *buffer.Ports, r *os.File, program string) error {
 	pe := newPipeEnd(r, p)
 	out := p.Out(0)
 	buf := make([]byte, chunk)
