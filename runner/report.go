@@ -67,6 +67,11 @@ func Explain(w io.Writer, j *Job) {
 	}
 	fmt.Fprintf(w, "long lines: lines longer than S travel as chains of S-sized pieces inside B; a task that needs a whole line (grep, sed, sort) reassembles it outside the pool, up to %s; cat, head -c, tail -c, wc, tee and redirects move the pieces\n",
 		size(buffer.DefaultMaxRecord))
+	if pl.Runs.Finite() {
+		fmt.Fprintf(w, "batch: %s runs each task to its end before the next one reads, so output comes once the input has ended; for endless input (tail -f, a log) use concurrent, ros or fused\n", pl.Runs)
+	} else {
+		fmt.Fprintf(w, "streaming: a line a task writes reaches the next task, and stdout or a file, as soon as the writer would wait for input; an early exit (head, grep -m, sed q, awk's exit) stops the tasks before it at once, and an external program's output is closed\n")
+	}
 	if len(j.Spilling) > 0 {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory%s) for %s: %s in all, allocated as lines arrive; past it they spill to unlinked temp files\n",
 			size(j.TaskMemory), j.TaskMemoryWhy, strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
