@@ -48,6 +48,9 @@ type proc struct {
 	// to its outputs (Proc.StopUnread): once no reader is left on any
 	// of them, its wait for input ends with ErrReaderGone.
 	stopUnread bool
+	// readerGone is set when what the task writes to outside tpipe has
+	// ended (Ports.ReaderGone): its waits for input end too.
+	readerGone bool
 	slot       int // position in pool.procs, for stuckLocked
 	rr         int // the input Ready looks at first (round robin)
 	// prog is the number of the external program the task bridges to
@@ -360,6 +363,9 @@ func (t *proc) idleLocked() {
 // instead: it may be stopped early (Proc.StopUnread) and no reader is
 // left on any of its outputs, so nothing it could do would be seen.
 func (t *proc) unreadLocked() bool {
+	if t.readerGone {
+		return true
+	}
 	if !t.stopUnread || len(t.outs) == 0 {
 		return false
 	}
@@ -369,6 +375,26 @@ func (t *proc) unreadLocked() bool {
 		}
 	}
 	return true
+}
+
+// ReaderGone says that what the task writes to outside tpipe has ended
+// (the program that a bridge feeds has exited): the task is of no use
+// any more, and a wait of it for input, now or later, ends with
+// ErrReaderGone. Without it a bridge would learn it only at its next
+// write, which for a program that never reads its input (`tail -f log`,
+// `sh -c 'echo hi'`, started with tpipe's stdin a terminal) is when the
+// user next types a line. Unlike the other methods of Ports it may be
+// called from any goroutine.
+func (ps *Ports) ReaderGone() {
+	t := ps.t()
+	p := t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.readerGone = true
+	if k := t.wait.kind; !t.done && (k == waitRead || k == waitAny) {
+		t.dropAnyWaitLocked()
+		p.wakeLocked(t)
+	}
 }
 
 // wakeUnreadLocked wakes q's writer if it waits for input and, q's

@@ -43,10 +43,13 @@ type Cmd struct {
 	pid    atomic.Int64
 	copier sync.WaitGroup // the stderr copy; waited for by the output task
 	killed atomic.Bool    // the group was sent SIGTERM by the output task's guard
+	// exited is closed once the process has been reaped: the input task
+	// then stops waiting for records nobody will read.
+	exited chan struct{}
 }
 
 // New returns a Cmd for o. Nothing starts until one of its tasks runs.
-func New(o Options) *Cmd { return &Cmd{o: o} }
+func New(o Options) *Cmd { return &Cmd{o: o, exited: make(chan struct{})} }
 
 // Pid returns the process id, which is also the id of its process group,
 // or 0 if the process has not started (yet).
@@ -206,12 +209,25 @@ func (c *Cmd) input(ctx context.Context, p *buffer.Ports) error {
 	// does not read.
 	stop := afterFunc(ctx, func() { w.Close() })
 	defer stop()
+	// A process that has exited reads nothing more: the wait for the
+	// next record ends then, not when it comes (which, for a program
+	// that never reads tpipe's stdin at a terminal, is the next line the
+	// user types).
+	fed := make(chan struct{})
+	defer close(fed)
+	go func() {
+		select {
+		case <-c.exited:
+			p.ReaderGone()
+		case <-fed:
+		}
+	}()
 
 	err := feed(p, w, c.o.Args[0])
 	switch {
 	case errors.Is(err, os.ErrClosed) && ctx.Err() != nil:
 		return context.Cause(ctx)
-	case errors.Is(err, syscall.EPIPE), errors.Is(err, os.ErrClosed):
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, os.ErrClosed), errors.Is(err, buffer.ErrReaderGone):
 		// The process stopped reading: so do we.
 		return nil
 	}
@@ -273,6 +289,7 @@ func (c *Cmd) output(ctx context.Context, p *buffer.Ports) error {
 // closes stdout. It returns Wait's error.
 func (c *Cmd) reap(done chan struct{}, guard *sync.WaitGroup) error {
 	werr := c.cmd.Wait()
+	close(c.exited)
 	c.copier.Wait()
 	close(done)
 	guard.Wait()
