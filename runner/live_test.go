@@ -97,7 +97,7 @@ func TestLiveLinesFlow(t *testing.T) {
 	pipelines := []string{
 		"cat", "grep ERROR", "grep -n E", "grep -v x", "grep -i error", "grep -F ERR",
 		"grep -A1 E", "grep -o ERROR", "grep -E 'ERR(OR)?'", "grep --line-buffered ERROR",
-		"sed s/E/e/", "sed -u p | grep -v '^$' | uniq", "awk '{print $2}'", "cut -d' ' -f2",
+		"sed s/E/e/", "sed -u p | grep -v '^$' | uniq", "awk '{print $2}'", "awk '{n++; print n, $0}'", "cut -d' ' -f2",
 		"tr a-z A-Z", "nl", "rev", "tee /dev/null", "head -n 1000", "tail -n +1", "cat -n",
 		"grep ERROR | cut -d' ' -f2 | sed s/^/n/", "cat | grep E | tr E e",
 		"sh -c cat", "grep E | sh -c cat | grep E",
