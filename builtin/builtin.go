@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/tpipe/tpipe/internal/sysmem"
@@ -253,7 +254,7 @@ func New(env *Env, argv []string) (*Cmd, error) {
 	if !ok {
 		return nil, fmt.Errorf("builtin: %s: no such builtin", argv[0])
 	}
-	c, err := s.New(env, argv[1:])
+	c, err := s.New(env, stdinAsDash(argv[1:]))
 	if err != nil {
 		return nil, err
 	}
@@ -268,4 +269,21 @@ func New(env *Env, argv []string) (*Cmd, error) {
 		c.Fn = c.Source.Func()
 	}
 	return c, nil
+}
+
+// stdinAsDash returns args with every word /dev/stdin replaced by "-". In
+// a shell's pipeline /dev/stdin is the pipe from the command before, which
+// for an in-process command is its input port ("-"); opened as a file it
+// would be tpipe's own standard input instead.
+func stdinAsDash(args []string) []string {
+	if !slices.Contains(args, "/dev/stdin") {
+		return args
+	}
+	out := slices.Clone(args)
+	for i, a := range out {
+		if a == "/dev/stdin" {
+			out[i] = "-"
+		}
+	}
+	return out
 }

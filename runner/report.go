@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/graph"
 	"github.com/tpipe/tpipe/sched"
 )
 
@@ -71,6 +72,9 @@ func Explain(w io.Writer, j *Job) {
 		fmt.Fprintf(w, "batch: %s runs each task to its end before the next one reads, so output comes once the input has ended; for endless input (tail -f, a log) use concurrent, ros or fused\n", pl.Runs)
 	} else {
 		fmt.Fprintf(w, "streaming: a line a task writes reaches the next task, and stdout or a file, as soon as the writer would wait for input; an early exit (head, grep -m, sed q, awk's exit) stops the tasks before it at once, and an external program's output is closed\n")
+		if externalIn(g) {
+			fmt.Fprintf(w, "external programs (and fallbacks) buffer what they write to a pipe as under bash: on a stream, ask them for lines (grep --line-buffered, stdbuf -oL CMD)\n")
+		}
 	}
 	if len(j.Spilling) > 0 {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory%s) for %s: %s in all, allocated as lines arrive; past it they spill to unlinked temp files\n",
@@ -243,4 +247,14 @@ func WriteStatsJSON(w io.Writer, runs []*sched.Stats) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// externalIn reports whether g runs an external program.
+func externalIn(g *graph.Graph) bool {
+	for _, t := range g.Tasks {
+		if t.Together != "" {
+			return true
+		}
+	}
+	return false
 }
