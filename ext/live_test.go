@@ -32,19 +32,7 @@ func TestExitedProgramStopsItsFeed(t *testing.T) {
 	sink := g.Add("sink", 1, 0, task.Collect(&out))
 	g.Connect(src, 0, in, 0, 0)
 	g.Connect(o, 0, sink, 0, 0)
-	ended := make(chan error, 1)
-	go func() {
-		_, err := sched.Run(context.Background(), g, sched.Options{})
-		ended <- err
-	}()
-	select {
-	case err := <-ended:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the run waited for input to a program that had exited")
-	}
+	endsWithin(t, g, "the run waited for input to a program that had exited")
 	if got := join(out); got != "hi\n" {
 		t.Errorf("got %q", got)
 	}
@@ -64,6 +52,14 @@ func TestReaderGoneClosesIdleProgram(t *testing.T) {
 	// The reader takes nothing and stops: head -1 on a log with no line.
 	stop := g.Add("head", 1, 0, func(ctx context.Context, p *buffer.Ports) error { return nil })
 	g.Connect(out, 0, stop, 0, 0)
+	endsWithin(t, g, "tail -f was not told that its reader had stopped")
+	reaped(t, c.Pid())
+}
+
+// endsWithin runs g and fails the test with why if the run has not ended
+// after 20 seconds (it would hang for ever).
+func endsWithin(t *testing.T, g *graph.Graph, why string) {
+	t.Helper()
 	ended := make(chan error, 1)
 	go func() {
 		_, err := sched.Run(context.Background(), g, sched.Options{})
@@ -75,7 +71,6 @@ func TestReaderGoneClosesIdleProgram(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("tail -f was not told that its reader had stopped")
+		t.Fatal(why)
 	}
-	reaped(t, c.Pid())
 }
