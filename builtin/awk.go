@@ -171,39 +171,36 @@ func awkNeedsGawk(src string) string {
 // GoAWK's disassembly of the compiled program rather than the source,
 // where a | in a regex or a string would look the same as a pipe.
 func awkRunsCommands(prog *parser.Program) bool {
-	var b strings.Builder
-	if err := prog.Disassemble(&b); err != nil {
-		return true // cannot tell: the system's awk is always right
-	}
-	for line := range strings.Lines(b.String()) {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		switch op := f[1]; {
-		case op == "CallBuiltin" && len(f) > 2 && f[2] == "BuiltinSystem":
+	return awkAnyOp(prog, func(op string, args []string) bool {
+		switch {
+		case op == "CallBuiltin" && len(args) > 0 && args[0] == "BuiltinSystem":
 			return true
 		case strings.HasPrefix(op, "Print") || strings.HasPrefix(op, "Getline"):
 			// "Print 0 |", "Printf 2 |", "Getline |", "GetlineGlobal | d".
-			if slices.Contains(f[2:], "|") {
-				return true
-			}
+			return slices.Contains(args, "|")
 		}
-	}
-	return false
+		return false
+	})
 }
 
 // awkWritesFiles reports whether the program may write a file (print or
-// printf with > or >>), from GoAWK's disassembly as awkRunsCommands.
+// printf with > or >>), from the disassembly as awkRunsCommands.
 func awkWritesFiles(prog *parser.Program) bool {
+	return awkAnyOp(prog, func(op string, args []string) bool {
+		return strings.HasPrefix(op, "Print") && (slices.Contains(args, ">") || slices.Contains(args, ">>"))
+	})
+}
+
+// awkAnyOp reports whether is holds for some instruction of GoAWK's
+// disassembly of prog (its opcode and the words after it), or true when
+// the disassembly cannot be had: what the program may do is then unknown.
+func awkAnyOp(prog *parser.Program, is func(op string, args []string) bool) bool {
 	var b strings.Builder
 	if err := prog.Disassemble(&b); err != nil {
-		return true // cannot tell: say it may
+		return true
 	}
 	for line := range strings.Lines(b.String()) {
-		f := strings.Fields(line)
-		if len(f) > 2 && strings.HasPrefix(f[1], "Print") &&
-			(slices.Contains(f[2:], ">") || slices.Contains(f[2:], ">>")) {
+		if f := strings.Fields(line); len(f) >= 2 && is(f[1], f[2:]) {
 			return true
 		}
 	}
