@@ -497,3 +497,16 @@ func (j *Job) Close() error {
 	}
 	return first
 }
+
+// Dir returns the directory relative names resolve against: the shell's
+// current directory (changed by cd), absolute.
+func (r *Runner) Dir() string {
+	if r.cfg.Dir != "" {
+		if abs, err := filepath.Abs(r.cfg.Dir); err == nil {
+			return abs
+		}
+		return r.cfg.Dir
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
