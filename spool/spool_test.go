@@ -251,7 +251,7 @@ func TestStderrToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, _, _ := ReadStderr(p, gen, 1<<20); len(got) != 1 || string(got[0].Bytes) != "new\n" {
-		t.Fatalf("after a rewrite: %q", got)
+		t.Fatalf("after a rewrite: %v", got)
 	}
 }
 
