@@ -1,6 +1,6 @@
 module github.com/tpipe/tpipe
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/benhoyt/goawk v1.31.0
@@ -15,7 +15,7 @@ require (
 	github.com/vbauerster/mpb/v8 v8.15.2
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.47.0
-	golang.org/x/term v0.32.0
+	golang.org/x/term v0.45.0
 	pgregory.net/rapid v1.3.0
 )
 
@@ -32,6 +32,7 @@ require (
 	github.com/prometheus/procfs v0.16.1 // indirect
 	github.com/vbauerster/cupwriter v0.0.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
-	golang.org/x/tools v0.32.0 // indirect
+	golang.org/x/tools v0.38.0 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

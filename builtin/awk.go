@@ -266,6 +266,14 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 		Vars:         a.vars,
 		ShellCommand: []string{"/bin/sh", "-c"},
 	}
+	if a.env.Environ != nil {
+		cfg.Environ = []string{}
+		for _, kv := range a.env.Environ {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				cfg.Environ = append(cfg.Environ, k, v)
+			}
+		}
+	}
 	in := &awkInput{}
 	if p.NumIn() > 0 {
 		in.r = record.NewReader(p.In(0), record.Lines)

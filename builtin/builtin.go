@@ -54,6 +54,9 @@ type Env struct {
 	// from (or, for tee and route, written to) the port of that name.
 	// Any other operand, '@a' quoted included, is a file.
 	Edges []string
+	// Environ is the command's environment, NAME=value each, as a
+	// program would get it (awk's ENVIRON); nil: the process's own.
+	Environ []string
 	// Dir is where a program a builtin starts (decode's and encode's
 	// ffmpeg) runs, so that it finds relative file names where Open
 	// does; "" is the current directory.

@@ -59,6 +59,10 @@ type edgeEnds struct {
 // status, so the rest of the pipeline still runs, and so does a bad
 // builtin option (a *builtin.UsageError), in GNU's words.
 func (r *Runner) Build(ctx context.Context, pl *shell.Pipeline) (*Job, error) {
+	pl, err := r.expand(pl)
+	if err != nil {
+		return nil, err
+	}
 	p, err := r.compile(&shell.Script{Pipelines: []*shell.Pipeline{pl}})
 	if err != nil {
 		return nil, err
@@ -535,7 +539,7 @@ func (b *builder) externalCommand(c *shell.Cmd, argv []string, in input, rd redi
 	if sw, ok := stderr.(*outSwitch); ok {
 		stderr = sw.w // a program's stderr stays the file it was
 	}
-	o := ext.Options{Args: argv, Path: path, Dir: b.r.cfg.Dir, Env: b.r.cfg.Environ, Stderr: stderr}
+	o := ext.Options{Args: argv, Path: path, Dir: b.r.cfg.Dir, Env: b.r.state.environ(c.Assigns), Stderr: stderr}
 	switch {
 	case in.file != nil:
 		o.Stdin = in.file
@@ -571,7 +575,7 @@ func (b *builder) externalCommand(c *shell.Cmd, argv []string, in input, rd redi
 	}
 	out := b.g.Add(b.unique(name), 0, nout, x.Output())
 	b.g.Tasks[out].Blocking = true
-	id := b.r.programIdent(path, argv)
+	id := b.r.programIdent(path, argv, o.Env)
 	b.g.Tasks[out].Ident = id
 	b.g.Tasks[out].Stderr = tap
 	// One process: its tasks (the reader of its output, the feeder of its

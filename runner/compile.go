@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/tpipe/tpipe/builtin"
@@ -29,6 +30,125 @@ type program struct {
 	cmds   map[*shell.Cmd]*compiled
 	edges  *scriptEdges
 	groups [][]*shell.Pipeline
+
+	// A program made by precompile also keeps the script as parsed, whose
+	// pipelines are expanded and compiled again when they run: ast then
+	// holds its pipelines that are not the shell's own commands, expanded
+	// as far as can be known before anything runs. index is the place of
+	// each pipeline of script in script.Pipelines; multi lists, as
+	// indexes in script.Pipelines, the groups of several pipelines that
+	// named edges link.
+	script *shell.Script
+	src    string
+	index  map[*shell.Pipeline]int
+	multi  [][]int
+}
+
+// groupOf returns the group of several pipelines that the pipeline at
+// index i of p.script belongs to, or nil.
+func (p *program) groupOf(i int) []int {
+	for _, g := range p.multi {
+		if slices.Contains(g, i) {
+			return g
+		}
+	}
+	return nil
+}
+
+// precompile compiles a parsed script before anything of it runs, to
+// report its syntax, its edge rules and its builtins' usage errors up
+// front. Its words are expanded with the shell's state as it would be
+// after the assignments and cd's before them (a copy: nothing changes);
+// a word that cannot be expanded yet (${X?}, $? is not known) is taken
+// as written. What runs is expanded again when it runs.
+func (r *Runner) precompile(s *shell.Script) (*program, error) {
+	sim, dir := r.state.clone(), r.Dir()
+	var pls []*shell.Pipeline
+	at := make([]int, len(s.Pipelines)) // index in pls, or -1
+	index := make(map[*shell.Pipeline]int, len(s.Pipelines))
+	for i, pl := range s.Pipelines {
+		index[pl] = i
+		if err := checkShellCommands(pl); err != nil {
+			return nil, err
+		}
+		x := sim.expander(dir)
+		if shellCommand(pl) {
+			at[i] = -1
+			c, err := x.Cmd(pl.Cmds[0])
+			if err != nil {
+				continue
+			}
+			switch {
+			case len(c.Args) == 0:
+				for _, a := range c.Assigns {
+					sim.set(a.Name, a.Value.Value)
+				}
+			case c.Args[0].Value == "cd" && len(c.Args) == 2:
+				d := c.Args[1].Value
+				if !filepath.IsAbs(d) {
+					d = filepath.Join(dir, d)
+				}
+				if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+					dir = d
+				}
+			}
+			continue
+		}
+		epl := &shell.Pipeline{Pos: pl.Pos, Negated: pl.Negated}
+		for _, c := range pl.Cmds {
+			ec, err := x.Cmd(c)
+			if err != nil || len(ec.Args) == 0 {
+				ec = c // taken as written
+			}
+			epl.Cmds = append(epl.Cmds, ec)
+		}
+		at[i] = len(pls)
+		pls = append(pls, epl)
+	}
+	p, err := r.compile(&shell.Script{Pipelines: pls})
+	if err != nil {
+		return nil, err
+	}
+	p.script, p.index = s, index
+	from := make([]int, 0, len(pls)) // index in s.Pipelines of pls[k]
+	for i, k := range at {
+		if k >= 0 {
+			from = append(from, i)
+		}
+	}
+	for _, g := range p.edges.groups(len(pls)) {
+		if len(g) < 2 {
+			continue
+		}
+		var m []int
+		for _, k := range g {
+			m = append(m, from[k])
+		}
+		if err := checkGroup(s, m, p.edges); err != nil {
+			return nil, err
+		}
+		p.multi = append(p.multi, m)
+	}
+	return p, nil
+}
+
+// checkGroup refuses pipelines linked by named edges that are not each a
+// statement of their own: run together as one graph, they cannot also be
+// run on the status of another (&&, ||) or have their status inverted.
+func checkGroup(s *shell.Script, g []int, se *scriptEdges) error {
+	for _, st := range s.Stmts {
+		if len(st.Pipelines) == 1 && !st.Pipelines[0].Negated {
+			continue
+		}
+		for _, pl := range st.Pipelines {
+			for _, i := range g {
+				if s.Pipelines[i] == pl {
+					return &EdgeError{Pos: pl.Pos, Msg: "pipelines linked by named edges run together as one graph, so none of them can be part of && or || or follow !: give each a line of its own"}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // compiled is one command of a program. A builtin's problem with its own
@@ -110,6 +230,7 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 		SortMemory: r.cfg.SortMemory,
 		TempDir:    r.cfg.TempDir,
 		Dir:        r.cfg.Dir,
+		Environ:    r.state.environ(c.Assigns),
 		Open:       func(n string) (io.ReadCloser, error) { return os.Open(r.path(n)) },
 		Create: func(n string, app bool) (io.WriteCloser, error) {
 			flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC

@@ -33,7 +33,7 @@ func Prepare(src string, cfg Config) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.compile(s); err != nil {
+	if _, err := r.precompile(s); err != nil {
 		return nil, err
 	}
 	return &Prepared{src: src, ast: s, cfg: cfg}, nil
@@ -59,9 +59,10 @@ func (p *Prepared) Run(ctx context.Context, stdin io.Reader, stdout, stderr io.W
 	c.Stdin, c.Stdout, c.Stderr = stdin, stdout, stderr
 	r := New(c)
 	defer r.Close()
-	prog, err := r.compile(p.ast)
+	prog, err := r.precompile(p.ast)
 	if err != nil {
 		return r.reportCompile(p.src, err)
 	}
+	prog.src = p.src
 	return r.runProgram(ctx, prog)
 }

@@ -58,10 +58,14 @@ type Config struct {
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	Dir            string              // where relative paths resolve; "" the current directory
-	Getenv         func(string) string // expands $NAME; nil: os.Getenv
-	Environ        []string            // for external commands; nil: os.Environ()
+	Dir            string              // where relative paths resolve; "" the current directory (cd changes it)
+	Getenv         func(string) string // answers $NAME for names the script has not set; nil: the environment
+	Environ        []string            // the shell's exported variables at start; nil: os.Environ()
 	Trace          io.Writer           // task switches under ros (sched.Options.Trace)
+	// Params are the script's arguments, $1 $2 ... ($@); Arg0 is $0
+	// ("" : tpipe).
+	Params []string
+	Arg0   string
 	// NoFallback refuses a command line that a builtin does not
 	// implement, instead of running the program of that name on PATH
 	// (builtin.UnsupportedError).
@@ -72,8 +76,9 @@ type Config struct {
 // Runner runs scripts with one Config. Its Stats field collects the
 // statistics of every pipeline run.
 type Runner struct {
-	cfg  Config
-	pump *Pump
+	cfg   Config
+	pump  *Pump
+	state *shellState
 	// OnStats, if set, is called after each pipeline with its statistics.
 	OnStats func(*sched.Stats)
 	// BeforeRun, if set, is called with each job just before it runs (the
@@ -102,10 +107,7 @@ func New(cfg Config) *Runner {
 		// safe for that, an arbitrary writer (a bytes.Buffer) is not.
 		cfg.Stderr = syncio.NewLockedWriter(cfg.Stderr)
 	}
-	if cfg.Getenv == nil {
-		cfg.Getenv = os.Getenv
-	}
-	r := &Runner{cfg: cfg}
+	r := &Runner{cfg: cfg, state: newShellState(&cfg, cfg.Getenv)}
 	if cfg.Stdin != nil {
 		r.pump = NewPump(cfg.Stdin)
 	}
@@ -127,9 +129,6 @@ func (r *Runner) Config() Config { return r.cfg }
 // shell's `set`); stdio is kept.
 func (r *Runner) SetConfig(c Config) {
 	c.Stdin, c.Stdout, c.Stderr = r.cfg.Stdin, r.cfg.Stdout, r.cfg.Stderr
-	if c.Getenv == nil {
-		c.Getenv = r.cfg.Getenv
-	}
 	r.cfg = c
 }
 
@@ -141,40 +140,160 @@ const (
 	StatusInterrupted = 130 // Ctrl-C; other signals: SignalError
 )
 
-// Parse parses src with the Runner's environment expansion.
+// Parse parses src. Its words are expanded when each pipeline runs.
 func (r *Runner) Parse(src string) (*shell.Script, error) {
-	return shell.Parse(src, shell.Options{Getenv: r.cfg.Getenv})
+	return shell.Parse(src, shell.Options{})
 }
 
-// RunScript parses src and runs its pipelines one after another, except
-// that pipelines linked by named edges (@name) run together as one graph;
-// it returns the exit status of the last graph (or 2 for a syntax error or
-// a broken edge rule, reported on Stderr with a caret). Ctrl-C (ctx
-// cancelled) stops the script with 130, or 128+n when ctx's cause is a
-// *SignalError.
+// Status is $?: the status of the last pipeline run.
+func (r *Runner) Status() int { return r.state.status }
+
+// RunScript parses src and runs its statements one after another, as a
+// shell does: each pipeline's words are expanded just before it runs,
+// with the variables, directory and $? left by those before it; && and
+// || run a pipeline on the status of the one before. Pipelines linked by
+// named edges (@name) run together as one graph, where the first of them
+// stands. It returns the exit status of the last pipeline run (or 2 for a
+// syntax error or a broken edge rule, reported on Stderr with a caret).
+// Ctrl-C (ctx cancelled) stops the script with 130, or 128+n when ctx's
+// cause is a *SignalError.
 func (r *Runner) RunScript(ctx context.Context, src string) int {
 	p, err := r.compileSource(src)
 	if err != nil {
 		return r.reportCompile(src, err)
 	}
+	p.src = src
 	return r.runProgram(ctx, p)
 }
 
-// runProgram runs the graphs of a compiled script one after another and
-// returns the status of the last.
+// runProgram runs the statements of a compiled script one after another
+// and returns the status of the last pipeline run.
 func (r *Runner) runProgram(ctx context.Context, p *program) int {
 	if r.spooled() && len(p.groups) > 1 {
 		r.sayf("%v; this script has %d", errSpoolGraphs, len(p.groups))
 		return StatusUsage
 	}
-	status := 0
-	for _, g := range p.groups {
+	done := map[int]bool{} // groups of several pipelines already run
+	for _, st := range p.script.Stmts {
 		if ctx.Err() != nil {
 			return cancelStatus(context.Cause(ctx))
 		}
-		status = r.runJob(ctx, func() (*Job, error) { return r.build(ctx, p, g, false) })
+		first := p.index[st.Pipelines[0]]
+		if g := p.groupOf(first); g != nil {
+			// Pipelines linked by edges run as one graph, where the
+			// first of them stands (checkGroups: each is a statement).
+			if !done[g[0]] {
+				done[g[0]] = true
+				r.state.status = r.runGroup(ctx, p, g)
+			}
+			continue
+		}
+		status := r.runPipeline(ctx, p, st.Pipelines[0])
+		r.state.status = status
+		for i, op := range st.Ops {
+			if (op == shell.AndOp) != (status == 0) {
+				continue // the status so far stands
+			}
+			if ctx.Err() != nil {
+				return cancelStatus(context.Cause(ctx))
+			}
+			r.state.status = status
+			status = r.runPipeline(ctx, p, st.Pipelines[i+1])
+		}
+		r.state.status = status
+	}
+	return r.state.status
+}
+
+// runPipeline expands pl with the shell's state as it is now and runs it:
+// in the shell for its own commands, as a graph otherwise. It returns the
+// status, inverted for a '!'.
+func (r *Runner) runPipeline(ctx context.Context, p *program, pl *shell.Pipeline) int {
+	status := r.runExpanded(ctx, p, pl)
+	if pl.Negated {
+		if status == 0 {
+			return 1
+		}
+		return 0
 	}
 	return status
+}
+
+func (r *Runner) runExpanded(ctx context.Context, p *program, pl *shell.Pipeline) int {
+	epl, err := r.expand(pl)
+	if err != nil {
+		return r.reportExpand(p.src, err)
+	}
+	if shellCommand(pl) {
+		return r.runShellCommand(epl.Cmds[0])
+	}
+	for _, c := range epl.Cmds {
+		if len(c.Args) == 0 {
+			if len(epl.Cmds) == 1 && len(c.Redirs) == 0 {
+				// bash: the words were all empty expansions, so
+				// nothing runs and the assignments stay.
+				return r.runShellCommand(c)
+			}
+			r.sayf("%s: the command's words expand to nothing", c.Pos)
+			return 1
+		}
+	}
+	ep, err := r.compile(&shell.Script{Pipelines: []*shell.Pipeline{epl}})
+	if err != nil {
+		return r.reportCompile(p.src, err)
+	}
+	return r.runJob(ctx, func() (*Job, error) { return r.build(ctx, ep, ep.ast.Pipelines, false) })
+}
+
+// runGroup expands the pipelines of group g of p, which named edges link,
+// and runs them as one graph.
+func (r *Runner) runGroup(ctx context.Context, p *program, g []int) int {
+	var pls []*shell.Pipeline
+	for _, i := range g {
+		epl, err := r.expand(p.script.Pipelines[i])
+		if err != nil {
+			return r.reportExpand(p.src, err)
+		}
+		pls = append(pls, epl)
+	}
+	gp, err := r.compile(&shell.Script{Pipelines: pls})
+	if err != nil {
+		return r.reportCompile(p.src, err)
+	}
+	status := 0
+	for _, grp := range gp.groups {
+		status = r.runJob(ctx, func() (*Job, error) { return r.build(ctx, gp, grp, false) })
+	}
+	return status
+}
+
+// expand returns pl with every command's words expanded in the shell's
+// state, in the shell's directory.
+func (r *Runner) expand(pl *shell.Pipeline) (*shell.Pipeline, error) {
+	x := r.state.expander(r.Dir())
+	out := &shell.Pipeline{Pos: pl.Pos, Negated: pl.Negated}
+	for _, c := range pl.Cmds {
+		ec, err := x.Cmd(c)
+		if err != nil {
+			return nil, err
+		}
+		out.Cmds = append(out.Cmds, ec)
+	}
+	return out, nil
+}
+
+// reportExpand reports a word of src that cannot be expanded, at the
+// word with a caret, and returns bash's status for it, 1.
+func (r *Runner) reportExpand(src string, err error) int {
+	var ee *shell.ExpandError
+	if !errors.As(err, &ee) {
+		return r.report(err)
+	}
+	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n", ee.Pos, visible.Controls(ee.Msg))
+	if src != "" {
+		fmt.Fprintf(r.cfg.Stderr, "%s\n", strings.TrimSuffix(ee.Pos.Caret(src), "\n"))
+	}
+	return 1
 }
 
 // compileSource parses and compiles src.
@@ -183,7 +302,7 @@ func (r *Runner) compileSource(src string) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.compile(s)
+	return r.precompile(s)
 }
 
 // Explain prints the settings and then the plan of every graph of src
@@ -265,7 +384,10 @@ func (r *Runner) reportCompile(src string, err error) int {
 		return r.report(err)
 	}
 	// The caret's lines escape control bytes themselves (shell.Pos.Caret).
-	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n%s\n", pos, visible.Controls(msg), strings.TrimSuffix(pos.Caret(src), "\n"))
+	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n", pos, visible.Controls(msg))
+	if src != "" {
+		fmt.Fprintf(r.cfg.Stderr, "%s\n", strings.TrimSuffix(pos.Caret(src), "\n"))
+	}
 	return StatusUsage
 }
 

@@ -56,11 +56,7 @@ func (r *Runner) ident(kind string, argv []string) string {
 
 // programIdent is ident for an external program at path: the program's
 // own file and the locale it runs in are part of what it does.
-func (r *Runner) programIdent(path string, argv []string) string {
-	env := r.cfg.Environ
-	if env == nil {
-		env = os.Environ()
-	}
+func (r *Runner) programIdent(path string, argv []string, env []string) string {
 	var locale []string
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANG=") {

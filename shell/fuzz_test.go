@@ -29,20 +29,36 @@ func FuzzParse(f *testing.F) {
 		}
 		s, err := shell.Parse(src, opts)
 		if err != nil {
-			var perr *shell.ParseError
-			if !errors.As(err, &perr) {
+			var (
+				perr *shell.ParseError
+				eerr *shell.ExpandError
+				pos  shell.Pos
+			)
+			switch {
+			case errors.As(err, &perr):
+				pos = perr.Pos
+			case env && errors.As(err, &eerr):
+				pos = eerr.Pos
+			default:
 				t.Fatalf("Parse(%q): error %T is not a *ParseError", src, err)
 			}
 			if s != nil {
 				t.Fatalf("Parse(%q): non-nil Script with an error", src)
 			}
-			if _, ok := offset(src, perr.Pos); !ok {
-				t.Fatalf("Parse(%q): error position %s is not in the text: %v", src, perr.Pos, err)
+			if _, ok := offset(src, pos); !ok {
+				t.Fatalf("Parse(%q): error position %s is not in the text: %v", src, pos, err)
 			}
-			_ = perr.Caret(src)
+			_ = pos.Caret(src)
 			return
 		}
-		checkScript(t, src, s)
+		checkScript(t, src, s, env)
+		for _, pl := range s.Pipelines {
+			for _, c := range pl.Cmds {
+				if len(c.Args) == 0 && len(c.Assigns) == 0 {
+					return // expanded to nothing: there is nothing to print
+				}
+			}
+		}
 
 		again, err := shell.Parse(quoteScript(s), shell.Options{})
 		if err != nil {
@@ -78,7 +94,7 @@ func offset(src string, p shell.Pos) (int, bool) {
 	return start + p.Col - 1, true
 }
 
-func checkScript(t *testing.T, src string, s *shell.Script) {
+func checkScript(t *testing.T, src string, s *shell.Script, env bool) {
 	t.Helper()
 	last := -1
 	// at checks that p is in src and not before the previous node that
@@ -100,14 +116,26 @@ func checkScript(t *testing.T, src string, s *shell.Script) {
 		if len(pl.Cmds) == 0 {
 			t.Fatalf("Parse(%q): pipeline at %s has no commands", src, pl.Pos)
 		}
-		if pl.Pos != pl.Cmds[0].Pos {
+		if pl.Pos != pl.Cmds[0].Pos && !pl.Negated {
 			t.Fatalf("Parse(%q): pipeline at %s, its first command at %s", src, pl.Pos, pl.Cmds[0].Pos)
 		}
+		if pl.Negated {
+			if off := at("!", pl.Pos, true); src[off] != '!' {
+				t.Fatalf("Parse(%q): negated pipeline at %s is on %q", src, pl.Pos, src[off])
+			}
+		}
 		for _, c := range pl.Cmds {
-			if len(c.Args) == 0 {
-				t.Fatalf("Parse(%q): command at %s has no words", src, c.Pos)
+			if len(c.Args) == 0 && (len(c.Assigns) == 0 || env) {
+				// Expanded, a command's words may all vanish; parsed,
+				// one has a name or is only assignments.
+				if !env {
+					t.Fatalf("Parse(%q): command at %s has no words", src, c.Pos)
+				}
 			}
 			start := at("command", c.Pos, true)
+			for _, a := range c.Assigns {
+				at("assignment "+a.Name, a.Pos, true)
+			}
 			for _, w := range c.Args {
 				at("word "+w.Value, w.Pos, true)
 			}
@@ -130,9 +158,15 @@ func quoteScript(s *shell.Script) string {
 	q := func(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }
 	var b strings.Builder
 	for _, pl := range s.Pipelines {
+		if pl.Negated {
+			b.WriteString("! ")
+		}
 		for j, c := range pl.Cmds {
 			if j > 0 {
 				b.WriteString(" | ")
+			}
+			for _, a := range c.Assigns {
+				b.WriteString(a.Name + "=" + q(a.Value.Value) + " ")
 			}
 			for _, w := range c.Args {
 				b.WriteString(q(w.Value) + " ")
@@ -152,8 +186,14 @@ func showValues(s *shell.Script) string {
 	var b strings.Builder
 	for _, pl := range s.Pipelines {
 		b.WriteString("P")
+		if pl.Negated {
+			b.WriteString("!")
+		}
 		for _, c := range pl.Cmds {
 			b.WriteString("|C")
+			for _, a := range c.Assigns {
+				b.WriteString(" " + a.Name + "=" + strconv.Quote(a.Value.Value))
+			}
 			for _, w := range c.Args {
 				b.WriteString(" " + strconv.Quote(w.Value))
 			}

@@ -1,11 +1,14 @@
 package shell
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // The lexer is pulled by the parser one token at a time (next). It keeps
@@ -20,7 +23,9 @@ const (
 	tPipe              // "|"
 	tSemi              // ";"
 	tRedir             // one of the RedirOp operators
-	tWord              // a word, already split into fields
+	tAnd               // "&&"
+	tOr                // "||"
+	tWord              // a word
 	tError             // the lexer stopped; err says why
 )
 
@@ -29,28 +34,25 @@ type token struct {
 	off  int     // byte offset of the token's first byte
 	op   RedirOp // tRedir
 
-	// fields are the Words of a tWord after quote removal and expansion.
-	// A word made only of expansions that came out empty has no fields.
-	fields []Word
+	word Word // tWord
 
 	err *ParseError // tError
 }
 
 type lexer struct {
-	src    string
-	off    int
-	lines  []int // offset of the first byte of each line
-	getenv func(string) string
+	src   string
+	off   int
+	lines []int // offset of the first byte of each line
 }
 
-func newLexer(src string, getenv func(string) string) *lexer {
+func newLexer(src string) *lexer {
 	lines := []int{0}
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
 			lines = append(lines, i+1)
 		}
 	}
-	return &lexer{src: src, lines: lines, getenv: getenv}
+	return &lexer{src: src, lines: lines}
 }
 
 // pos turns a byte offset into a Pos.
@@ -89,10 +91,6 @@ func (l *lexer) skip(off int) int {
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 
-// isFieldSep reports whether c separates fields in the value of an
-// unquoted expansion (go-shellwords' set: blanks and newline).
-func isFieldSep(c byte) bool { return isBlank(c) || c == '\n' }
-
 // endsWord reports whether an unquoted, unescaped c ends a word.
 func endsWord(c byte) bool {
 	switch c {
@@ -101,8 +99,6 @@ func endsWord(c byte) bool {
 	}
 	return false
 }
-
-const sequenceHint = "tpipe runs pipelines; use a newline or ';' to run one after another"
 
 // processSubstHint is what to write instead of <(CMD) or >(CMD): a
 // named edge, which tpipe has for exactly this.
@@ -139,7 +135,7 @@ func (l *lexer) next() token {
 
 // token lexes the operator or word that begins at l.off.
 //
-//	operator = newline | "|" | ";" | "<" | ">" | ">>" .  // and 2> 2>>, see word
+//	operator = newline | "|" | ";" | "&&" | "||" | "<" | ">" | ">>" .  // and 2> 2>>, see word
 //
 // Operators of the POSIX shell that tpipe does not have are errors here,
 // so that they are never taken for words or for two shorter operators
@@ -158,7 +154,8 @@ func (l *lexer) token() token {
 	case '|':
 		switch c1 {
 		case '|':
-			return l.fail(l.errorf(start, "`||` is not supported (%s)", sequenceHint))
+			l.off = next + 1
+			return token{kind: tOr, off: start}
 		case '&':
 			return l.fail(l.errorf(start, "`|&` is not supported (redirect standard error with 2> FILE)"))
 		}
@@ -167,7 +164,8 @@ func (l *lexer) token() token {
 	case '&':
 		switch c1 {
 		case '&':
-			return l.fail(l.errorf(start, "`&&` is not supported (%s)", sequenceHint))
+			l.off = next + 1
+			return token{kind: tAnd, off: start}
 		case '>':
 			return l.fail(l.errorf(start, "`&>` is not supported (redirect each stream on its own with > FILE and 2> FILE)"))
 		}
@@ -237,16 +235,19 @@ func (l *lexer) output(start, gt int, op RedirOp) token {
 	return token{kind: tRedir, off: start, op: op}
 }
 
-// word lexes one word and expands it into fields.
+// word lexes one word. A word with nothing to expand gets its Value
+// here, after quote removal; one with a parameter, a pattern, braces or a
+// leading tilde is also parsed by mvdan.cc/sh's syntax package, and the
+// Expander expands it when its command runs.
 //
 //	word    = part { part } .
-//	part    = plain | escaped | single | double | param .
-//	plain   = any byte but blank, newline, "|;&<>()", quote, "\\", "`", "$" .
+//	part    = plain | escaped | single | double | param | ansi .
+//	plain   = any byte but blank, newline, "|;&<>()", quote, "\\", "`" .
 //	escaped = "\\" byte .                       // the byte, literally
 //	single  = "'" { byte but "'" } "'" .        // literal, backslash too
 //	double  = `"` { dbyte | "\\" ( `"` | "\\" | "$" | "`" | newline ) | param } `"` .
-//	param   = "$" name | "${" name "}" .        // only with Getenv; else "$" is plain
-//	name    = ( letter | digit | "_" ) { letter | digit | "_" } .
+//	param   = "$" ( name | special ) | "${" ... "}" | "$((" ... "))" .
+//	ansi    = "$'" { byte | "\\" byte } "'" .    // bash's ANSI-C quoting
 //
 // "#" is plain inside a word; only where a token begins does it start a
 // comment. An unsigned run of digits right before '<' or '>' would be a
@@ -254,14 +255,11 @@ func (l *lexer) output(start, gt int, op RedirOp) token {
 // operators 2> and 2>>, any other such number is an error.
 func (l *lexer) word() token {
 	start := l.off
-	w := fieldBuilder{l: l, start: start}
+	w := wordScan{}
 	for l.off < len(l.src) {
 		c := l.src[l.off]
 		if endsWord(c) {
 			break
-		}
-		if c != '\\' || l.byteAt(l.off+1) != '\n' { // a continuation is no part
-			w.mark(l.off)
 		}
 		switch c {
 		case '\\':
@@ -296,21 +294,87 @@ func (l *lexer) word() token {
 			if err := l.dollar(&w, false); err != nil {
 				return l.fail(err)
 			}
+		case '*', '?', '[', '{':
+			w.expands = true // a pattern or braces; expansion decides
+			w.buf = append(w.buf, c)
+			l.off++
+		case '~':
+			if l.off == start {
+				w.expands = true
+			}
+			w.buf = append(w.buf, c)
+			l.off++
 		default:
 			w.buf = append(w.buf, c)
 			l.off++
 		}
 	}
-	fields := w.finish()
+	word := Word{Pos: l.pos(start), Value: string(w.buf), Quoted: w.quoted, Raw: l.src[start:l.off]}
+	if w.expands {
+		sw, err := l.parseWord(start, l.off)
+		if err != nil {
+			return l.fail(err)
+		}
+		word.syntax = sw
+	} else {
+		word.Edge = !w.quoted && IsEdgeName(word.Value)
+	}
 
-	if next := l.byteAt(l.off); (next == '<' || next == '>') && !w.expanded &&
-		len(fields) == 1 && !fields[0].Quoted && isDigits(fields[0].Value) {
-		if fields[0].Value == "2" && next == '>' {
+	if next := l.byteAt(l.off); (next == '<' || next == '>') && !w.expands &&
+		!w.quoted && isDigits(word.Value) {
+		if word.Value == "2" && next == '>' {
 			return l.output(start, l.off, RedirErr)
 		}
-		return l.fail(l.errorf(start, "`%s%c` is not supported (2> and 2>> are the only redirections that take a descriptor number)", fields[0].Value, next))
+		return l.fail(l.errorf(start, "`%s%c` is not supported (2> and 2>> are the only redirections that take a descriptor number)", word.Value, next))
 	}
-	return token{kind: tWord, off: start, fields: fields}
+	return token{kind: tWord, off: start, word: word}
+}
+
+// wordScan is what word learns of a word on its way through it.
+type wordScan struct {
+	buf     []byte // the value with quotes removed and nothing expanded
+	quoted  bool   // some part was quoted or escaped
+	expands bool   // the word has something to expand
+}
+
+// parseWord parses src[start:end], a word the lexer has found the end of,
+// with mvdan.cc/sh in bash's dialect, for the Expander. Its errors (a bad
+// ${...}) are given the position in src.
+func (l *lexer) parseWord(start, end int) (*syntax.Word, *ParseError) {
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	var words []*syntax.Word
+	for w, err := range p.WordsSeq(strings.NewReader(l.src[start:end])) {
+		if err != nil {
+			var pe syntax.ParseError
+			if errors.As(err, &pe) {
+				return nil, &ParseError{Pos: l.pos(start + min(int(pe.Pos.Offset()), end-start-1)), Msg: pe.Text, Incomplete: pe.Incomplete}
+			}
+			return nil, l.errorf(start, "%v", err)
+		}
+		words = append(words, w)
+	}
+	if len(words) != 1 {
+		// The lexer and the library disagree on where the word ends; say
+		// so rather than run something else than what was written.
+		return nil, l.errorf(start, "cannot read this word (%d words where one was expected); quote it", len(words))
+	}
+	var err *ParseError
+	syntax.Walk(words[0], func(n syntax.Node) bool {
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Repl == nil || pe.Repl.Orig == nil || len(pe.Repl.Orig.Parts) == 0 || err != nil {
+			return err == nil
+		}
+		if lit, ok := pe.Repl.Orig.Parts[0].(*syntax.Lit); ok && (strings.HasPrefix(lit.Value, "#") || strings.HasPrefix(lit.Value, "%")) {
+			// The library would take the anchor for a byte of the
+			// pattern and replace nothing.
+			err = l.errorf(start+int(pe.Dollar.Offset()), "`${NAME/%c...}` (a replacement anchored at the start or end) is not supported: use ${NAME#PATTERN} or ${NAME%%PATTERN} and join the new text", lit.Value[0])
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return words[0], nil
 }
 
 // continuationAtEOF is the error for a backslash-newline that ends the
@@ -337,7 +401,7 @@ func (l *lexer) backquote(off int) *ParseError {
 // double lexes a double-quoted part beginning at l.off. Backslash escapes
 // only the bytes that are special inside double quotes and newline;
 // before any other byte it stays, as in a POSIX shell ("\a" is \a).
-func (l *lexer) double(w *fieldBuilder) *ParseError {
+func (l *lexer) double(w *wordScan) *ParseError {
 	open := l.off
 	w.quoted = true
 	l.off++
@@ -373,133 +437,140 @@ func (l *lexer) double(w *fieldBuilder) *ParseError {
 	return l.incomplete(open, "unterminated double quote")
 }
 
-// dollar lexes a part that begins with '$' at l.off. Command substitution
-// and the quoting forms $'...' and $"..." are rejected whatever Getenv is:
-// taking them literally would silently mean something other than in the
-// shell the user knows.
-func (l *lexer) dollar(w *fieldBuilder, inDouble bool) *ParseError {
+// dollar lexes a part that begins with '$' at l.off: it finds where the
+// part ends and marks the word as one to expand. Command substitution is
+// rejected: tpipe runs no command to make a word.
+func (l *lexer) dollar(w *wordScan, inDouble bool) *ParseError {
 	at := l.off
 	next := l.skip(at + 1)
-	switch l.byteAt(next) {
-	case '(':
-		if l.byteAt(l.skip(next+1)) == '(' {
-			return l.errorf(at, "`$((` (arithmetic expansion) is not supported")
+	switch c := l.byteAt(next); {
+	case c == '(':
+		if l.byteAt(l.skip(next+1)) != '(' {
+			return l.errorf(at, "`$(` (command substitution) is not supported (tpipe runs no command to make a word)")
 		}
-		return l.errorf(at, "`$(` (command substitution) is not supported")
-	case '\'':
-		if !inDouble {
-			return l.errorf(at, "`$'` (ANSI-C quoting) is not supported")
+		end, err := l.arith(at, next+2)
+		if err != nil {
+			return err
 		}
-	case '"':
-		if !inDouble {
-			return l.errorf(at, "`$\"` (locale quoting) is not supported")
+		w.buf = append(w.buf, l.src[at:end]...)
+		l.off = end
+	case c == '{':
+		end, err := l.braced(at, next+1)
+		if err != nil {
+			return err
 		}
-	}
-	if l.getenv == nil {
+		w.buf = append(w.buf, l.src[at:end]...)
+		l.off = end
+	case c == '\'' && !inDouble:
+		// $'...': backslash escapes as in C, expanded by the library.
+		i := next + 1
+		for ; i < len(l.src) && l.src[i] != '\''; i++ {
+			if l.src[i] == '\\' {
+				i++
+			}
+		}
+		if i >= len(l.src) {
+			return l.incomplete(at, "unterminated `$'`")
+		}
+		w.quoted = true
+		w.buf = append(w.buf, l.src[next+1:i]...)
+		l.off = i + 1
+	case c == '"' && !inDouble:
+		// $"..." is a double-quoted string (translated in other locales).
+		l.off = next
+		if err := l.double(w); err != nil {
+			return err
+		}
+	case c == '_' || c < utf8.RuneSelf && unicode.IsLetter(rune(c)) || '0' <= c && c <= '9' ||
+		strings.IndexByte("?#@*$!-", c) >= 0:
 		w.buf = append(w.buf, '$')
-		l.off++
+		l.off = at + 1
+	default:
+		// A '$' that starts nothing is a literal '$': a lone "$", "$/".
+		w.buf = append(w.buf, '$')
+		l.off = at + 1
 		return nil
 	}
-
-	var name string
-	if l.byteAt(next) == '{' {
-		var end int
-		name, end = l.name(next + 1)
-		end = l.skip(end)
-		switch {
-		case end == len(l.src):
-			return l.incomplete(at, "unterminated `${`")
-		case name == "" || l.src[end] != '}':
-			return l.errorf(at, "bad substitution: only ${NAME} is supported")
-		}
-		l.off = end + 1
-	} else {
-		name, l.off = l.name(next)
-		if name == "" {
-			// A '$' that starts no name is a literal '$' (a lone "$",
-			// "$-", "$$"), as in go-shellwords.
-			w.buf = append(w.buf, '$')
-			l.off = at + 1
-			return nil
-		}
-	}
-
-	w.expanded = true
-	value := l.getenv(name)
-	if inDouble {
-		w.buf = append(w.buf, value...)
-		return nil
-	}
-	// Unquoted, the value is split into fields on blanks and newlines and
-	// is otherwise taken literally: quotes, '$' and operators in it are
-	// ordinary bytes.
-	for i := 0; i < len(value); i++ {
-		if isFieldSep(value[i]) {
-			w.split(at)
-			continue
-		}
-		w.fresh = false
-		w.buf = append(w.buf, value[i])
-	}
+	w.expands = true
 	return nil
 }
 
-// name returns the variable name that begins at off, looking through line
-// continuations, and the offset just past its last rune. Like
-// go-shellwords it takes Unicode letters and digits, and a name may begin
-// with a digit ($1 is the variable "1").
-func (l *lexer) name(off int) (string, int) {
-	var b strings.Builder
-	for {
-		i := l.skip(off)
-		r, size := utf8.DecodeRuneInString(l.src[i:])
-		if size == 0 || (r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)) {
-			return b.String(), off
+// braced finds the '}' that closes the ${ at offset at, whose body begins
+// at off, and returns the offset just past it. Quotes, escapes and nested
+// ${ and $(( inside are skipped whole.
+func (l *lexer) braced(at, off int) (int, *ParseError) {
+	// bash reads ${ followed by a blank as a command (bash 5.3's ${ cmd;}),
+	// and ${} as nothing: both are bad substitutions here.
+	switch c := l.byteAt(l.skip(off)); {
+	case c == '_', c < utf8.RuneSelf && unicode.IsLetter(rune(c)), '0' <= c && c <= '9',
+		strings.IndexByte("?#@*$!-", c) >= 0:
+	default:
+		end := off
+		for end < len(l.src) && l.src[end] != '}' && l.src[end] != '\n' {
+			end++
 		}
-		b.WriteString(l.src[i : i+size])
-		off = i + size
+		if end < len(l.src) && l.src[end] == '}' {
+			end++
+		}
+		return 0, l.errorf(at, "`%s`: bad substitution", l.src[at:end])
 	}
-}
-
-// fieldBuilder collects the fields of one word. A field exists once any
-// byte was added to it or any part of it was quoted, so a pair of empty
-// quotes is an empty field but an unquoted $EMPTY is no field at all.
-type fieldBuilder struct {
-	l        *lexer
-	fields   []Word
-	buf      []byte
-	start    int  // offset where the current field began
-	fresh    bool // the field began at a split and has no part yet
-	quoted   bool // the current field has a quoted or escaped part
-	expanded bool // some $NAME was expanded in the word
-}
-
-// split ends the current field, if there is one, because an unquoted
-// expansion at offset at produced a separator. The next field begins in
-// that expansion, or at the next part of the source if the expansion
-// has no more to give.
-func (w *fieldBuilder) split(at int) {
-	w.flush()
-	w.start, w.fresh = at, true
-}
-
-// mark tells w that a part of the source begins at offset off.
-func (w *fieldBuilder) mark(off int) {
-	if w.fresh {
-		w.start, w.fresh = off, false
+	for i := off; i < len(l.src); {
+		switch c := l.src[i]; c {
+		case '}':
+			return i + 1, nil
+		case '\\':
+			i += 2
+		case '\'':
+			end := strings.IndexByte(l.src[i+1:], '\'')
+			if end < 0 {
+				return 0, l.incomplete(at, "unterminated `${`")
+			}
+			i += end + 2
+		case '"':
+			save := l.off
+			l.off = i
+			err := l.double(&wordScan{})
+			i, l.off = l.off, save
+			if err != nil {
+				return 0, err
+			}
+		case '`':
+			return 0, l.backquote(i)
+		case '$':
+			save := l.off
+			l.off = i
+			err := l.dollar(&wordScan{}, false)
+			i, l.off = l.off, save
+			if err != nil {
+				return 0, err
+			}
+		default:
+			i++
+		}
 	}
+	return 0, l.incomplete(at, "unterminated `${`")
 }
 
-func (w *fieldBuilder) flush() {
-	if len(w.buf) > 0 || w.quoted {
-		v := string(w.buf)
-		w.fields = append(w.fields, Word{Pos: w.l.pos(w.start), Value: v, Quoted: w.quoted, Edge: !w.quoted && IsEdgeName(v)})
+// arith finds the "))" that closes the $(( at offset at, whose expression
+// begins at off, and returns the offset just past it.
+func (l *lexer) arith(at, off int) (int, *ParseError) {
+	depth := 0
+	for i := off; i < len(l.src); i++ {
+		switch l.src[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if l.byteAt(i+1) == ')' {
+				return i + 2, nil
+			}
+			return 0, l.errorf(at, "`$((` without its `))`")
+		case '`':
+			return 0, l.backquote(i)
+		}
 	}
-	w.buf = w.buf[:0]
-	w.quoted = false
-}
-
-func (w *fieldBuilder) finish() []Word {
-	w.flush()
-	return w.fields
+	return 0, l.incomplete(at, "unterminated `$((`")
 }

@@ -20,7 +20,7 @@ import (
 )
 
 const usage = `usage: tpipe [flags] 'PIPELINE'
-       tpipe [flags] -f SCRIPT
+       tpipe [flags] -f SCRIPT [ARG...]   ($1 $2 ... in the script)
        tpipe [flags] < SCRIPT      (a script on stdin that is not a terminal)
        tpipe [flags]               (an interactive shell, on a terminal)
        tpipe bench [-quick] [-out DIR] [-runs N]
@@ -128,9 +128,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		return bad("--spool runs the spool policy: drop --policy %s", visible.Controls(p))
 	case o.explain && o.dot:
 		return bad("give --explain or --dot, not both")
-	case o.file != "" && fs.NArg() > 0:
-		return bad("give a pipeline or -f FILE, not both")
-	case fs.NArg() > 1:
+	case o.file == "" && fs.NArg() > 1:
 		return bad("too many arguments: quote the pipeline as one argument, as in tpipe 'a | b'")
 	}
 	return o, fs.Args(), 0, true
@@ -217,6 +215,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 2
 		}
 		src = string(b)
+		cfg.Params, cfg.Arg0 = rest, o.file
 	case len(rest) == 1:
 		src = rest[0]
 	case repl:

@@ -1,0 +1,285 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/tpipe/tpipe/shell"
+)
+
+// shellState is what a POSIX shell keeps from one command to the next: its
+// variables (some exported to the programs it starts), its directory, the
+// status of the last pipeline and the script's arguments. A Runner has
+// one; the interactive shell keeps it from line to line.
+type shellState struct {
+	vars     map[string]string
+	exported map[string]bool
+	assigned map[string]bool // set by the script
+	unset    map[string]bool // unset by the script
+	// getenv, if the Runner's caller gave one (Config.Getenv), answers
+	// in expansions for the names the script has not set, instead of
+	// the environment.
+	getenv func(string) string
+	status int
+	params []string
+	arg0   string
+}
+
+func newShellState(cfg *Config, getenv func(string) string) *shellState {
+	st := &shellState{vars: map[string]string{}, exported: map[string]bool{}, assigned: map[string]bool{}, unset: map[string]bool{},
+		getenv: getenv, params: cfg.Params, arg0: cmpOr(cfg.Arg0, "tpipe")}
+	env := cfg.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			st.vars[k], st.exported[k] = v, true
+		}
+	}
+	return st
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// lookup is a variable's value for expansions.
+func (st *shellState) lookup(name string) (string, bool) {
+	switch {
+	case st.unset[name]:
+		return "", false
+	case st.getenv != nil && !st.assigned[name]:
+		v := st.getenv(name)
+		return v, v != ""
+	}
+	v, ok := st.vars[name]
+	return v, ok
+}
+
+func (st *shellState) set(name, value string) {
+	st.vars[name] = value
+	st.assigned[name] = true
+	delete(st.unset, name)
+}
+
+// clone is a copy to try assignments on (see precompile).
+func (st *shellState) clone() *shellState {
+	c := *st
+	c.vars, c.exported, c.assigned, c.unset = copyMap(st.vars), copyMap(st.exported), copyMap(st.assigned), copyMap(st.unset)
+	return &c
+}
+
+func copyMap[V any](m map[string]V) map[string]V {
+	c := make(map[string]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// environ is the environment of a program the shell starts: the exported
+// variables, then the command's own assignments (which win).
+func (st *shellState) environ(assigns []*shell.Assign) []string {
+	var env []string
+	names := make([]string, 0, len(st.exported))
+	for k := range st.exported {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	own := map[string]bool{}
+	for _, a := range assigns {
+		own[a.Name] = true
+	}
+	for _, k := range names {
+		if v, ok := st.vars[k]; ok && !own[k] {
+			env = append(env, k+"="+v)
+		}
+	}
+	for _, a := range assigns {
+		env = append(env, a.Name+"="+a.Value.Value)
+	}
+	return env
+}
+
+// expander is the shell's state as package shell reads it, in dir.
+func (st *shellState) expander(dir string) *shell.Expander {
+	return &shell.Expander{Lookup: st.lookup, Assign: st.set, Params: st.params, Arg0: st.arg0, Status: st.status, Dir: dir}
+}
+
+// The shell's own commands: they change the shell's state, so they run in
+// the shell and not as tasks of a graph, and only as a pipeline of their
+// own (in bash, a pipeline's commands run in subshells, and a cd there
+// changes nothing).
+var shellCommands = map[string]bool{"cd": true, "export": true, "unset": true, ":": true, "true": true, "false": true}
+
+// shellCommand reports whether pl is run by the shell itself: one
+// command, only assignments or one of shellCommands by a name that is
+// written as it is.
+func shellCommand(pl *shell.Pipeline) bool {
+	if len(pl.Cmds) != 1 {
+		return false
+	}
+	c := pl.Cmds[0]
+	return len(c.Args) == 0 || !c.Args[0].Expands() && shellCommands[c.Args[0].Value] && len(c.Redirs) == 0
+}
+
+// checkShellCommands refuses a shell command inside a longer pipeline,
+// where it could change nothing.
+func checkShellCommands(pl *shell.Pipeline) error {
+	if len(pl.Cmds) == 1 {
+		return nil
+	}
+	for _, c := range pl.Cmds {
+		switch {
+		case len(c.Args) == 0:
+			return &EdgeError{Pos: c.Pos, Msg: "an assignment alone cannot be part of a pipeline: write it on its own, before the pipeline, or before a command (X=1 cmd)"}
+		case !c.Args[0].Expands() && (c.Args[0].Value == "cd" || c.Args[0].Value == "export" || c.Args[0].Value == "unset"):
+			return &EdgeError{Pos: c.Pos, Msg: fmt.Sprintf("%s cannot be part of a pipeline: it changes the shell, so run it on its own (cd DIR; a | b)", c.Args[0].Value)}
+		}
+	}
+	return nil
+}
+
+// runShellCommand runs c, an expanded shell command, and returns its
+// status; messages go to r's stderr as bash words them.
+func (r *Runner) runShellCommand(c *shell.Cmd) int {
+	st := r.state
+	if len(c.Args) == 0 {
+		for _, a := range c.Assigns {
+			st.set(a.Name, a.Value.Value)
+		}
+		return 0
+	}
+	args := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		args[i] = w.Value
+	}
+	switch args[0] {
+	case ":", "true":
+		return 0
+	case "false":
+		return 1
+	case "cd":
+		return r.cd(args[1:])
+	case "export":
+		for _, a := range args[1:] {
+			name, value, hasValue := strings.Cut(a, "=")
+			if !validName(name) {
+				r.sayf("export: `%s': not a valid identifier", a)
+				return 1
+			}
+			if hasValue {
+				st.set(name, value)
+			}
+			st.exported[name] = true
+		}
+		if len(args) == 1 {
+			names := make([]string, 0, len(st.exported))
+			for k := range st.exported {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			for _, k := range names {
+				if v, ok := st.lookup(k); ok {
+					fmt.Fprintf(r.cfg.Stdout, "declare -x %s=%s\n", k, strconv.Quote(v))
+				}
+			}
+		}
+		return 0
+	case "unset":
+		for _, name := range args[1:] {
+			if name == "-v" {
+				continue
+			}
+			if !validName(name) {
+				r.sayf("unset: `%s': not a valid identifier", name)
+				return 1
+			}
+			delete(st.vars, name)
+			delete(st.exported, name)
+			delete(st.assigned, name)
+			st.unset[name] = true
+		}
+		return 0
+	}
+	panic("runner: not a shell command: " + args[0])
+}
+
+func validName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// cd changes the shell's directory: to $HOME without an operand, to
+// $OLDPWD (printing it) for "-". Later relative names, patterns and
+// programs follow it; the process's own directory does not change.
+func (r *Runner) cd(args []string) int {
+	st := r.state
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	var dir string
+	switch len(args) {
+	case 0:
+		home, ok := st.lookup("HOME")
+		if !ok || home == "" {
+			r.sayf("cd: HOME not set")
+			return 1
+		}
+		dir = home
+	case 1:
+		dir = args[0]
+	default:
+		r.sayf("cd: too many arguments")
+		return 1
+	}
+	print := false
+	if dir == "-" {
+		old, ok := st.lookup("OLDPWD")
+		if !ok || old == "" {
+			r.sayf("cd: OLDPWD not set")
+			return 1
+		}
+		dir, print = old, true
+	}
+	target := dir
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(r.Dir(), target)
+	}
+	fi, err := os.Stat(target)
+	switch {
+	case err != nil:
+		r.sayf("cd: %s: %s", dir, describe(err))
+		return 1
+	case !fi.IsDir():
+		r.sayf("cd: %s: Not a directory", dir)
+		return 1
+	}
+	if err := syscall.Access(target, 1); err != nil { // search permission
+		r.sayf("cd: %s: %s", dir, describe(&os.PathError{Op: "chdir", Path: target, Err: err}))
+		return 1
+	}
+	old := r.Dir()
+	r.cfg.Dir = filepath.Clean(target)
+	st.set("OLDPWD", old)
+	st.set("PWD", r.cfg.Dir)
+	if print {
+		fmt.Fprintln(r.cfg.Stdout, r.cfg.Dir)
+	}
+	return 0
+}
