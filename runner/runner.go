@@ -79,6 +79,9 @@ type Runner struct {
 	cfg   Config
 	pump  *Pump
 	state *shellState
+	// aborted is set when a word could not be expanded: the script
+	// stops there, as bash's does.
+	aborted bool
 	// OnStats, if set, is called after each pipeline with its statistics.
 	OnStats func(*sched.Stats)
 	// BeforeRun, if set, is called with each job just before it runs (the
@@ -191,6 +194,9 @@ func (r *Runner) runProgram(ctx context.Context, p *program) int {
 		status := r.runPipeline(ctx, p, st.Pipelines[0])
 		r.state.status = status
 		for i, op := range st.Ops {
+			if r.aborted {
+				break
+			}
 			if (op == shell.AndOp) != (status == 0) {
 				continue // the status so far stands
 			}
@@ -201,6 +207,12 @@ func (r *Runner) runProgram(ctx context.Context, p *program) int {
 			status = r.runPipeline(ctx, p, st.Pipelines[i+1])
 		}
 		r.state.status = status
+		if r.aborted {
+			// As bash without a terminal: a word that cannot be
+			// expanded ends the script.
+			r.aborted = false
+			break
+		}
 	}
 	return r.state.status
 }
@@ -293,6 +305,7 @@ func (r *Runner) reportExpand(src string, err error) int {
 	if src != "" {
 		fmt.Fprintf(r.cfg.Stderr, "%s\n", strings.TrimSuffix(ee.Pos.Caret(src), "\n"))
 	}
+	r.aborted = true
 	return 1
 }
 

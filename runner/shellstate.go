@@ -129,7 +129,7 @@ func shellCommand(pl *shell.Pipeline) bool {
 		return false
 	}
 	c := pl.Cmds[0]
-	return len(c.Args) == 0 || !c.Args[0].Expands() && shellCommands[c.Args[0].Value] && len(c.Redirs) == 0
+	return len(c.Args) == 0 || !c.Args[0].Expands() && shellCommands[c.Args[0].Value]
 }
 
 // checkShellCommands refuses a shell command inside a longer pipeline,
@@ -152,6 +152,41 @@ func checkShellCommands(pl *shell.Pipeline) error {
 // runShellCommand runs c, an expanded shell command, and returns its
 // status; messages go to r's stderr as bash words them.
 func (r *Runner) runShellCommand(c *shell.Cmd) int {
+	if len(c.Redirs) == 0 {
+		return r.shellCommand(c)
+	}
+	// Its redirections are opened (and '>' files truncated) as for any
+	// command, then its output and messages go there.
+	saved := r.cfg
+	defer func() { r.cfg.Stdout, r.cfg.Stderr = saved.Stdout, saved.Stderr }()
+	for _, rd := range c.Redirs {
+		name := rd.Target.Value
+		var f *os.File
+		var err error
+		switch rd.Op {
+		case shell.RedirIn:
+			f, err = os.Open(r.path(name))
+		case shell.RedirOut, shell.RedirErr:
+			f, err = os.OpenFile(r.path(name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+		default:
+			f, err = os.OpenFile(r.path(name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+		}
+		if err != nil {
+			r.sayf("%s: %s", name, describe(err))
+			return 1
+		}
+		defer f.Close()
+		switch rd.Op {
+		case shell.RedirOut, shell.RedirAppend:
+			r.cfg.Stdout = f
+		case shell.RedirErr, shell.RedirErrAppend:
+			r.cfg.Stderr = f
+		}
+	}
+	return r.shellCommand(c)
+}
+
+func (r *Runner) shellCommand(c *shell.Cmd) int {
 	st := r.state
 	if len(c.Args) == 0 {
 		for _, a := range c.Assigns {
