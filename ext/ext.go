@@ -41,6 +41,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/tpipe/tpipe/task"
 )
@@ -81,6 +82,35 @@ func LookPath(name string) (string, error) {
 		path = abs
 	}
 	return path, nil
+}
+
+// LookPathIn is LookPath for a shell whose PATH is path and whose current
+// directory is dir: a name with a slash is taken relative to dir, and an
+// empty entry of path is dir too.
+func LookPathIn(name, path, dir string) (string, error) {
+	if strings.Contains(name, "/") {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if _, err := exec.LookPath(p); err != nil {
+			return "", lookError(name, err)
+		}
+		return p, nil
+	}
+	for _, d := range filepath.SplitList(path) {
+		switch {
+		case d == "":
+			d = dir
+		case !filepath.IsAbs(d):
+			d = filepath.Join(dir, d)
+		}
+		p := filepath.Join(d, name)
+		if _, err := exec.LookPath(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", lookError(name, exec.ErrNotFound)
 }
 
 func lookError(name string, err error) error {

@@ -522,7 +522,7 @@ func (b *builder) builtinForms(tk *graph.Task, argv []string, spec *builtin.Spec
 // together as one process.
 func (b *builder) externalCommand(c *shell.Cmd, argv []string, in input, rd redirs, stderr io.Writer, last bool) (int, error) {
 	name := argv[0]
-	path, err := ext.LookPath(name)
+	path, err := b.r.lookPath(name, c.Assigns)
 	if err != nil {
 		msg, code := "tpipe: "+err.Error(), StatusNotFound
 		var ee *task.ExitError

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/tpipe/tpipe/builtin"
-	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/shell"
 )
 
@@ -249,7 +248,7 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 	var ue *builtin.UnsupportedError
 	if errors.As(err, &ue) {
 		if !r.cfg.NoFallback {
-			if _, lerr := ext.LookPath(c.Args[0].Value); lerr == nil {
+			if _, lerr := r.lookPath(c.Args[0].Value, c.Assigns); lerr == nil {
 				return &compiled{fallback: ue}
 			}
 		}

@@ -79,9 +79,9 @@ type Runner struct {
 	cfg   Config
 	pump  *Pump
 	state *shellState
-	// aborted is set when a word could not be expanded: the script
-	// stops there, as bash's does.
-	aborted bool
+	// aborted is set when a word could not be expanded, exited by exit:
+	// the script stops there, as bash's does.
+	aborted, exited bool
 	// OnStats, if set, is called after each pipeline with its statistics.
 	OnStats func(*sched.Stats)
 	// BeforeRun, if set, is called with each job just before it runs (the
@@ -151,6 +151,10 @@ func (r *Runner) Parse(src string) (*shell.Script, error) {
 // Status is $?: the status of the last pipeline run.
 func (r *Runner) Status() int { return r.state.status }
 
+// Exited reports whether a script ran exit: the interactive shell then
+// ends with Status.
+func (r *Runner) Exited() bool { return r.exited }
+
 // RunScript parses src and runs its statements one after another, as a
 // shell does: each pipeline's words are expanded just before it runs,
 // with the variables, directory and $? left by those before it; && and
@@ -176,6 +180,7 @@ func (r *Runner) runProgram(ctx context.Context, p *program) int {
 		r.sayf("%v; this script has %d", errSpoolGraphs, len(p.groups))
 		return StatusUsage
 	}
+	r.exited = false
 	done := map[int]bool{} // groups of several pipelines already run
 	for _, st := range p.script.Stmts {
 		if ctx.Err() != nil {
@@ -194,7 +199,7 @@ func (r *Runner) runProgram(ctx context.Context, p *program) int {
 		status := r.runPipeline(ctx, p, st.Pipelines[0])
 		r.state.status = status
 		for i, op := range st.Ops {
-			if r.aborted {
+			if r.aborted || r.exited {
 				break
 			}
 			if (op == shell.AndOp) != (status == 0) {
@@ -207,9 +212,9 @@ func (r *Runner) runProgram(ctx context.Context, p *program) int {
 			status = r.runPipeline(ctx, p, st.Pipelines[i+1])
 		}
 		r.state.status = status
-		if r.aborted {
+		if r.aborted || r.exited {
 			// As bash without a terminal: a word that cannot be
-			// expanded ends the script.
+			// expanded ends the script, and so does exit.
 			r.aborted = false
 			break
 		}
@@ -234,7 +239,11 @@ func (r *Runner) runPipeline(ctx context.Context, p *program, pl *shell.Pipeline
 func (r *Runner) runExpanded(ctx context.Context, p *program, pl *shell.Pipeline) int {
 	epl, err := r.expand(pl)
 	if err != nil {
-		return r.reportExpand(p.src, err)
+		status := r.reportExpand(p.src, err)
+		if len(pl.Cmds) > 1 {
+			r.aborted = false // bash runs a pipeline's commands in subshells
+		}
+		return status
 	}
 	if shellCommand(pl) {
 		return r.runShellCommand(epl.Cmds[0])
@@ -301,12 +310,21 @@ func (r *Runner) reportExpand(src string, err error) int {
 	if !errors.As(err, &ee) {
 		return r.report(err)
 	}
-	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n", ee.Pos, visible.Controls(ee.Msg))
+	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s: %s\n", r.where(), ee.Pos, visible.Controls(ee.Msg))
 	if src != "" {
 		fmt.Fprintf(r.cfg.Stderr, "%s\n", strings.TrimSuffix(ee.Pos.Caret(src), "\n"))
 	}
-	r.aborted = true
+	r.aborted = ee.Fatal
 	return 1
+}
+
+// where is the script file's name and a colon before a position, for a
+// script given with -f (Config.Arg0); "" otherwise.
+func (r *Runner) where() string {
+	if r.cfg.Arg0 == "" {
+		return ""
+	}
+	return r.cfg.Arg0 + ":"
 }
 
 // compileSource parses and compiles src.
@@ -397,7 +415,8 @@ func (r *Runner) reportCompile(src string, err error) int {
 		return r.report(err)
 	}
 	// The caret's lines escape control bytes themselves (shell.Pos.Caret).
-	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s: %s\n", pos, visible.Controls(msg))
+	fmt.Fprintf(r.cfg.Stderr, "tpipe: %s%s: %s\n", r.where(), pos, visible.Controls(msg))
+	r.state.status = StatusUsage
 	if src != "" {
 		fmt.Fprintf(r.cfg.Stderr, "%s\n", strings.TrimSuffix(pos.Caret(src), "\n"))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tpipe/tpipe/ext"
 	"github.com/tpipe/tpipe/shell"
 )
 
@@ -119,7 +120,7 @@ func (st *shellState) expander(dir string) *shell.Expander {
 // the shell and not as tasks of a graph, and only as a pipeline of their
 // own (in bash, a pipeline's commands run in subshells, and a cd there
 // changes nothing).
-var shellCommands = map[string]bool{"cd": true, "export": true, "unset": true, ":": true, "true": true, "false": true}
+var shellCommands = map[string]bool{"cd": true, "export": true, "unset": true, "exit": true, "pwd": true, ":": true, "true": true, "false": true}
 
 // shellCommand reports whether pl is run by the shell itself: one
 // command, only assignments or one of shellCommands by a name that is
@@ -142,7 +143,7 @@ func checkShellCommands(pl *shell.Pipeline) error {
 		switch {
 		case len(c.Args) == 0:
 			return &EdgeError{Pos: c.Pos, Msg: "an assignment alone cannot be part of a pipeline: write it on its own, before the pipeline, or before a command (X=1 cmd)"}
-		case !c.Args[0].Expands() && (c.Args[0].Value == "cd" || c.Args[0].Value == "export" || c.Args[0].Value == "unset"):
+		case !c.Args[0].Expands() && (c.Args[0].Value == "cd" || c.Args[0].Value == "export" || c.Args[0].Value == "unset" || c.Args[0].Value == "exit"):
 			return &EdgeError{Pos: c.Pos, Msg: fmt.Sprintf("%s cannot be part of a pipeline: it changes the shell, so run it on its own (cd DIR; a | b)", c.Args[0].Value)}
 		}
 	}
@@ -203,10 +204,36 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 		return 0
 	case "false":
 		return 1
+	case "pwd":
+		// The shell's directory as cd named it (bash's pwd -L); the
+		// program of that name would resolve symbolic links.
+		fmt.Fprintln(r.cfg.Stdout, r.Dir())
+		return 0
+	case "exit":
+		status := st.status
+		if len(args) > 1 {
+			n, err := strconv.Atoi(args[1])
+			if err != nil {
+				r.sayf("exit: %s: numeric argument required", args[1])
+				n = StatusUsage
+			}
+			status = n & 0xff
+		}
+		r.exited = true
+		return status
 	case "cd":
 		return r.cd(args[1:])
 	case "export":
+		unexport, list := false, len(args) == 1
 		for _, a := range args[1:] {
+			switch a {
+			case "-n":
+				unexport = true
+				continue
+			case "-p":
+				list = true
+				continue
+			}
 			name, value, hasValue := strings.Cut(a, "=")
 			if !validName(name) {
 				r.sayf("export: `%s': not a valid identifier", a)
@@ -215,9 +242,12 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 			if hasValue {
 				st.set(name, value)
 			}
-			st.exported[name] = true
+			st.exported[name] = !unexport
+			if unexport {
+				delete(st.exported, name)
+			}
 		}
-		if len(args) == 1 {
+		if list {
 			names := make([]string, 0, len(st.exported))
 			for k := range st.exported {
 				names = append(names, k)
@@ -232,8 +262,8 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 		return 0
 	case "unset":
 		for _, name := range args[1:] {
-			if name == "-v" {
-				continue
+			if name == "-v" || name == "-f" {
+				continue // tpipe has no functions to unset
 			}
 			if !validName(name) {
 				r.sayf("unset: `%s': not a valid identifier", name)
@@ -265,7 +295,23 @@ func validName(s string) bool {
 // programs follow it; the process's own directory does not change.
 func (r *Runner) cd(args []string) int {
 	st := r.state
-	if len(args) > 0 && args[0] == "--" {
+	physical := false
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		if args[0] == "--" {
+			args = args[1:]
+			break
+		}
+		for _, o := range args[0][1:] {
+			switch o {
+			case 'L':
+				physical = false
+			case 'P':
+				physical = true
+			default:
+				r.sayf("cd: -%c: invalid option (cd [-L|-P] [DIR])", o)
+				return StatusUsage
+			}
+		}
 		args = args[1:]
 	}
 	var dir string
@@ -309,6 +355,11 @@ func (r *Runner) cd(args []string) int {
 		r.sayf("cd: %s: %s", dir, describe(&os.PathError{Op: "chdir", Path: target, Err: err}))
 		return 1
 	}
+	if physical {
+		if t, err := filepath.EvalSymlinks(target); err == nil {
+			target = t
+		}
+	}
 	old := r.Dir()
 	r.cfg.Dir = filepath.Clean(target)
 	st.set("OLDPWD", old)
@@ -317,4 +368,20 @@ func (r *Runner) cd(args []string) int {
 		fmt.Fprintln(r.cfg.Stdout, r.cfg.Dir)
 	}
 	return 0
+}
+
+// lookPath finds the program of a command: on the shell's PATH (the
+// command's own PATH= first), a name with a slash relative to the
+// shell's directory. A shell with no PATH variable uses tpipe's own.
+func (r *Runner) lookPath(name string, assigns []*shell.Assign) (string, error) {
+	path, ok := r.state.vars["PATH"]
+	if !ok && !r.state.unset["PATH"] {
+		path = os.Getenv("PATH")
+	}
+	for _, a := range assigns {
+		if a.Name == "PATH" {
+			path = a.Value.Value
+		}
+	}
+	return ext.LookPathIn(name, path, r.Dir())
 }

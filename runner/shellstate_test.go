@@ -18,6 +18,9 @@ import (
 func TestShellState(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "sub")
+	if err := os.WriteFile(filepath.Join(dir, "run.sh"), nil, 0o644); err != nil { // not a program
+		t.Fatal(err)
+	}
 	for _, f := range []string{"a.log", "b.log", "sub/c.txt"} {
 		p := filepath.Join(dir, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -26,6 +29,9 @@ func TestShellState(t *testing.T) {
 		if err := os.WriteFile(p, []byte(f+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(sub, "run.sh"), []byte("#!/bin/sh\necho ran \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + sub, "E=exported"}
 	for _, tc := range []struct {
@@ -48,8 +54,14 @@ func TestShellState(t *testing.T) {
 		{name: "last status is the script's", script: "true; false", status: 1},
 		{name: "glob", script: "echo *.log; echo *.none; echo '*.log'", out: "a.log b.log\n*.none\n*.log\n"},
 		{name: "glob in a redirect", script: "cat < a.*", out: "a.log\n"},
-		{name: "ambiguous redirect", script: "cat < *.log; echo $?", out: "", err: "tpipe: 1:7: *.log: ambiguous redirect (the file name expands to 2 words)\ncat < *.log; echo $?\n      ^\n", status: 1},
-		{name: "cd", script: "cd sub; cat c.txt; echo *; pwd; cd ..; echo *.log", out: "sub/c.txt\nc.txt\n" + sub + "\na.log b.log\n"},
+		{name: "ambiguous redirect fails its command", script: "cat < *.log; echo $?", out: "1\n", err: "tpipe: 1:7: *.log: ambiguous redirect (the file name expands to 2 words)\ncat < *.log; echo $?\n      ^\n"},
+		{name: "assignments see those before them", script: "A=1 B=$A; echo $B; A=2 B=$A sh -c 'echo $B'; X=a; X+=b; echo $X", out: "1\n2\nab\n"},
+		{name: "exit", script: "echo a; exit 3; echo b", out: "a\n", status: 3},
+		{name: "exit keeps the status", script: "false; exit", status: 1},
+		{name: "pwd is the shell's", script: "cd sub; pwd; cd -P .; pwd", out: sub + "\n" + sub + "\n"},
+		{name: "programs follow cd and PATH", script: "cd sub; ./run.sh a; cd ..; sub/run.sh b; PATH=$PWD/sub:$PATH; run.sh c; PATH=/nonexist run.sh d 2>/dev/null; echo $?", out: "ran a\nran b\nran c\n127\n"},
+		{name: "an error word in a pipeline ends only it", script: "echo ${NOPE?x} | cat; echo next", out: "next\n", err: "tpipe: 1:6: NOPE: x\necho ${NOPE?x} | cat; echo next\n     ^\n"},
+		{name: "cd", script: "cd sub; cat c.txt; echo *; pwd; cd ..; echo *.log", out: "sub/c.txt\nc.txt run.sh\n" + sub + "\na.log b.log\n"},
 		{name: "cd home and back", script: "cd; echo $PWD; cd -; cd - > /dev/null; pwd", out: sub + "\n" + dir + "\n" + sub + "\n"},
 		{name: "cd missing", script: "cd nope; echo $?; pwd", out: "1\n" + dir + "\n", err: "tpipe: cd: nope: No such file or directory\n"},
 		{name: "cd to a file", script: "cd a.log", err: "tpipe: cd: a.log: Not a directory\n", status: 1},

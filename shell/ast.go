@@ -54,8 +54,8 @@ func (o ListOp) String() string {
 // Pipeline is a chain of commands joined by '|'. The output of Cmds[i]
 // feeds the input of Cmds[i+1].
 type Pipeline struct {
-	Pos     Pos    // position of the first command (of the '!' when Negated)
-	Negated bool   // '!' before it: its status is inverted
+	Pos     Pos    // position of the first command (of the first '!', if any)
+	Negated bool   // an odd number of '!' before it: its status is inverted
 	Cmds    []*Cmd // at least one
 }
 
@@ -71,11 +71,12 @@ type Cmd struct {
 	Redirs  []*Redir
 }
 
-// Assign is a NAME=value word before a command's name.
+// Assign is a NAME=value (or NAME+=value) word before a command's name.
 type Assign struct {
-	Pos   Pos // of the name
-	Name  string
-	Value Word // expanded as one field: no splitting, no globbing
+	Pos    Pos // of the name
+	Name   string
+	Value  Word // expanded as one field: no splitting, no globbing
+	Append bool // NAME+=value: the value is added to the end of NAME's
 }
 
 // Word is one word of the source, or one field of its expansion (see

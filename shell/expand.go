@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Expander expands words as bash does before it runs a command, in bash's
@@ -45,6 +48,10 @@ type Expander struct {
 type ExpandError struct {
 	Pos Pos    // the word's position
 	Msg string // lowercase, without the position
+	// Fatal marks the errors that end a script in bash: ${NAME?} and a
+	// bad substitution. An ambiguous redirect or an unreadable
+	// directory fails its command alone.
+	Fatal bool
 }
 
 func (e *ExpandError) Error() string { return e.Pos.String() + ": " + e.Msg }
@@ -140,15 +147,12 @@ func (x *Expander) Target(w Word) (Word, error) {
 // Cmd returns a copy of c with its words, its redirections' file names and
 // its assignments' values expanded. Its Args may be empty: every word
 // expanded to nothing.
+//
+// As in bash, the words are expanded first, and then the assignments from
+// left to right, each seeing those before it (A=1 B=$A); an expanded
+// NAME+=value holds the whole new value.
 func (x *Expander) Cmd(c *Cmd) (*Cmd, error) {
 	out := &Cmd{Pos: c.Pos}
-	for _, a := range c.Assigns {
-		v, err := x.Literal(a.Value)
-		if err != nil {
-			return nil, err
-		}
-		out.Assigns = append(out.Assigns, &Assign{Pos: a.Pos, Name: a.Name, Value: Word{Pos: a.Value.Pos, Value: v, Quoted: a.Value.Quoted, Raw: a.Value.Raw}})
-	}
 	args, err := x.Fields(c.Args)
 	if err != nil {
 		return nil, err
@@ -160,6 +164,32 @@ func (x *Expander) Cmd(c *Cmd) (*Cmd, error) {
 			return nil, err
 		}
 		out.Redirs = append(out.Redirs, &Redir{Pos: r.Pos, Op: r.Op, Target: t})
+	}
+	if len(c.Assigns) == 0 {
+		return out, nil
+	}
+	seen := map[string]string{}
+	ax := *x
+	ax.Lookup = func(name string) (string, bool) {
+		if v, ok := seen[name]; ok {
+			return v, true
+		}
+		if x.Lookup == nil {
+			return "", false
+		}
+		return x.Lookup(name)
+	}
+	for _, a := range c.Assigns {
+		v, err := ax.Literal(a.Value)
+		if err != nil {
+			return nil, err
+		}
+		if a.Append {
+			old, _ := ax.Lookup(a.Name)
+			v = old + v
+		}
+		seen[a.Name] = v
+		out.Assigns = append(out.Assigns, &Assign{Pos: a.Pos, Name: a.Name, Value: Word{Pos: a.Value.Pos, Value: v, Quoted: a.Value.Quoted, Raw: a.Value.Raw}})
 	}
 	return out, nil
 }
@@ -205,25 +235,30 @@ func (x *Expander) wrap(w Word, err error) error {
 		ue expand.UnsetParameterError
 		ge *globError
 	)
-	msg := err.Error()
+	msg, fatal := err.Error(), true
 	switch {
 	case errors.As(err, &ue):
 		name := ue.Node.Param.Value
-		switch m := ue.Message; m {
-		case "", "unbound variable":
-			msg = name + ": parameter null or not set"
-		default:
+		switch m := ue.Message; {
+		case m != "" && m != "unbound variable":
 			msg = name + ": " + m
+		case ue.Node.Exp != nil && ue.Node.Exp.Op == syntax.ErrorUnset:
+			msg = name + ": parameter not set"
+		default:
+			msg = name + ": parameter null or not set"
 		}
 	case errors.As(err, &ge):
-		msg = fmt.Sprintf("%s: %v (quote the word to keep it as written)", w.Raw, ge)
+		msg, fatal = fmt.Sprintf("%s: %v (quote the word to keep it as written)", w.Raw, ge), false
 	case msg == "unsupported":
 		msg = fmt.Sprintf("%s: bad substitution", w.Raw)
 	default:
 		msg = fmt.Sprintf("%s: %s", w.Raw, msg)
 	}
-	return &ExpandError{Pos: w.Pos, Msg: msg}
+	return &ExpandError{Pos: w.Pos, Msg: msg, Fatal: fatal}
 }
+
+// started is when the shell started, for $SECONDS.
+var started = time.Now()
 
 // environ is the Expander seen as the library's environment.
 type environ struct{ x *Expander }
@@ -247,6 +282,16 @@ func (e environ) Get(name string) expand.Variable {
 		return str(strconv.Itoa(os.Getpid()))
 	case "0":
 		return str(x.Arg0)
+	case "PPID":
+		return str(strconv.Itoa(os.Getppid()))
+	case "UID":
+		return str(strconv.Itoa(os.Getuid()))
+	case "EUID":
+		return str(strconv.Itoa(os.Geteuid()))
+	case "RANDOM":
+		return str(strconv.Itoa(rand.IntN(32768)))
+	case "SECONDS":
+		return str(strconv.Itoa(int(time.Since(started).Seconds())))
 	case "PWD":
 		if x.Dir != "" {
 			return str(x.Dir)

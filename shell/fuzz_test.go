@@ -116,12 +116,10 @@ func checkScript(t *testing.T, src string, s *shell.Script, env bool) {
 		if len(pl.Cmds) == 0 {
 			t.Fatalf("Parse(%q): pipeline at %s has no commands", src, pl.Pos)
 		}
-		if pl.Pos != pl.Cmds[0].Pos && !pl.Negated {
-			t.Fatalf("Parse(%q): pipeline at %s, its first command at %s", src, pl.Pos, pl.Cmds[0].Pos)
-		}
-		if pl.Negated {
+		if pl.Pos != pl.Cmds[0].Pos {
+			// Only a '!' comes before a pipeline's first command.
 			if off := at("!", pl.Pos, true); src[off] != '!' {
-				t.Fatalf("Parse(%q): negated pipeline at %s is on %q", src, pl.Pos, src[off])
+				t.Fatalf("Parse(%q): pipeline at %s, its first command at %s", src, pl.Pos, pl.Cmds[0].Pos)
 			}
 		}
 		for _, c := range pl.Cmds {

@@ -330,6 +330,31 @@ func (l *lexer) word() token {
 	return token{kind: tWord, off: start, word: word}
 }
 
+// quotesInside reports whether w has a quoted or escaped part.
+func quotesInside(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		case *syntax.Lit:
+			if strings.Contains(p.Value, "\\") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// singleInside reports whether w has a single-quoted part.
+func singleInside(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if _, ok := p.(*syntax.SglQuoted); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // wordScan is what word learns of a word on its way through it.
 type wordScan struct {
 	buf     []byte // the value with quotes removed and nothing expanded
@@ -347,7 +372,11 @@ func (l *lexer) parseWord(start, end int) (*syntax.Word, *ParseError) {
 		if err != nil {
 			var pe syntax.ParseError
 			if errors.As(err, &pe) {
-				return nil, &ParseError{Pos: l.pos(start + min(int(pe.Pos.Offset()), end-start-1)), Msg: pe.Text, Incomplete: pe.Incomplete}
+				off := start + min(int(pe.Pos.Offset()), end-start-1)
+				for off > start && l.src[off] == '\n' {
+					off-- // a position is on a byte of a line
+				}
+				return nil, &ParseError{Pos: l.pos(off), Msg: pe.Text, Incomplete: pe.Incomplete}
 			}
 			return nil, l.errorf(start, "%v", err)
 		}
@@ -359,7 +388,21 @@ func (l *lexer) parseWord(start, end int) (*syntax.Word, *ParseError) {
 		return nil, l.errorf(start, "cannot read this word (%d words where one was expected); quote it", len(words))
 	}
 	var err *ParseError
+	for _, part := range words[0].Parts {
+		if pe, ok := part.(*syntax.ParamExp); ok && pe.Exp != nil && pe.Exp.Word != nil && quotesInside(pe.Exp.Word) {
+			// The library expands the word of ${X:-word} to a string and
+			// then splits it, losing the quotes bash keeps.
+			return nil, l.errorf(start+int(pe.Dollar.Offset()), "quotes inside an unquoted `${...}` are not kept: quote the whole of it instead (\"${NAME:-a b}\")")
+		}
+	}
 	syntax.Walk(words[0], func(n syntax.Node) bool {
+		if dq, ok := n.(*syntax.DblQuoted); ok && err == nil {
+			for _, part := range dq.Parts {
+				if pe, ok := part.(*syntax.ParamExp); ok && pe.Exp != nil && pe.Exp.Word != nil && singleInside(pe.Exp.Word) {
+					err = l.errorf(start+int(pe.Dollar.Offset()), "single quotes inside `\"${...}\"` are text to bash but quotes to tpipe's expansion: leave them out")
+				}
+			}
+		}
 		pe, ok := n.(*syntax.ParamExp)
 		if !ok || pe.Repl == nil || pe.Repl.Orig == nil || len(pe.Repl.Orig.Parts) == 0 || err != nil {
 			return err == nil

@@ -222,13 +222,10 @@ func (p *parser) commandAfter(at int, text string) *ParseError {
 // The caller has seen that p.tok begins a command.
 func (p *parser) pipeline() (*Pipeline, *ParseError) {
 	pl := &Pipeline{Pos: p.lex.pos(p.tok.off)}
-	if p.bang() {
+	for p.bang() {
 		bang := p.tok.off
-		pl.Negated = true
+		pl.Negated = !pl.Negated
 		p.advance()
-		if p.bang() {
-			return nil, p.errorf(p.tok.off, "`!` twice: one `!` inverts the status, two are the status itself")
-		}
 		if err := p.commandAfter(bang, "!"); err != nil {
 			return nil, err
 		}
@@ -271,6 +268,9 @@ func (p *parser) command() (*Cmd, *ParseError) {
 			if a := p.assignment(); a != nil && len(c.Args) == 0 {
 				c.Assigns = append(c.Assigns, a)
 			} else {
+				if len(c.Args) == 0 && reserved[p.tok.word.Raw] {
+					return nil, p.errorf(p.tok.off, "`%s` begins one of bash's compound commands (if, for, while, case, { }, [[ ]]), which tpipe does not have: it runs pipelines, one after another, with && and || between them", p.tok.word.Value)
+				}
 				c.Args = append(c.Args, p.tok.word)
 			}
 			p.advance()
@@ -296,12 +296,29 @@ func (p *parser) command() (*Cmd, *ParseError) {
 	}
 }
 
+// reserved are the words that begin or end bash's compound commands and
+// functions where a command's name stands.
+var reserved = map[string]bool{
+	"if": true, "then": true, "elif": true, "else": true, "fi": true,
+	"for": true, "while": true, "until": true, "do": true, "done": true,
+	"case": true, "esac": true, "select": true, "function": true,
+	"{": true, "}": true, "[[": true, "]]": true,
+}
+
 // assignment returns p.tok as an assignment if it has the form NAME=value
-// with NAME unquoted (a letter or '_', then letters, digits and '_').
+// or NAME+=value with NAME unquoted (a letter or '_', then letters,
+// digits and '_').
 func (p *parser) assignment() *Assign {
 	w := p.tok.word
 	eq := strings.IndexByte(w.Raw, '=')
-	if eq <= 0 || !isName(w.Raw[:eq]) {
+	if eq <= 0 {
+		return nil
+	}
+	name, appends := w.Raw[:eq], false
+	if strings.HasSuffix(name, "+") {
+		name, appends = name[:len(name)-1], true
+	}
+	if !isName(name) {
 		return nil
 	}
 	off := p.tok.off
@@ -320,7 +337,7 @@ func (p *parser) assignment() *Assign {
 			v.syntax = sw
 		}
 	}
-	return &Assign{Pos: w.Pos, Name: w.Raw[:eq], Value: v}
+	return &Assign{Pos: w.Pos, Name: name, Value: v, Append: appends}
 }
 
 // isName reports whether s is a variable name.
