@@ -9,13 +9,27 @@ import (
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/internal/say"
+	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/task"
 )
 
 // Every builtin answers --help, as GNU's tools do: getopt reports the
 // word --help where it stands for an option (errHelp), and New then makes
 // a command that prints the builtin's help (Spec.HelpText) and exits 0,
-// whatever else is on the line.
+// whatever else is on the line. The help builtin prints the same text by
+// name, so that `help sort` works in a script, a pipeline and the
+// interactive shell alike.
+
+func init() {
+	register(&Spec{
+		Name:  "help",
+		Usage: "help [NAME]...",
+		Help: "Print the help of each builtin NAME, as NAME --help does; with no NAME, " +
+			"list the builtins. A NAME that is no builtin is an error (status 1). " +
+			"tpipe help lists the forms of the tpipe command itself.",
+		New: helpNew,
+	})
+}
 
 // errHelp is what getopt returns for the word --help in option position;
 // New turns it into the builtin's help. Only the whole word counts: an
@@ -122,4 +136,39 @@ func textSource(text string) *task.Source {
 			return []byte(line + "\n"), nil
 		},
 	}
+}
+
+func helpNew(env *Env, args []string) (*Cmd, error) {
+	names, err := getopt{cmd: "help"}.parse(args, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return &Cmd{Source: textSource(helpList())}, nil
+	}
+	var b strings.Builder
+	for i, n := range names {
+		s, ok := registry[n]
+		if !ok {
+			return nil, &UsageError{Cmd: "help", Status: 1,
+				Msg: fmt.Sprintf("no help topics match '%s'; help alone lists the builtins", visible.Controls(n))}
+		}
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(s.HelpText())
+	}
+	return &Cmd{Source: textSource(b.String())}, nil
+}
+
+// helpList is what help alone prints: the builtins, and where to read on.
+func helpList() string {
+	var b strings.Builder
+	b.WriteString("tpipe's builtins (help NAME or NAME --help shows one):\n\n")
+	for _, line := range say.Fill(Names(), say.Width-2) {
+		b.WriteString("  " + line + "\n")
+	}
+	paragraph(&b, "Any other command is the program of that name on PATH. tpipe help lists "+
+		"the forms of the tpipe command; its README tells the rest.")
+	return b.String()
 }

@@ -86,6 +86,31 @@ func TestHelpWherever(t *testing.T) {
 	}
 }
 
+func TestHelpBuiltin(t *testing.T) {
+	got := runBuiltin(t, "", []string{"help"}, "")
+	if got.code != 0 || !strings.Contains(got.out, " sort ") || !strings.Contains(got.out, "tpipe help") {
+		t.Errorf("help: status %d, stdout %q, stderr %q", got.code, got.out, got.err)
+	}
+	checkWidth(t, "help", got.out)
+
+	s, _ := builtin.Lookup("decode")
+	got = runBuiltin(t, "", []string{"help", "decode"}, "")
+	if got.code != 0 || got.out != s.HelpText() {
+		t.Errorf("help decode: status %d, stdout %q", got.code, got.out)
+	}
+	h, _ := builtin.Lookup("head")
+	got = runBuiltin(t, "", []string{"help", "decode", "head"}, "")
+	if got.out != s.HelpText()+"\n"+h.HelpText() {
+		t.Errorf("help decode head: stdout %q", got.out)
+	}
+
+	_, err := builtin.New(nil, []string{"help", "nosuch"})
+	ue, ok := err.(*builtin.UsageError)
+	if !ok || ue.ExitStatus() != 1 || ue.Message() != "help: no help topics match 'nosuch'; help alone lists the builtins\n" {
+		t.Errorf("help nosuch: %v", err)
+	}
+}
+
 func TestHelpText(t *testing.T) {
 	s, _ := builtin.Lookup("grep")
 	text := s.HelpText()
