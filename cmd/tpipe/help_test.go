@@ -39,6 +39,12 @@ func TestHelpFits80Columns(t *testing.T) {
 		texts["tpipe help "+name] = runText(t, 0, "help", name)
 		texts["tpipe '"+name+" --help'"] = runText(t, 0, name+" --help")
 	}
+	var repl bytes.Buffer
+	writeReplHelp(&repl)
+	texts["help in the shell"] = repl.String()
+	for name, text := range replTopics {
+		texts["help "+name+" in the shell"] = text
+	}
 	for what, text := range texts {
 		if text == "" {
 			t.Errorf("%s: no text", what)

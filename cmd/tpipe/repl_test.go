@@ -142,8 +142,18 @@ func TestInteractiveShell(t *testing.T) {
 	tm.expect("tpipe> ")
 	tm.send("seq 12 | grep -P '^1\\d$' | wc -l\r")
 	tm.expect("3\r\n")
+	// help alone is the shell's; help NAME is the help builtin's, in a
+	// pipeline too.
+	tm.send("help\r")
+	tm.expect("settings, and the values they take:")
+	tm.expect("tpipe> ")
 	tm.send("help head\r")
-	tm.expect("usage: head")
+	tm.expect("Usage: head")
+	tm.send("help decode | head -1\r")
+	tm.expect("Usage: decode [FILE]\r\n")
+	tm.expect("tpipe> ")
+	tm.send("help set\r")
+	tm.expect("usage: set [NAME VALUE]")
 
 	// Ctrl-D leaves with status 0 and the history is saved.
 	tm.send("\x04")
