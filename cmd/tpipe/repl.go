@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -28,6 +29,7 @@ func isTerminal(r io.Reader) bool {
 
 const replIntro = `Type a pipeline, such as: seq 10 | grep 1 | wc -l
 A line ending in | or inside quotes continues on the next line.
+Tab completes commands, file names, @edges and settings.
 Ctrl-C stops the running pipeline (or clears the line); Ctrl-D leaves.
 Pipelines here read no terminal input: use < FILE.
 
@@ -104,6 +106,11 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 	fmt.Fprintln(stdout, "tpipe interactive shell; type help, or Ctrl-D to leave")
 	status := 0
 	var src string
+	var session []string // the lines run so far, whose @edges Tab offers
+	line.SetTabCompletionStyle(liner.TabPrints)
+	line.SetWordCompleter(func(text string, pos int) (string, []string, string) {
+		return replCompleter(r, append(slices.Clip(session), src)).complete(text, pos)
+	})
 	for {
 		var se *runner.SignalError
 		if errors.As(context.Cause(ctx), &se) {
@@ -141,6 +148,7 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 			continue
 		}
 		line.AppendHistory(strings.ReplaceAll(cmd, "\n", " "))
+		session = append(session, cmd)
 		if done, st := meta(cmd, r, stdout, stderr); done {
 			if st < 0 {
 				return status
@@ -149,6 +157,32 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 			continue
 		}
 		status = runInterruptible(ctx, r, cmd, sig)
+	}
+}
+
+// shellWords are the words the shell itself reads in command position.
+var shellWords = []string{"cd", "export", "unset", "help", "set", "exit"}
+
+// replCompleter is what Tab completes from at this moment: the shell's
+// directory and environment, which cd and export change, and lines, the
+// session's.
+func replCompleter(r *runner.Runner, lines []string) *completer {
+	getenv := r.Config().Getenv
+	if getenv == nil {
+		getenv = os.Getenv // as ext.LookPath finds programs
+	}
+	topics := builtin.Names()
+	for t := range replTopics {
+		topics = append(topics, t)
+	}
+	return &completer{
+		Dir:      r.Dir(),
+		Home:     getenv("HOME"),
+		Path:     getenv("PATH"),
+		Lines:    lines,
+		Commands: append(builtin.Names(), shellWords...),
+		Topics:   topics,
+		Settings: runner.Settings,
 	}
 }
 
