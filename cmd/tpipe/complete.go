@@ -179,13 +179,14 @@ func isDir(path string, e os.DirEntry) bool {
 }
 
 // escapeName writes a file name as a word of the shell would spell it:
-// a backslash before each byte the shell reads as more than itself, and,
-// at the word's start, before an @ (an edge) or a ~ or #.
+// a backslash before each byte the shell reads as more than itself
+// (quotes, operators, $, globs and braces), and, at the word's start,
+// before an @ (an edge), a ~ (home), a # (a comment) or a ! (negation).
 func escapeName(name string, atStart bool) string {
 	var b strings.Builder
 	for i := 0; i < len(name); i++ {
 		ch := name[i]
-		if strings.IndexByte(" \t\n|;&<>()'\"\\$`", ch) >= 0 || i == 0 && atStart && strings.IndexByte("@~#!", ch) >= 0 {
+		if strings.IndexByte(" \t\n|;&<>()'\"\\$`*?[]{}", ch) >= 0 || i == 0 && atStart && strings.IndexByte("@~#!", ch) >= 0 {
 			b.WriteByte('\\')
 		}
 		b.WriteByte(ch)

@@ -12,7 +12,7 @@ import (
 // testCompleter is a completer on a temporary tree:
 //
 //	dir/   the shell's directory: app.log, apps/ (a.txt), my file.txt,
-//	       @odd, .hidden, link -> apps
+//	       @odd, .hidden, what?[1].txt, link -> apps
 //	home/  $HOME: notes.txt, src/
 //	bin/   $PATH: sortx and tpipe-tool (executable), readme (not)
 func testCompleter(t *testing.T) *completer {
@@ -27,7 +27,7 @@ func testCompleter(t *testing.T) *completer {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"dir/app.log", "dir/apps/a.txt", "dir/my file.txt", "dir/@odd", "dir/.hidden", "home/notes.txt", "home/src/x.go"} {
+	for _, f := range []string{"dir/app.log", "dir/apps/a.txt", "dir/my file.txt", "dir/@odd", "dir/.hidden", "dir/what?[1].txt", "home/notes.txt", "home/src/x.go"} {
 		mk(f, 0o644)
 	}
 	mk("bin/sortx", 0o755)
@@ -81,6 +81,7 @@ func TestComplete(t *testing.T) {
 		{line: "cat @o", pos: -1, head: "cat ", want: []string{"@odds "}},
 		{line: "cat ./@", pos: -1, head: "cat ./", want: []string{"@odd "}},
 		{line: "cat \\@", pos: -1, head: "cat ", want: []string{`\@odd `}},
+		{line: "cat wh", pos: -1, head: "cat ", want: []string{`what\?\[1\].txt `}},
 		{line: "./ap", pos: -1, head: "./", want: []string{"app.log", "apps/"}},
 		{line: "cat nosuch/x", pos: -1, head: "cat nosuch/", want: nil},
 		// ~/ is $HOME's, and stays as typed.

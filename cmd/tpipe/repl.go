@@ -40,9 +40,12 @@ Pipelines here read no terminal input: use < FILE.
 func writeReplHelp(w io.Writer) {
 	fmt.Fprint(w, replIntro)
 	writeRows(w, 26, []row{
-		{"  help [NAME]", "this text, or a builtin's help (NAME --help too)"},
+		{"  help [NAME]", "this text, or NAME's: a builtin or one of these"},
 		{"  set", "show the settings"},
 		{"  set NAME VALUE", "change a setting (below)"},
+		{"  cd [DIR]", "change the shell's directory ($HOME; - the last one)"},
+		{"  export [NAME[=VALUE]]...", "give variables to the programs run; alone, list them"},
+		{"  unset NAME...", "remove variables"},
 		{"  exit", "leave"},
 	})
 	fmt.Fprint(w, "\nsettings, and the values they take:\n")
@@ -56,12 +59,20 @@ func writeReplHelp(w io.Writer) {
 	writeWrapped(w, "builtins: ", strings.Join(builtin.Names(), " "))
 }
 
-// replTopics is the help of the shell's own commands (help set); help
-// NAME for any other NAME runs the help builtin.
+// replTopics is the help of the shell's own commands (help set, help
+// cd); help NAME for any other NAME runs the help builtin, which knows
+// the builtins.
 var replTopics = map[string]string{
 	"set": "usage: set [NAME VALUE]\n\n" + wrapped("With no argument, shows the settings; set NAME VALUE "+
 		"changes one for the pipelines that follow. help lists the settings and the values they take."),
 	"exit": "usage: exit\n\n" + wrapped("Leaves the shell, as Ctrl-D does, with the status of the last pipeline."),
+	"cd": "usage: cd [DIR]\n\n" + wrapped("Changes the shell's directory, which relative names, patterns and the "+
+		"completion of file names then follow: to DIR, to $HOME without one, or back to the one "+
+		"before (printing it) with -. As in a shell, cd runs on its own, never inside a pipeline."),
+	"export": "usage: export [NAME[=VALUE]]...\n\n" + wrapped("Gives each variable NAME, set to VALUE if one is "+
+		"given, to the programs the shell runs from then on; alone, lists the variables given."),
+	"unset": "usage: unset NAME...\n\n" + wrapped("Removes the variables NAME, from expansions and from "+
+		"the programs' environment."),
 }
 
 // interactive runs the shell on a terminal. Line editing and the history
@@ -211,8 +222,8 @@ func runInterruptible(ctx context.Context, r *runner.Runner, src string, sig <-c
 	return r.RunScript(ctx, src)
 }
 
-// meta runs the shell's own commands: help (alone, or of set and exit),
-// set, exit. It reports whether line was one, and the status (-1: leave
+// meta runs the shell's own commands: help (alone, or of the commands of
+// replTopics), set, exit. It reports whether line was one, and the status (-1: leave
 // the shell).
 func meta(line string, r *runner.Runner, stdout, stderr io.Writer) (bool, int) {
 	f := strings.Fields(line)

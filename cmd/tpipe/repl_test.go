@@ -255,11 +255,17 @@ func TestInteractiveProgress(t *testing.T) {
 }
 
 // Tab completes the word before the cursor on the terminal: a builtin's
-// name, a file of the shell's directory, a named edge of the line, a
-// setting and its value. Each line is then run, which shows what it held.
+// name, a file of the shell's directory (cd's), a named edge of the line,
+// a setting and its value. Each line is then run, which shows what it held.
 func TestInteractiveCompletion(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sample-lines.txt"), []byte("x\ny\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "inner-file.txt"), []byte("z\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tm := startTermIn(t, "", filepath.Join(t.TempDir(), "history"), dir)
@@ -271,6 +277,13 @@ func TestInteractiveCompletion(t *testing.T) {
 
 	tm.send("wc -l sam\t\r")
 	tm.expect("2 sample-lines.txt\r\n")
+	tm.expect("tpipe> ")
+
+	// After cd, names are the new directory's.
+	tm.send("cd su\t\r")
+	tm.expect("tpipe> ")
+	tm.send("wc -l inn\t\r")
+	tm.expect("1 inner-file.txt\r\n")
 	tm.expect("tpipe> ")
 
 	tm.send("seq 3 > @numbers; wc -l < @nu\t\r")
