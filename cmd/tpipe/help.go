@@ -155,7 +155,10 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 			fmt.Fprintf(&b, "committed %s\n", when)
 		}
 	case version == "(devel)":
-		b.WriteString("no revision recorded (built with -buildvcs=false, or outside a checkout)\n")
+		// go build finds a git checkout by a .git directory: a worktree,
+		// whose .git is a file, gets no revision either.
+		b.WriteString("no revision recorded: built with -buildvcs=false, or not in a git clone\n" +
+			"(go build reads none in a git worktree)\n")
 	}
 	goVersion := runtime.Version()
 	if ok && bi.GoVersion != "" {

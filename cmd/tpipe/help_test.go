@@ -96,9 +96,9 @@ func TestVersionText(t *testing.T) {
 			Settings: vcs("vcs.revision", rev, "vcs.modified", "true")}, true,
 			[]string{"tpipe (devel)", "revision " + rev + ", with changes not committed"}},
 		{"-buildvcs=false", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true,
-			[]string{"tpipe (devel)", "no revision recorded (built with -buildvcs=false, or outside a checkout)"}},
+			[]string{"tpipe (devel)", "no revision recorded: built with -buildvcs=false, or not in a git clone", "(go build reads none in a git worktree)"}},
 		{"no build information", nil, false,
-			[]string{"tpipe (devel)", "no revision recorded (built with -buildvcs=false, or outside a checkout)"}},
+			[]string{"tpipe (devel)", "no revision recorded: built with -buildvcs=false, or not in a git clone", "(go build reads none in a git worktree)"}},
 	} {
 		lines := strings.Split(strings.TrimSuffix(versionText(tc.bi, tc.ok), "\n"), "\n")
 		last := lines[len(lines)-1]
