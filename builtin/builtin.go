@@ -18,6 +18,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -202,10 +203,12 @@ type Spec struct {
 	Name string
 	// Usage is one line: the synopsis, as in "head [-n N | -c N] [FILE]...".
 	Usage string
-	// Help is a short paragraph for `help NAME`.
+	// Help is a short paragraph for `help NAME` and `NAME --help`
+	// (HelpText wraps it).
 	Help string
 	// New parses args (without the command name) and returns the command.
-	// A bad option or operand is a *UsageError.
+	// A bad option or operand is a *UsageError; --help where an option
+	// may stand is errHelp, which getopt returns.
 	New func(env *Env, args []string) (*Cmd, error)
 	// EdgesOnly marks a builtin that is one only when a named edge (@name)
 	// is among its words; otherwise the program of the same name runs
@@ -248,7 +251,10 @@ func Names() []string {
 	return names
 }
 
-// New parses a command line whose first word names a builtin.
+// New parses a command line whose first word names a builtin. With the
+// word --help where an option may stand, the command prints the
+// builtin's help (Spec.HelpText) to its output and exits 0, as GNU's
+// tools do.
 func New(env *Env, argv []string) (*Cmd, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("builtin: empty command")
@@ -258,6 +264,9 @@ func New(env *Env, argv []string) (*Cmd, error) {
 		return nil, fmt.Errorf("builtin: %s: no such builtin", argv[0])
 	}
 	c, err := s.New(env, stdinAsDash(argv[1:]))
+	if errors.Is(err, errHelp) {
+		c, err = helpCmd(s), nil
+	}
 	if err != nil {
 		return nil, err
 	}

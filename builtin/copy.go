@@ -25,9 +25,19 @@ func init() {
 	})
 	register(&Spec{
 		Name:  "prefix",
-		Usage: "prefix TEXT",
-		Help:  "Write TEXT as the first line, then copy the input: the paper's PREFIX.",
+		Usage: "prefix [--] TEXT",
+		Help: "Write TEXT as the first line, then copy the input: the paper's PREFIX. TEXT " +
+			"may begin with -; a TEXT that is --help needs -- before it.",
 		New: func(env *Env, args []string) (*Cmd, error) {
+			// TEXT is any text, a leading '-' included: only --help
+			// alone is an option, and "--" before TEXT keeps even that
+			// as text.
+			switch {
+			case len(args) == 1 && args[0] == "--help":
+				return nil, errHelp
+			case len(args) == 2 && args[0] == "--":
+				args = args[1:]
+			}
 			switch {
 			case len(args) == 0:
 				return nil, usagef("prefix", "missing operand")

@@ -30,6 +30,8 @@ import (
 // was not told of is an *UnsupportedError, so that the system's program
 // runs the line instead: it may know the option, and if not, says so in
 // its own words. With only cmd set, a getopt accepts no option at all.
+// The word --help, where an option may stand, is errHelp for every
+// command: New prints the builtin's help instead of running it.
 type getopt struct {
 	cmd string
 	// shorts lists the short option letters, each followed by ':' if it
@@ -62,6 +64,8 @@ func (g getopt) parse(args []string, opt func(c byte, arg string) error) ([]stri
 		switch {
 		case a == "--":
 			return append(operands, args[i+1:]...), nil
+		case a == "--help":
+			return nil, errHelp
 		case strings.HasPrefix(a, "--"):
 			c, arg, tookNext, err := g.long(a, args[i+1:])
 			if err != nil {

@@ -44,7 +44,8 @@ func init() {
 			"has exactly one group, whose match is a line's key. Once a line with some key " +
 			"has arrived on every edge, join writes them as one line, in operand order, " +
 			"separated by tabs; lines with the same key on one edge are paired first come, " +
-			"first served. Lines waiting for partners are held in memory. Lines without a " +
+			"first served. Lines waiting for partners are held in memory, and past " +
+			"--sort-memory on disk. Lines without a " +
 			"key, and those left without partners at the end, are counted on stderr " +
 			"(status 1). Without a named edge among its words, join is the program of that " +
 			"name on PATH (coreutils' join of sorted files).",

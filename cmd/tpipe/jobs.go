@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/tpipe/tpipe/builtin"
@@ -236,20 +235,10 @@ func badPipeline(stderr io.Writer, prog, what, src, order string, err error) int
 // printFlags lists the flags of fs, and the load hooks, which
 // loadhook.Extract reads before fs does.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fs.VisitAll(func(fl *flag.Flag) {
-		arg, text := flag.UnquoteUsage(fl)
-		if sf, ok := fl.Value.(settingFlag); ok && sf.s.Arg != "" {
-			arg = sf.s.Arg
-		}
-		if arg != "" {
-			arg = " " + arg
-		}
-		fmt.Fprintf(tw, "  --%s%s\t%s\n", fl.Name, arg, text)
-	})
-	fmt.Fprintf(tw, "  --max-load L CMD\trun CMD when the 1-minute load average is above L\n")
-	fmt.Fprintf(tw, "  --min-load L CMD\trun CMD when it is below L (each at most once a minute)\n")
-	tw.Flush()
+	rows := append(flagRows(fs),
+		row{"  --max-load L CMD", "run CMD when the 1-minute load average is above L"},
+		row{"  --min-load L CMD", "run CMD when it is below L (each at most once a minute)"})
+	writeRows(w, termColumn(rows, 28), rows)
 }
 
 // pmjqUsageError prints a usage error of the job commands (and status and
@@ -260,9 +249,11 @@ func pmjqUsageError(stderr io.Writer, prog, format string, a ...any) int {
 }
 
 var pmjqJobsUsage = `usage: tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]
-       tpipe pmjq [flags] --inputs PATTERN DIR1 DIR2... --cmd 'CMD $1 $2...' [--output OUTDIR]
-       pmjq [--quit-when-empty] --input=DIR/REGEX... [--invariant=TEMPLATE] CMDTEMPLATE
-            --output=TEMPLATE... [--stderr=TEMPLATE] [--error=TEMPLATE...]
+       tpipe pmjq [flags] --inputs PATTERN DIR1 DIR2... --cmd 'CMD $1 $2...'
+                  [--output OUTDIR]
+       pmjq [--quit-when-empty] --input=DIR/REGEX... [--invariant=TEMPLATE]
+            CMDTEMPLATE --output=TEMPLATE... [--stderr=TEMPLATE]
+            [--error=TEMPLATE...]
 
 The first form runs FILTER, a tpipe pipeline, on every file of INDIR as a
 job, as pmjq's daemons do: the job is FILTER's standard input, and its
@@ -299,20 +290,16 @@ flags:
 `
 
 // intakeHelp is how files dropped in a folder become jobs, for the help
-// of pmjq and serve.
-var intakeHelp = `
-A file in an input folder is a job only once it is complete: on a local
-folder, once its writer closes it or it is moved in; otherwise (a file
-found at start, every file on NFS or sshfs) once its size and
-modification time have stayed the same for --settle (1s; on a network
-file system 1s more). Hidden names (.x), #x# and names ending in
-` + place.PartialNames() + ` are never jobs:
-write under such a name, then rename. From a program, submit with
-tpipe put INDIR FILE..., or write elsewhere on the same file system and
-mv. A job whose file changes while it runs is put back and done again:
-nothing is removed that was not processed whole. An input folder that
-does not exist is refused (a typo), unless --create.
-`
+// of pmjq and serve. It is wrapped here because the partial names it lists
+// come from package place.
+var intakeHelp = "\n" + wrapped("A file in an input folder is a job only once it is complete: on a local "+
+	"folder, once its writer closes it or it is moved in; otherwise (a file found at start, every "+
+	"file on NFS or sshfs) once its size and modification time have stayed the same for --settle "+
+	"(1s; on a network file system 1s more). Hidden names (.x), #x# and names ending in "+
+	place.PartialNames()+" are never jobs: write under such a name, then rename. From a program, "+
+	"submit with tpipe put INDIR FILE..., or write elsewhere on the same file system and mv. A job "+
+	"whose file changes while it runs is put back and done again: nothing is removed that was not "+
+	"processed whole. An input folder that does not exist is refused (a typo), unless --create.")
 
 // pmjqJobs is `tpipe pmjq [flags] INDIR 'FILTER' OUTDIR [OUTDIR...]`,
 // tpipe's own form of pmjq (pmjqCommand tells it from the others).

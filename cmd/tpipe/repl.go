@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/peterh/liner"
 	"golang.org/x/term"
@@ -27,29 +27,52 @@ func isTerminal(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-const replHelp = `Type a pipeline, such as: seq 10 | grep 1 | wc -l
+const replIntro = `Type a pipeline, such as: seq 10 | grep 1 | wc -l
 A line ending in | or inside quotes continues on the next line.
+Tab completes commands, file names, @edges and settings.
 Ctrl-C stops the running pipeline (or clears the line); Ctrl-D leaves.
 Pipelines here read no terminal input: use < FILE.
 
-  help [COMMAND]          this text, or a builtin's usage
-  set                     show the settings
-  set NAME VALUE          change a setting:
-%s  exit                    leave
-
-policies: %s
-builtins: %s
 `
 
-// replSettings lists the settings for the shell's help, one a line.
-func replSettings() string {
-	var sb strings.Builder
-	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', 0)
+// writeReplHelp writes the shell's help: its own commands, the settings
+// with their values, the policies and the builtins.
+func writeReplHelp(w io.Writer) {
+	fmt.Fprint(w, replIntro)
+	writeRows(w, 26, []row{
+		{"  help [NAME]", "this text, or NAME's: a builtin or one of these"},
+		{"  set", "show the settings"},
+		{"  set NAME VALUE", "change a setting (below)"},
+		{"  cd [DIR]", "change the shell's directory ($HOME; - the last one)"},
+		{"  export [NAME[=VALUE]]...", "give variables to the programs run; alone, list them"},
+		{"  unset NAME...", "remove variables"},
+		{"  exit", "leave"},
+	})
+	fmt.Fprint(w, "\nsettings, and the values they take:\n")
+	var rows []row
 	for _, s := range runner.Settings {
-		fmt.Fprintf(tw, "    %s\t%s\t%s\n", s.Name, s.Values, s.Help)
+		rows = append(rows, row{"  " + s.Name, s.Values + "\n" + s.Help})
 	}
-	tw.Flush()
-	return sb.String()
+	writeRows(w, termColumn(rows, 16), rows)
+	fmt.Fprintln(w)
+	writeWrapped(w, "policies: ", strings.Join(sched.PolicyNames(), ", "))
+	writeWrapped(w, "builtins: ", strings.Join(builtin.Names(), " "))
+}
+
+// replTopics is the help of the shell's own commands (help set, help
+// cd); help NAME for any other NAME runs the help builtin, which knows
+// the builtins.
+var replTopics = map[string]string{
+	"set": "usage: set [NAME VALUE]\n\n" + wrapped("With no argument, shows the settings; set NAME VALUE "+
+		"changes one for the pipelines that follow. help lists the settings and the values they take."),
+	"exit": "usage: exit\n\n" + wrapped("Leaves the shell, as Ctrl-D does, with the status of the last pipeline."),
+	"cd": "usage: cd [DIR]\n\n" + wrapped("Changes the shell's directory, which relative names, patterns and the "+
+		"completion of file names then follow: to DIR, to $HOME without one, or back to the one "+
+		"before (printing it) with -. As in a shell, cd runs on its own, never inside a pipeline."),
+	"export": "usage: export [NAME[=VALUE]]...\n\n" + wrapped("Gives each variable NAME, set to VALUE if one is "+
+		"given, to the programs the shell runs from then on; alone, lists the variables given."),
+	"unset": "usage: unset NAME...\n\n" + wrapped("Removes the variables NAME, from expansions and from "+
+		"the programs' environment."),
 }
 
 // interactive runs the shell on a terminal. Line editing and the history
@@ -94,6 +117,11 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 	fmt.Fprintln(stdout, "tpipe interactive shell; type help, or Ctrl-D to leave")
 	status := 0
 	var src string
+	var session []string // the lines run so far, whose @edges Tab offers
+	line.SetTabCompletionStyle(liner.TabPrints)
+	line.SetWordCompleter(func(text string, pos int) (string, []string, string) {
+		return replCompleter(r, append(slices.Clip(session), src)).complete(text, pos)
+	})
 	for {
 		var se *runner.SignalError
 		if errors.As(context.Cause(ctx), &se) {
@@ -131,6 +159,7 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 			continue
 		}
 		line.AppendHistory(strings.ReplaceAll(cmd, "\n", " "))
+		session = append(session, cmd)
 		if done, st := meta(cmd, r, stdout, stderr); done {
 			if st < 0 {
 				return status
@@ -139,6 +168,32 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 			continue
 		}
 		status = runInterruptible(ctx, r, cmd, sig)
+	}
+}
+
+// shellWords are the words the shell itself reads in command position.
+var shellWords = []string{"cd", "export", "unset", "help", "set", "exit"}
+
+// replCompleter is what Tab completes from at this moment: the shell's
+// directory and environment, which cd and export change, and lines, the
+// session's.
+func replCompleter(r *runner.Runner, lines []string) *completer {
+	getenv := r.Config().Getenv
+	if getenv == nil {
+		getenv = os.Getenv // as ext.LookPath finds programs
+	}
+	topics := builtin.Names()
+	for t := range replTopics {
+		topics = append(topics, t)
+	}
+	return &completer{
+		Dir:      r.Dir(),
+		Home:     getenv("HOME"),
+		Path:     getenv("PATH"),
+		Lines:    lines,
+		Commands: append(builtin.Names(), shellWords...),
+		Topics:   topics,
+		Settings: runner.Settings,
 	}
 }
 
@@ -167,8 +222,9 @@ func runInterruptible(ctx context.Context, r *runner.Runner, src string, sig <-c
 	return r.RunScript(ctx, src)
 }
 
-// meta runs the shell's own commands: help, set, exit. It reports whether
-// line was one, and the status (-1: leave the shell).
+// meta runs the shell's own commands: help (alone, or of the commands of
+// replTopics), set, exit. It reports whether line was one, and the status (-1: leave
+// the shell).
 func meta(line string, r *runner.Runner, stdout, stderr io.Writer) (bool, int) {
 	f := strings.Fields(line)
 	if len(f) == 0 {
@@ -180,19 +236,15 @@ func meta(line string, r *runner.Runner, stdout, stderr io.Writer) (bool, int) {
 			return true, -1
 		}
 	case "help":
-		if len(f) == 1 {
-			fmt.Fprintf(stdout, replHelp, replSettings(), strings.Join(sched.PolicyNames(), ", "), strings.Join(builtin.Names(), " "))
+		switch {
+		case len(f) == 1:
+			writeReplHelp(stdout)
+			return true, 0
+		case len(f) == 2 && replTopics[f[1]] != "":
+			fmt.Fprint(stdout, replTopics[f[1]])
 			return true, 0
 		}
-		if s, ok := builtin.Lookup(f[1]); ok && len(f) == 2 {
-			fmt.Fprintf(stdout, "usage: %s\n", s.Usage)
-			if s.Help != "" {
-				fmt.Fprintln(stdout, s.Help)
-			}
-			return true, 0
-		}
-		fmt.Fprintf(stderr, "tpipe: help: %s: not a builtin\n", visible.Controls(strings.Join(f[1:], " ")))
-		return true, 1
+		// help NAME, help | head: the help builtin's.
 	case "set":
 		return true, set(f[1:], r, stdout, stderr)
 	}

@@ -32,6 +32,12 @@ type ptyTerm struct {
 // with exe "" this test binary as tpipe.
 func startTerm(t *testing.T, exe, hist string) *ptyTerm {
 	t.Helper()
+	return startTermIn(t, exe, hist, "")
+}
+
+// startTermIn is startTerm in the directory dir ("": this one).
+func startTermIn(t *testing.T, exe, hist, dir string) *ptyTerm {
+	t.Helper()
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
@@ -40,6 +46,7 @@ func startTerm(t *testing.T, exe, hist string) *ptyTerm {
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "TPIPE_TEST_MAIN=1", "TERM=xterm", "TPIPE_HISTORY="+hist, "LC_ALL=C")
+	cmd.Dir = dir
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
@@ -142,8 +149,18 @@ func TestInteractiveShell(t *testing.T) {
 	tm.expect("tpipe> ")
 	tm.send("seq 12 | grep -P '^1\\d$' | wc -l\r")
 	tm.expect("3\r\n")
+	// help alone is the shell's; help NAME is the help builtin's, in a
+	// pipeline too.
+	tm.send("help\r")
+	tm.expect("settings, and the values they take:")
+	tm.expect("tpipe> ")
 	tm.send("help head\r")
-	tm.expect("usage: head")
+	tm.expect("Usage: head")
+	tm.send("help decode | head -1\r")
+	tm.expect("Usage: decode [FILE]\r\n")
+	tm.expect("tpipe> ")
+	tm.send("help set\r")
+	tm.expect("usage: set [NAME VALUE]")
 
 	// Ctrl-D leaves with status 0 and the history is saved.
 	tm.send("\x04")
@@ -231,6 +248,56 @@ func TestInteractiveProgress(t *testing.T) {
 	tm.expect("tpipe: set: progress sometimes: want on, off or auto")
 	tm.send("seq 2 | wc -l\r")
 	tm.expect("2\r\n")
+	tm.send("\x04")
+	if err := waitDone(tm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Tab completes the word before the cursor on the terminal: a builtin's
+// name, a file of the shell's directory (cd's), a named edge of the line,
+// a setting and its value. Each line is then run, which shows what it held.
+func TestInteractiveCompletion(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sample-lines.txt"), []byte("x\ny\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "inner-file.txt"), []byte("z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm := startTermIn(t, "", filepath.Join(t.TempDir(), "history"), dir)
+	tm.expect("tpipe> ")
+
+	tm.send("stabi\t--help\r")
+	tm.expect("Usage: stabilize [-w N]")
+	tm.expect("tpipe> ")
+
+	tm.send("wc -l sam\t\r")
+	tm.expect("2 sample-lines.txt\r\n")
+	tm.expect("tpipe> ")
+
+	// After cd, names are the new directory's.
+	tm.send("cd su\t\r")
+	tm.expect("tpipe> ")
+	tm.send("wc -l inn\t\r")
+	tm.expect("1 inner-file.txt\r\n")
+	tm.expect("tpipe> ")
+
+	tm.send("seq 3 > @numbers; wc -l < @nu\t\r")
+	tm.expect("wc -l < @numbers")
+	tm.expect("3\r\n")
+	tm.expect("tpipe> ")
+
+	tm.send("set poli\tro\t\r")
+	tm.expect("set policy ros")
+	tm.expect("tpipe> ")
+	tm.send("set\r")
+	tm.expect("policy ros\r\n")
+	tm.expect("tpipe> ")
+
 	tm.send("\x04")
 	if err := waitDone(tm); err != nil {
 		t.Fatal(err)

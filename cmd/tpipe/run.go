@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 
 	"github.com/tpipe/tpipe/builtin"
 	"github.com/tpipe/tpipe/internal/visible"
@@ -19,33 +18,11 @@ import (
 	"github.com/tpipe/tpipe/sched"
 )
 
-const usage = `usage: tpipe [flags] 'PIPELINE'
-       tpipe [flags] -f SCRIPT [ARG...]   ($1 $2 ... in the script)
-       tpipe [flags] < SCRIPT      (a script on stdin that is not a terminal)
-       tpipe [flags]               (an interactive shell, on a terminal)
-       tpipe bench [-quick] [-out DIR] [-runs N]
-                                   (the benchmark suite, run from a checkout: bench/README.md)
-       tpipe bench -video [-quick] [-out DIR] [-runs N]
-                                   (stabilize against ffmpeg's deshake, vid.stab)
-       tpipe gc [--all] DIR        (clean the spool DIR of --spool runs)
-       tpipe pmjq ...              (folders as places, commands as transitions:
-                                   tpipe pmjq --help; as pmjq, pmjq 1.0's command line)
-       tpipe serve [flags] DIR 'PIPELINE'
-                                   (a pipeline as a service on DIR/in and DIR/out)
-       tpipe put [--name NAME] DIR FILE...
-                                   (submit jobs to a folder of pmjq or serve, whole)
-       tpipe status [--watch] [--dot | --pnml] DIR
-                                   (a spool folder's places, claims, rates, bottleneck)
-       tpipe scripts [-o OUTDIR] DIR 'PIPELINE'
-                                   (pmjq's setup.sh, launch.sh and cleanup.sh)
-
-Runs pipelines such as 'cat app.log | grep -i error | sort | uniq -c' inside
-one process. Every record (a line) travels in one of B buffers of S bytes,
-so record memory is at most B x S whatever the input; a B x S the machine
-cannot hold is refused before the run.
-
-flags:
-`
+// about is what tpipe --help says after the forms (cmdForms).
+const about = "Runs pipelines such as 'cat app.log | grep -i error | sort | uniq -c' inside " +
+	"one process. Every record (a line) travels in one of B buffers of S bytes, " +
+	"so record memory is at most B x S whatever the input; a B x S the machine " +
+	"cannot hold is refused before the run."
 
 // options are the command line: the settings of the runner (from the
 // table runner.Settings) and what the command itself does.
@@ -56,6 +33,7 @@ type options struct {
 	dot       bool
 	file      string
 	trace     string
+	version   bool
 }
 
 // flagSet returns the main form's flags, bound to o; see bindSettings
@@ -69,6 +47,7 @@ func (o *options) flagSet(bad *error, raw map[string]string) *flag.FlagSet {
 	fs.BoolVar(&o.dot, "dot", false, "print the graph in Graphviz DOT (tasks as transitions, queues as places) and exit")
 	fs.StringVar(&o.file, "f", "", "run the script in `FILE`")
 	fs.StringVar(&o.trace, "trace", "", "under --policy ros, write each task switch to `FILE`")
+	fs.BoolVar(&o.version, "version", false, "print the version and the revision tpipe was built from, and exit")
 	return fs
 }
 
@@ -80,29 +59,14 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	raw := map[string]string{}
 	fs := o.flagSet(&badSetting, raw)
 	help := func(w io.Writer) {
-		fmt.Fprint(w, usage)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fs.VisitAll(func(f *flag.Flag) {
-			name, text := flag.UnquoteUsage(f)
-			dash := "--"
-			if len(f.Name) == 1 {
-				dash = "-"
-			}
-			if name != "" {
-				name = " " + name
-			}
-			if sf, ok := f.Value.(settingFlag); ok && sf.s.Arg != "" {
-				name = " " + sf.s.Arg
-			}
-			fmt.Fprintf(tw, "  %s%s%s\t%s\n", dash, f.Name, name, text)
-		})
-		tw.Flush()
+		writeForms(w, nil)
+		fmt.Fprintln(w)
+		writeWrapped(w, "", about)
+		fmt.Fprint(w, "\nflags:\n")
+		rows := flagRows(fs)
+		writeRows(w, termColumn(rows, 28), rows)
 		fmt.Fprintf(w, "\npolicies (--policy):\n")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, p := range sched.Policies() {
-			fmt.Fprintf(tw, "  %s\t%s; buffers: %s\n", p, p.Summary(), p.Buffers())
-		}
-		tw.Flush()
+		writePolicies(w)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -174,11 +138,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return putCommand(args[1:], stdin, stdout, stderr)
 		case "scripts":
 			return scriptsCommand(args[1:], stdout, stderr)
+		case "help":
+			return helpCommand(ctx, args[1:], stdout, stderr)
+		case "version":
+			return versionCommand(args[1:], stdout, stderr)
 		}
 	}
 	o, rest, code, ok := parseFlags(args, stdout, stderr)
 	if !ok {
 		return code
+	}
+	if o.version {
+		return versionCommand(rest, stdout, stderr)
 	}
 	// The interactive shell keeps SIGINT (Ctrl-C) for itself: it stops
 	// the running pipeline, not the shell. Like bash it ignores SIGQUIT
