@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/tpipe/tpipe/ext"
+	"github.com/tpipe/tpipe/internal/say"
 	"github.com/tpipe/tpipe/shell"
 )
 
@@ -122,6 +123,27 @@ func (st *shellState) expander(dir string) *shell.Expander {
 // changes nothing).
 var shellCommands = map[string]bool{"cd": true, "export": true, "unset": true, "exit": true, "pwd": true, ":": true, "true": true, "false": true}
 
+// shellTopics are the help of the shell's own commands, for help NAME in
+// a script and in the interactive shell (the builtins' help is the help
+// builtin's).
+var shellTopics = map[string]struct{ usage, text string }{
+	"cd": {"cd [-L|-P] [DIR | -]", "Changes the shell's directory, which relative names, patterns, redirects " +
+		"and programs then follow: to DIR, to $HOME without one, or back to the one before (printing it) " +
+		"with -. -P resolves symbolic links. cd runs on its own, never inside a pipeline."},
+	"export": {"export [-n|-p] [NAME[=VALUE]]...", "Gives each variable NAME, set to VALUE if one is given, to the " +
+		"programs run from then on (-n takes it back); alone or with -p, lists the variables given."},
+	"unset": {"unset NAME...", "Removes the variables NAME, from expansions and from the programs' environment."},
+	"pwd":   {"pwd", "Prints the shell's directory, as cd named it."},
+	"exit":  {"exit [N]", "Ends the script (or the interactive shell) with status N, or with the status of the last pipeline."},
+}
+
+// ShellHelp returns the help of one of the shell's own commands (cd,
+// export, unset, pwd, exit): its usage line and a paragraph.
+func ShellHelp(name string) (usage, text string, ok bool) {
+	t, ok := shellTopics[name]
+	return t.usage, t.text, ok
+}
+
 // shellCommand reports whether pl is run by the shell itself: one
 // command, only assignments or one of shellCommands by a name that is
 // written as it is.
@@ -130,6 +152,10 @@ func shellCommand(pl *shell.Pipeline) bool {
 		return false
 	}
 	c := pl.Cmds[0]
+	if len(c.Args) == 2 && !c.Args[0].Expands() && c.Args[0].Value == "help" && !c.Args[1].Expands() {
+		_, ok := shellTopics[c.Args[1].Value]
+		return ok // help cd: the shell's; help sort: the builtin's
+	}
 	return len(c.Args) == 0 || !c.Args[0].Expands() && shellCommands[c.Args[0].Value]
 }
 
@@ -204,6 +230,10 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 		return 0
 	case "false":
 		return 1
+	case "help":
+		t := shellTopics[args[1]]
+		fmt.Fprintf(r.cfg.Stdout, "Usage: %s\n%s\n", t.usage, strings.Join(say.Wrap(t.text, 79), "\n"))
+		return 0
 	case "pwd":
 		// The shell's directory as cd named it (bash's pwd -L); the
 		// program of that name would resolve symbolic links.

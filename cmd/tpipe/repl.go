@@ -46,7 +46,7 @@ func writeReplHelp(w io.Writer) {
 		{"  cd [DIR]", "change the shell's directory ($HOME; - the last one)"},
 		{"  export [NAME[=VALUE]]...", "give variables to the programs run; alone, list them"},
 		{"  unset NAME...", "remove variables"},
-		{"  exit", "leave"},
+		{"  exit [N]", "leave"},
 	})
 	fmt.Fprint(w, "\nsettings, and the values they take:\n")
 	var rows []row
@@ -65,14 +65,17 @@ func writeReplHelp(w io.Writer) {
 var replTopics = map[string]string{
 	"set": "usage: set [NAME VALUE]\n\n" + wrapped("With no argument, shows the settings; set NAME VALUE "+
 		"changes one for the pipelines that follow. help lists the settings and the values they take."),
-	"exit": "usage: exit\n\n" + wrapped("Leaves the shell, as Ctrl-D does, with the status of the last pipeline."),
-	"cd": "usage: cd [DIR]\n\n" + wrapped("Changes the shell's directory, which relative names, patterns and the "+
-		"completion of file names then follow: to DIR, to $HOME without one, or back to the one "+
-		"before (printing it) with -. As in a shell, cd runs on its own, never inside a pipeline."),
-	"export": "usage: export [NAME[=VALUE]]...\n\n" + wrapped("Gives each variable NAME, set to VALUE if one is "+
-		"given, to the programs the shell runs from then on; alone, lists the variables given."),
-	"unset": "usage: unset NAME...\n\n" + wrapped("Removes the variables NAME, from expansions and from "+
-		"the programs' environment."),
+	"exit": "usage: exit [N]\n\n" + wrapped("Leaves the shell, as Ctrl-D does, with status N or that of the last pipeline."),
+}
+
+// shellTopic is the help of one of the runner's shell commands, as the
+// shell's own topics are shown; "" for any other name.
+func shellTopic(name string) string {
+	usage, text, ok := runner.ShellHelp(name)
+	if !ok {
+		return ""
+	}
+	return "usage: " + usage + "\n\n" + wrapped(text)
 }
 
 // interactive runs the shell on a terminal. Line editing and the history
@@ -136,6 +139,15 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 		case errors.Is(err, liner.ErrPromptAborted):
 			src = ""
 			continue
+		case err == io.EOF && src != "":
+			// Ctrl-D inside an open quote or after |: say what was
+			// left open and drop it, as bash does.
+			if _, perr := r.Parse(src); perr != nil {
+				fmt.Fprintf(stderr, "\ntpipe: unexpected end of input: %s\n", visible.Controls(perr.Error()))
+			}
+			src = ""
+			status = runner.StatusUsage
+			continue
 		case err == io.EOF:
 			fmt.Fprintln(stdout)
 			return status
@@ -168,11 +180,14 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 			continue
 		}
 		status = runInterruptible(ctx, r, cmd, sig)
+		if r.Exited() {
+			return status
+		}
 	}
 }
 
 // shellWords are the words the shell itself reads in command position.
-var shellWords = []string{"cd", "export", "unset", "help", "set", "exit"}
+var shellWords = []string{"cd", "export", "unset", "pwd", "help", "set", "exit"}
 
 // replCompleter is what Tab completes from at this moment: the shell's
 // directory and environment, which cd and export change, and lines, the
@@ -242,6 +257,8 @@ func meta(line string, r *runner.Runner, stdout, stderr io.Writer) (bool, int) {
 			return true, 0
 		case len(f) == 2 && replTopics[f[1]] != "":
 			fmt.Fprint(stdout, replTopics[f[1]])
+		case len(f) == 2 && shellTopic(f[1]) != "":
+			fmt.Fprint(stdout, shellTopic(f[1]))
 			return true, 0
 		}
 		// help NAME, help | head: the help builtin's.
