@@ -415,3 +415,7 @@ func (r *Runner) lookPath(name string, assigns []*shell.Assign) (string, error) 
 	}
 	return ext.LookPathIn(name, path, r.Dir())
 }
+
+// Var returns a variable of the shell as expansions see it ($HOME, $PATH
+// after the script or session changed them), and whether it is set.
+func (r *Runner) Var(name string) (string, bool) { return r.state.lookup(name) }

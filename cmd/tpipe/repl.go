@@ -193,14 +193,21 @@ var shellWords = []string{"cd", "export", "unset", "pwd", "help", "set", "exit"}
 // directory and environment, which cd and export change, and lines, the
 // session's.
 func replCompleter(r *runner.Runner, lines []string) *completer {
-	getenv := r.Config().Getenv
-	if getenv == nil {
-		getenv = os.Getenv // as ext.LookPath finds programs
+	getenv := func(name string) string {
+		v, _ := r.Var(name) // the session's: after cd, export PATH=...
+		return v
 	}
 	topics := builtin.Names()
 	for t := range replTopics {
 		topics = append(topics, t)
 	}
+	for _, t := range shellWords {
+		if shellTopic(t) != "" {
+			topics = append(topics, t)
+		}
+	}
+	slices.Sort(topics)
+	topics = slices.Compact(topics)
 	return &completer{
 		Dir:      r.Dir(),
 		Home:     getenv("HOME"),

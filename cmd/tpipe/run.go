@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -96,6 +97,22 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 		return bad("too many arguments: quote the pipeline as one argument, as in tpipe 'a | b'")
 	}
 	return o, fs.Args(), 0, true
+}
+
+// isScriptFile reports whether the one argument given as a pipeline is
+// the name of a regular file that is no program: a script meant for -f.
+func isScriptFile(arg string) bool {
+	if strings.ContainsAny(arg, " \t\n|;<>&") {
+		return false
+	}
+	if _, ok := builtin.Lookup(arg); ok {
+		return false
+	}
+	if _, err := exec.LookPath(arg); err == nil && !strings.Contains(arg, "/") {
+		return false
+	}
+	fi, err := os.Stat(arg)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 == 0
 }
 
 // spoolPolicy is the policy whose folder --spool gives.
@@ -189,6 +206,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		cfg.Params, cfg.Arg0 = rest, o.file
 	case len(rest) == 1:
 		src = rest[0]
+		if isScriptFile(src) {
+			fmt.Fprintf(stderr, "tpipe: %s is a file, not a pipeline: to run the script in it, give tpipe -f %s\n", visible.Controls(src), visible.Controls(src))
+			return 2
+		}
 	case repl:
 		return interactive(ctx, e, cfg, o, stdin, stdout, stderr)
 	default:
