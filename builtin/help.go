@@ -168,7 +168,8 @@ func helpList() string {
 	for _, line := range say.Fill(Names(), say.Width-2) {
 		b.WriteString("  " + line + "\n")
 	}
-	paragraph(&b, "Any other command is the program of that name on PATH. tpipe help lists "+
-		"the forms of the tpipe command; its README tells the rest.")
+	paragraph(&b, "The shell has cd, export, unset, pwd and exit of its own (help cd). Any "+
+		"other command is the program of that name on PATH. tpipe help lists the forms of "+
+		"the tpipe command; its README tells the rest.")
 	return b.String()
 }

@@ -114,7 +114,19 @@ func (st *shellState) environ(assigns []*shell.Assign) []string {
 
 // expander is the shell's state as package shell reads it, in dir.
 func (st *shellState) expander(dir string) *shell.Expander {
-	return &shell.Expander{Lookup: st.lookup, Assign: st.set, Params: st.params, Arg0: st.arg0, Status: st.status, Dir: dir}
+	return &shell.Expander{Lookup: st.lookup, Assign: st.set, Names: st.names, Params: st.params, Arg0: st.arg0, Status: st.status, Dir: dir}
+}
+
+// names lists the shell's variables, sorted.
+func (st *shellState) names() []string {
+	var ns []string
+	for k := range st.vars {
+		if _, ok := st.lookup(k); ok {
+			ns = append(ns, k)
+		}
+	}
+	slices.Sort(ns)
+	return ns
 }
 
 // The shell's own commands: they change the shell's state, so they run in
@@ -170,7 +182,7 @@ func checkShellCommands(pl *shell.Pipeline) error {
 		case len(c.Args) == 0:
 			return &EdgeError{Pos: c.Pos, Msg: "an assignment alone cannot be part of a pipeline: write it on its own, before the pipeline, or before a command (X=1 cmd)"}
 		case !c.Args[0].Expands() && (c.Args[0].Value == "cd" || c.Args[0].Value == "export" || c.Args[0].Value == "unset" || c.Args[0].Value == "exit"):
-			return &EdgeError{Pos: c.Pos, Msg: fmt.Sprintf("%s cannot be part of a pipeline: it changes the shell, so run it on its own (cd DIR; a | b)", c.Args[0].Value)}
+			return &EdgeError{Pos: c.Pos, Msg: fmt.Sprintf("%s cannot be part of a pipeline: it changes the shell, so give it a statement of its own, before or after the pipeline", c.Args[0].Value)}
 		}
 	}
 	return nil
@@ -224,6 +236,9 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 	args := make([]string, len(c.Args))
 	for i, w := range c.Args {
 		args[i] = w.Value
+	}
+	if _, ok := shellTopics[args[0]]; ok && slices.Contains(args[1:], "--help") {
+		args = []string{"help", args[0]} // cd --help, as GNU's tools answer
 	}
 	switch args[0] {
 	case ":", "true":
@@ -338,7 +353,7 @@ func (r *Runner) cd(args []string) int {
 			case 'P':
 				physical = true
 			default:
-				r.sayf("cd: -%c: invalid option (cd [-L|-P] [DIR])", o)
+				r.sayf("cd: %s: invalid option (cd [-L|-P] [DIR | -]; cd --help)", args[0])
 				return StatusUsage
 			}
 		}

@@ -76,7 +76,7 @@ func TestShellState(t *testing.T) {
 		{name: "edges and lists", script: "seq 2 > @a && cat @a", status: 2,
 			err: "tpipe: 1:1: pipelines linked by named edges run together as one graph, so none of them can be part of && or || or follow !: give each a line of its own\nseq 2 > @a && cat @a\n^\n"},
 		{name: "cd in a pipeline", script: "seq 2 | cd sub", status: 2,
-			err: "tpipe: 1:9: cd cannot be part of a pipeline: it changes the shell, so run it on its own (cd DIR; a | b)\nseq 2 | cd sub\n        ^\n"},
+			err: "tpipe: 1:9: cd cannot be part of a pipeline: it changes the shell, so give it a statement of its own, before or after the pipeline\nseq 2 | cd sub\n        ^\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

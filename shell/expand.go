@@ -32,6 +32,8 @@ type Expander struct {
 	// Assign sets a variable, for ${NAME:=word} and ${NAME=word}; nil
 	// makes those an error.
 	Assign func(name, value string)
+	// Names lists the variables set, for ${!prefix*}; nil: none.
+	Names func() []string
 	// Params are $1, $2, ... ($@ and $* all of them, $# how many); Arg0
 	// is $0.
 	Params []string
@@ -313,9 +315,17 @@ func (e environ) Get(name string) expand.Variable {
 	return expand.Variable{}
 }
 
-// Each lists no variables: only ${!prefix*} asks, and tpipe leaves it
-// empty.
-func (environ) Each(func(string, expand.Variable) bool) {}
+// Each lists the variables, for ${!prefix*}.
+func (e environ) Each(f func(string, expand.Variable) bool) {
+	if e.x.Names == nil {
+		return
+	}
+	for _, n := range e.x.Names() {
+		if v := e.Get(n); v.IsSet() && !f(n, v) {
+			return
+		}
+	}
+}
 
 func (e environ) Set(name string, vr expand.Variable) error {
 	if e.x.Assign == nil {

@@ -271,6 +271,9 @@ func (p *parser) command() (*Cmd, *ParseError) {
 				if len(c.Args) == 0 && reserved[p.tok.word.Raw] {
 					return nil, p.errorf(p.tok.off, "`%s` begins one of bash's compound commands (if, for, while, case, { }, [[ ]]), which tpipe does not have: it runs pipelines, one after another, with && and || between them", p.tok.word.Value)
 				}
+				if len(c.Args) == 0 && bashOnly[p.tok.word.Raw] {
+					return nil, p.errorf(p.tok.off, "`%s` is one of bash's own commands, which tpipe does not have (its own are cd, export, unset, pwd, exit: help lists them)", p.tok.word.Value)
+				}
 				c.Args = append(c.Args, p.tok.word)
 			}
 			p.advance()
@@ -303,6 +306,18 @@ var reserved = map[string]bool{
 	"for": true, "while": true, "until": true, "do": true, "done": true,
 	"case": true, "esac": true, "select": true, "function": true,
 	"{": true, "}": true, "[[": true, "]]": true,
+}
+
+// bashOnly are commands bash runs itself and no program stands for, which
+// tpipe does not have: refused by name rather than "command not found"
+// when the line runs.
+var bashOnly = map[string]bool{
+	"set": true, "shift": true, "readonly": true, "local": true, "declare": true, "typeset": true,
+	"source": true, ".": true, "eval": true, "exec": true, "trap": true, "alias": true, "unalias": true,
+	"read": true, "return": true, "break": true, "continue": true, "let": true, "getopts": true,
+	"wait": true, "jobs": true, "fg": true, "bg": true, "disown": true, "ulimit": true, "umask": true,
+	"shopt": true, "hash": true, "history": true, "builtin": true, "enable": true, "mapfile": true,
+	"readarray": true, "suspend": true, "logout": true, "popd": true, "pushd": true, "dirs": true,
 }
 
 // assignment returns p.tok as an assignment if it has the form NAME=value

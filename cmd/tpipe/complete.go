@@ -26,8 +26,10 @@ type completer struct {
 	// Path is the list of directories that programs are looked up in, as
 	// in $PATH.
 	Path string
-	// Lines are the lines of this session before the one being edited,
-	// whose named edges (@name) a word that starts with @ completes to.
+	// Lines are the lines of the script being typed before the one being
+	// edited (a statement continued over lines), whose named edges
+	// (@name) a word that starts with @ completes to, as the edges the
+	// line itself names do: an edge lives in one script.
 	Lines []string
 	// Commands are the words known in command position besides the
 	// programs on Path: the builtins and the shell's own words.
@@ -55,6 +57,9 @@ func (c *completer) complete(line string, pos int) (head string, words []string,
 	head = before[:w.start]
 	raw := before[w.start:]
 	ends := true // whether a single candidate ends the word
+	for len(w.cmd) > 0 && isAssignment(w.cmd[0]) {
+		w.cmd = w.cmd[1:] // X=1 cmd: cmd is in command position
+	}
 	switch {
 	case strings.HasPrefix(raw, "@"): // an escaped \@ is a file's
 		words = matching(edgesIn(append(slices.Clone(c.Lines), head+" "+tail)), w.value)
@@ -68,11 +73,30 @@ func (c *completer) complete(line string, pos int) (head string, words []string,
 		var dirPart string
 		dirPart, words, ends = c.files(raw, w.value)
 		head += dirPart
+		if !w.redirect && len(w.cmd) == 1 && w.cmd[0] == "cd" {
+			words = slices.DeleteFunc(words, func(s string) bool { return !strings.HasSuffix(s, "/") })
+			ends = false
+		}
 	}
 	if len(words) == 1 && ends && (tail == "" || !isBlank(tail[0])) {
 		words[0] += " "
 	}
 	return head, words, tail
+}
+
+// isAssignment reports whether word is NAME=value.
+func isAssignment(word string) bool {
+	name, _, ok := strings.Cut(word, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		if !(b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || i > 0 && b >= '0' && b <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // setWords are the words set takes after args: a setting's name, then

@@ -161,3 +161,30 @@ func TestSettingValues(t *testing.T) {
 		}
 	}
 }
+
+// After an assignment the command's name is still to come; cd takes
+// directories alone.
+func TestCompleteAfterAssignmentAndCd(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sum.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &completer{Dir: dir, Commands: []string{"sort", "cd"}}
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"LC_ALL=C so", []string{"sort "}},
+		{"X=1 Y=2 so", []string{"sort "}},
+		{"cd su", []string{"sub/"}},
+		{"cat su", []string{"sub/", "sum.txt"}},
+	} {
+		_, got, _ := c.complete(tc.line, len([]rune(tc.line)))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("complete(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}

@@ -94,6 +94,10 @@ func helpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprint(stdout, s.HelpText())
 		return 0
 	}
+	if t := shellTopic(name); t != "" {
+		fmt.Fprint(stdout, t)
+		return 0
+	}
 	switch name {
 	case "help":
 		fmt.Fprint(stdout, "usage: tpipe help [NAME]\n\n")

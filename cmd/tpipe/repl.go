@@ -63,9 +63,9 @@ func writeReplHelp(w io.Writer) {
 // cd); help NAME for any other NAME runs the help builtin, which knows
 // the builtins.
 var replTopics = map[string]string{
-	"set": "usage: set [NAME VALUE]\n\n" + wrapped("With no argument, shows the settings; set NAME VALUE "+
+	"set": "Usage: set [NAME VALUE]\n" + wrapped("With no argument, shows the settings; set NAME VALUE "+
 		"changes one for the pipelines that follow. help lists the settings and the values they take."),
-	"exit": "usage: exit [N]\n\n" + wrapped("Leaves the shell, as Ctrl-D does, with status N or that of the last pipeline."),
+	"exit": "Usage: exit [N]\n" + wrapped("Leaves the shell, as Ctrl-D does, with status N or that of the last pipeline."),
 }
 
 // shellTopic is the help of one of the runner's shell commands, as the
@@ -75,7 +75,7 @@ func shellTopic(name string) string {
 	if !ok {
 		return ""
 	}
-	return "usage: " + usage + "\n\n" + wrapped(text)
+	return "Usage: " + usage + "\n" + wrapped(text)
 }
 
 // interactive runs the shell on a terminal. Line editing and the history
@@ -120,10 +120,9 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 	fmt.Fprintln(stdout, "tpipe interactive shell; type help, or Ctrl-D to leave")
 	status := 0
 	var src string
-	var session []string // the lines run so far, whose @edges Tab offers
 	line.SetTabCompletionStyle(liner.TabPrints)
 	line.SetWordCompleter(func(text string, pos int) (string, []string, string) {
-		return replCompleter(r, append(slices.Clip(session), src)).complete(text, pos)
+		return replCompleter(r, []string{src}).complete(text, pos)
 	})
 	for {
 		var se *runner.SignalError
@@ -171,7 +170,6 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 			continue
 		}
 		line.AppendHistory(strings.ReplaceAll(cmd, "\n", " "))
-		session = append(session, cmd)
 		if done, st := meta(cmd, r, stdout, stderr); done {
 			if st < 0 {
 				return status
@@ -190,8 +188,8 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 var shellWords = []string{"cd", "export", "unset", "pwd", "help", "set", "exit"}
 
 // replCompleter is what Tab completes from at this moment: the shell's
-// directory and environment, which cd and export change, and lines, the
-// session's.
+// directory and variables, which cd and export change, and lines, those
+// of the script being typed before the line edited.
 func replCompleter(r *runner.Runner, lines []string) *completer {
 	getenv := func(name string) string {
 		v, _ := r.Var(name) // the session's: after cd, export PATH=...
@@ -264,6 +262,7 @@ func meta(line string, r *runner.Runner, stdout, stderr io.Writer) (bool, int) {
 			return true, 0
 		case len(f) == 2 && replTopics[f[1]] != "":
 			fmt.Fprint(stdout, replTopics[f[1]])
+			return true, 0
 		case len(f) == 2 && shellTopic(f[1]) != "":
 			fmt.Fprint(stdout, shellTopic(f[1]))
 			return true, 0

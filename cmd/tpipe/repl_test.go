@@ -160,7 +160,7 @@ func TestInteractiveShell(t *testing.T) {
 	tm.expect("Usage: decode [FILE]\r\n")
 	tm.expect("tpipe> ")
 	tm.send("help set\r")
-	tm.expect("usage: set [NAME VALUE]")
+	tm.expect("Usage: set [NAME VALUE]")
 
 	// Ctrl-D leaves with status 0 and the history is saved.
 	tm.send("\x04")
