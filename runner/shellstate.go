@@ -280,7 +280,7 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 				continue
 			}
 			name, value, hasValue := strings.Cut(a, "=")
-			if !validName(name) {
+			if !shell.IsName(name) {
 				r.sayf("export: `%s': not a valid identifier", a)
 				return 1
 			}
@@ -310,7 +310,7 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 			if name == "-v" || name == "-f" {
 				continue // tpipe has no functions to unset
 			}
-			if !validName(name) {
+			if !shell.IsName(name) {
 				r.sayf("unset: `%s': not a valid identifier", name)
 				return 1
 			}
@@ -322,17 +322,6 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 		return 0
 	}
 	panic("runner: not a shell command: " + args[0])
-}
-
-func validName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // cd changes the shell's directory: to $HOME without an operand, to

@@ -111,17 +111,7 @@ func (w Word) Expands() bool { return w.syntax != nil }
 // letter or '_', then letters, digits and '_'. A word that only starts
 // with '@' ("@", "@1x", "@a.txt") is an ordinary word.
 func IsEdgeName(s string) bool {
-	if len(s) < 2 || s[0] != '@' {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
-		if !letter && (i == 1 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
+	return len(s) >= 2 && s[0] == '@' && IsName(s[1:])
 }
 
 // RedirOp is the kind of a redirection.

@@ -333,7 +333,7 @@ func (p *parser) assignment() *Assign {
 	if strings.HasSuffix(name, "+") {
 		name, appends = name[:len(name)-1], true
 	}
-	if !isName(name) {
+	if !IsName(name) {
 		return nil
 	}
 	off := p.tok.off
@@ -355,8 +355,9 @@ func (p *parser) assignment() *Assign {
 	return &Assign{Pos: w.Pos, Name: name, Value: v, Append: appends}
 }
 
-// isName reports whether s is a variable name.
-func isName(s string) bool {
+// IsName reports whether s is a variable name: a letter or '_', then
+// letters, digits and '_'.
+func IsName(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'

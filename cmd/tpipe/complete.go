@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tpipe/tpipe/runner"
+	"github.com/tpipe/tpipe/shell"
 )
 
 // Tab completion in the interactive shell. complete is a function of the
@@ -87,16 +88,7 @@ func (c *completer) complete(line string, pos int) (head string, words []string,
 // isAssignment reports whether word is NAME=value.
 func isAssignment(word string) bool {
 	name, _, ok := strings.Cut(word, "=")
-	if !ok || name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		b := name[i]
-		if !(b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || i > 0 && b >= '0' && b <= '9') {
-			return false
-		}
-	}
-	return true
+	return ok && shell.IsName(name)
 }
 
 // setWords are the words set takes after args: a setting's name, then
