@@ -189,10 +189,14 @@ func (r *Runner) runProgram(ctx context.Context, p *program) int {
 		first := p.index[st.Pipelines[0]]
 		if g := p.groupOf(first); g != nil {
 			// Pipelines linked by edges run as one graph, where the
-			// first of them stands (checkGroups: each is a statement).
+			// first of them stands (checkGroup: each is a statement).
 			if !done[g[0]] {
 				done[g[0]] = true
 				r.state.status = r.runGroup(ctx, p, g)
+			}
+			if r.aborted {
+				r.aborted = false
+				break
 			}
 			continue
 		}

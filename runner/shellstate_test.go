@@ -60,6 +60,8 @@ func TestShellState(t *testing.T) {
 		{name: "exit keeps the status", script: "false; exit", status: 1},
 		{name: "pwd is the shell's", script: "cd sub; pwd; cd -P .; pwd", out: sub + "\n" + sub + "\n"},
 		{name: "programs follow cd and PATH", script: "cd sub; ./run.sh a; cd ..; sub/run.sh b; PATH=$PWD/sub:$PATH; run.sh c; PATH=/nonexist run.sh d 2>/dev/null; echo $?", out: "ran a\nran b\nran c\n127\n"},
+		{name: "an error word in a graph ends the script", script: "seq 2 > @a; cat @a ${NOPE?x}; echo after", status: 1,
+			err: "tpipe: 1:20: NOPE: x\nseq 2 > @a; cat @a ${NOPE?x}; echo after\n                   ^\n"},
 		{name: "an error word in a pipeline ends only it", script: "echo ${NOPE?x} | cat; echo next", out: "next\n", err: "tpipe: 1:6: NOPE: x\necho ${NOPE?x} | cat; echo next\n     ^\n"},
 		{name: "cd", script: "cd sub; cat c.txt; echo *; pwd; cd ..; echo *.log", out: "sub/c.txt\nc.txt run.sh\n" + sub + "\na.log b.log\n"},
 		{name: "cd home and back", script: "cd; echo $PWD; cd -; cd - > /dev/null; pwd", out: sub + "\n" + dir + "\n" + sub + "\n"},
