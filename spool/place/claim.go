@@ -316,6 +316,17 @@ func (p *Place) Reap() (int, error) {
 		if e.Name() == p.w.name || !e.IsDir() {
 			continue
 		}
+		if strings.HasPrefix(e.Name(), p.w.name+"~") {
+			// A take-back of ours that did not finish (its directory
+			// was not empty when it was to be removed): finish it, or
+			// its tokens would wait for ever under a live owner's name.
+			n, err := p.giveBackDir(filepath.Join(claims, e.Name()))
+			back += n
+			if err != nil && first == nil {
+				first = err
+			}
+			continue
+		}
 		owner, err := ParseOwner(tmpOwner(e.Name()))
 		if err != nil {
 			continue // not the protocol's: leave it alone
@@ -386,10 +397,6 @@ func (p *Place) giveBack(dir string) error {
 // giveBackDir renames the tokens of a claim directory back to ready,
 // drops its locks and removes it; it returns how many tokens went back.
 func (p *Place) giveBackDir(dir string) (int, error) {
-	ents, err := sortedDir(dir)
-	if err != nil {
-		return 0, err
-	}
 	n := 0
 	var first error
 	keep := func(err error) {
@@ -397,22 +404,33 @@ func (p *Place) giveBackDir(dir string) (int, error) {
 			first = err
 		}
 	}
-	for _, e := range ents {
-		if e.Name() == locksDir {
-			keep(p.dropLocks(filepath.Join(dir, locksDir)))
-			continue
+	// A token can still come in after the listing (seen under load with
+	// a worker killed); it is listed and given back on the next round.
+	for round := 0; ; round++ {
+		ents, err := sortedDir(dir)
+		if err != nil {
+			return n, err
 		}
-		if ValidName(e.Name()) != nil {
-			continue
+		for _, e := range ents {
+			if e.Name() == locksDir {
+				keep(p.dropLocks(filepath.Join(dir, locksDir)))
+				continue
+			}
+			if ValidName(e.Name()) != nil {
+				continue
+			}
+			err := os.Rename(filepath.Join(dir, e.Name()), p.path(e.Name()))
+			if err == nil {
+				n++
+			}
+			keep(err)
 		}
-		err := os.Rename(filepath.Join(dir, e.Name()), p.path(e.Name()))
-		if err == nil {
-			n++
+		err = removeDir(dir)
+		if err == nil || !errors.Is(err, syscall.ENOTEMPTY) || round == 2 {
+			keep(err)
+			return n, first
 		}
-		keep(err)
 	}
-	keep(removeDir(dir))
-	return n, first
 }
 
 // removeDir removes the empty directory dir. On FUSE (sshfs) a file
