@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,7 +36,7 @@ type shellState struct {
 
 func newShellState(cfg *Config, getenv func(string) string) *shellState {
 	st := &shellState{vars: map[string]string{}, exported: map[string]bool{}, assigned: map[string]bool{}, unset: map[string]bool{},
-		getenv: getenv, params: cfg.Params, arg0: cmpOr(cfg.Arg0, "tpipe")}
+		getenv: getenv, params: cfg.Params, arg0: cmp.Or(cfg.Arg0, "tpipe")}
 	env := cfg.Environ
 	if env == nil {
 		env = os.Environ()
@@ -45,13 +47,6 @@ func newShellState(cfg *Config, getenv func(string) string) *shellState {
 		}
 	}
 	return st
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // lookup is a variable's value for expansions.
@@ -76,27 +71,15 @@ func (st *shellState) set(name, value string) {
 // clone is a copy to try assignments on (see precompile).
 func (st *shellState) clone() *shellState {
 	c := *st
-	c.vars, c.exported, c.assigned, c.unset = copyMap(st.vars), copyMap(st.exported), copyMap(st.assigned), copyMap(st.unset)
+	c.vars, c.exported, c.assigned, c.unset = maps.Clone(st.vars), maps.Clone(st.exported), maps.Clone(st.assigned), maps.Clone(st.unset)
 	return &c
-}
-
-func copyMap[V any](m map[string]V) map[string]V {
-	c := make(map[string]V, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // environ is the environment of a program the shell starts: the exported
 // variables, then the command's own assignments (which win).
 func (st *shellState) environ(assigns []*shell.Assign) []string {
 	var env []string
-	names := make([]string, 0, len(st.exported))
-	for k := range st.exported {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(st.exported))
 	own := map[string]bool{}
 	for _, a := range assigns {
 		own[a.Name] = true
@@ -293,12 +276,7 @@ func (r *Runner) shellCommand(c *shell.Cmd) int {
 			}
 		}
 		if list {
-			names := make([]string, 0, len(st.exported))
-			for k := range st.exported {
-				names = append(names, k)
-			}
-			slices.Sort(names)
-			for _, k := range names {
+			for _, k := range slices.Sorted(maps.Keys(st.exported)) {
 				if v, ok := st.lookup(k); ok {
 					fmt.Fprintf(r.cfg.Stdout, "declare -x %s=%s\n", k, strconv.Quote(v))
 				}
