@@ -90,6 +90,27 @@ type Place interface {
 	Close() error
 }
 
+// ErrLost is what Place.Take returns for a token another worker took
+// first, or that is gone: a lost race, not a failure.
+var ErrLost = errLost
+
+// Lineage is a Place whose tokens carry an identity that a job's outputs
+// inherit from its inputs: on a message system a redo's output is a copy
+// of one already sent, told from a new job of the same name by it, and
+// dropped by the place that receives it. The engine creates each output
+// of a job with CreateFrom, given the tokens the job took.
+type Lineage interface {
+	CreateFrom(name string, from []Token) (Pending, error)
+}
+
+// create starts writing the token name in p for the job that holds from.
+func create(p Place, name string, from []Token) (Pending, error) {
+	if l, ok := p.(Lineage); ok {
+		return l.CreateFrom(name, from)
+	}
+	return p.Create(name)
+}
+
 // Token is a token a job holds, from Place.Take. It belongs to the
 // goroutine that took it.
 type Token interface {

@@ -43,7 +43,8 @@ type Job struct {
 	// Try counts the runs of this job under one claim, from 1.
 	Try int
 
-	discard []bool // ports whose token the Func said not to commit
+	discard []bool  // ports whose token the Func said not to commit
+	from    []Token // the tokens the job holds (Lineage)
 }
 
 // Discard says that output port port gets no token from this job: its

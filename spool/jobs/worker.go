@@ -38,7 +38,7 @@ func (e *engine) do(ctx context.Context, c cand) {
 		}
 		return
 	}
-	j := &Job{Stage: st.Name, Key: c.key, Names: c.names, In: h.paths}
+	j := &Job{Stage: st.Name, Key: c.key, Names: c.names, In: h.paths, from: h.toks}
 	start := time.Now()
 	e.obs.Claimed(st.Name, j.name())
 	for try := 1; ; try++ {
@@ -128,7 +128,7 @@ func (e *engine) attempt(ctx context.Context, st *stage, j *Job) (status int, lo
 		name, err := st.outName(j, k)
 		var p Pending
 		if err == nil {
-			p, err = ps[0].Create(name)
+			p, err = create(ps[0], name, j.from)
 		}
 		if err != nil {
 			abort()
@@ -151,7 +151,7 @@ func (e *engine) attempt(ctx context.Context, st *stage, j *Job) (status int, lo
 		}
 		outs = append(outs, p)
 		for _, q := range st.out[k][1:] {
-			cp, err := copyToken(p, q)
+			cp, err := copyToken(p, q, j.from)
 			if err != nil {
 				for _, p := range ports[k+1:] {
 					p.Abort()
@@ -166,14 +166,15 @@ func (e *engine) attempt(ctx context.Context, st *stage, j *Job) (status int, lo
 }
 
 // copyToken writes a copy of the pending token p, which is written but
-// not committed, as a pending token of place q under the same name.
-func copyToken(p Pending, q Place) (Pending, error) {
+// not committed, as a pending token of place q under the same name, for
+// the job that holds from.
+func copyToken(p Pending, q Place, from []Token) (Pending, error) {
 	f, err := os.Open(p.File().Name())
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	cp, err := q.Create(p.Name())
+	cp, err := create(q, p.Name(), from)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,535 @@
+package natsq
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"github.com/tpipe/tpipe/spool/jobs"
+	"github.com/tpipe/tpipe/spool/place"
+)
+
+// Place is one place of a net: a subject of its stream and the durable
+// consumer its workers share. It implements jobs.Place and jobs.Lineage.
+type Place struct {
+	n       *Net
+	name    string // the place's name ("in", "in.failed")
+	tok     string // name as a subject token
+	subject string // the stream's subject of the place
+	durable string // its consumer's name
+
+	mu       sync.Mutex
+	cons     jetstream.Consumer
+	ready    map[string][]*token // fetched, not taken, by job name
+	nready   int
+	held     map[*token]bool // taken by a job
+	dropped  int             // copies of jobs done already, dropped
+	room     chan struct{}   // one slot: a ready message was taken
+	notify   chan struct{}   // one slot: a message arrived
+	stopPump context.CancelFunc
+	pumpDone chan struct{}
+}
+
+var (
+	_ jobs.Place   = (*Place)(nil)
+	_ jobs.Lineage = (*Place)(nil)
+	_ jobs.Token   = (*token)(nil)
+	_ jobs.Pending = (*pending)(nil)
+)
+
+func newPlace(n *Net, name string) *Place {
+	tok := subjectToken(name)
+	return &Place{n: n, name: name, tok: tok, subject: n.addr.Stream + "." + tok, durable: "tpipe_" + tok,
+		ready: map[string][]*token{}, held: map[*token]bool{}, room: make(chan struct{}, 1), notify: make(chan struct{}, 1)}
+}
+
+// failed reports whether the place holds failed jobs: no consumer takes
+// them (a person looks at them, and moves them back).
+func (p *Place) failed() bool { return strings.HasSuffix(p.name, ".failed") }
+
+// consumer makes (or finds) the place's durable consumer.
+func (p *Place) consumer(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cons != nil {
+		return nil
+	}
+	c, err := p.n.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       p.durable,
+		Description:   "tpipe: the workers of place " + p.name,
+		FilterSubject: p.subject,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       p.n.o.Lease,
+		MaxDeliver:    -1,
+		MaxAckPending: -1,
+	})
+	if err != nil {
+		return fmt.Errorf("place %s: its consumer: %v", p.Addr(), err)
+	}
+	p.cons = c
+	return nil
+}
+
+// Name is the place's name in its net.
+func (p *Place) Name() string { return p.name }
+
+// Addr is the place's nats:// address.
+func (p *Place) Addr() string { a := p.n.addr; a.Place = p.name; return a.String() }
+
+// Watch starts fetching the place's messages, up to Options.Prefetch held
+// ready at once, and tells c of each that arrives.
+func (p *Place) Watch(ctx context.Context, c jobs.WatchConfig) (<-chan struct{}, error) {
+	if p.failed() {
+		return nil, fmt.Errorf("place %s holds failed jobs: it is not served", p.Addr())
+	}
+	if err := p.consumer(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopPump == nil {
+		pctx, stop := context.WithCancel(context.Background())
+		p.stopPump, p.pumpDone = stop, make(chan struct{})
+		go func() {
+			defer close(p.pumpDone)
+			p.pump(pctx)
+		}()
+	}
+	return p.notify, nil
+}
+
+// pump fetches messages while there is room for them.
+func (p *Place) pump(ctx context.Context) {
+	for ctx.Err() == nil {
+		p.mu.Lock()
+		want := p.n.o.Prefetch - p.nready
+		p.mu.Unlock()
+		if want <= 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-p.room:
+			}
+			continue
+		}
+		b, err := p.cons.Fetch(want, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			sleep(ctx, 250*time.Millisecond) // the server is away
+			continue
+		}
+		for m := range b.Messages() {
+			p.arrive(m)
+		}
+		if err := b.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			sleep(ctx, 250*time.Millisecond)
+		}
+	}
+}
+
+// arrive holds the message m ready.
+func (p *Place) arrive(m jetstream.Msg) {
+	t, err := p.parse(m)
+	if err != nil {
+		m.Term() // not a message of a job; never delivered again
+		return
+	}
+	p.mu.Lock()
+	p.ready[t.name] = append(p.ready[t.name], t)
+	p.nready++
+	p.mu.Unlock()
+	select {
+	case p.notify <- struct{}{}:
+	default:
+	}
+}
+
+// copyOfDone reports whether t is a copy of a job done already in this
+// place (its mark is there): then it is acknowledged and dropped. Asked
+// at the take, not when the message arrives: two copies may wait at once.
+func (p *Place) copyOfDone(t *token) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
+	_, err := p.n.marks.Get(ctx, p.markKey(t.id))
+	cancel()
+	switch {
+	case err == nil:
+		t.m.Ack()
+		p.n.dropObject(t.object)
+		p.mu.Lock()
+		p.dropped++
+		p.mu.Unlock()
+		t.let()
+		return true, nil
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return false, nil
+	}
+	return false, err
+}
+
+// parse reads a message's headers into a token. A message published by
+// another program, without tpipe's headers, is a job named after its
+// sequence number.
+func (p *Place) parse(m jetstream.Msg) (*token, error) {
+	md, err := m.Metadata()
+	if err != nil {
+		return nil, err
+	}
+	h := m.Headers()
+	t := &token{p: p, m: m, seq: md.Sequence.Stream, name: h.Get(hName), id: h.Get(hID), object: h.Get(hObject)}
+	if t.name == "" || place.ValidName(t.name) != nil {
+		t.name = fmt.Sprintf("msg-%d", t.seq)
+	}
+	if t.id == "" {
+		t.id = fmt.Sprintf("seq-%d", t.seq)
+	}
+	if t.object != "" {
+		if t.size, err = strconv.ParseInt(h.Get(hSize), 10, 64); err != nil {
+			return nil, fmt.Errorf("message %d: bad %s", t.seq, hSize)
+		}
+	}
+	return t, nil
+}
+
+// markKey is the key of the mark of identity id done in this place.
+func (p *Place) markKey(id string) string { return p.tok + "." + id }
+
+// heldMsgs are the messages the place holds, ready or taken.
+func (p *Place) heldMsgs() []jetstream.Msg {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ms := make([]jetstream.Msg, 0, p.nready+len(p.held))
+	for _, ts := range p.ready {
+		for _, t := range ts {
+			ms = append(ms, t.m)
+		}
+	}
+	for t := range p.held {
+		ms = append(ms, t.m)
+	}
+	return ms
+}
+
+// List lists the jobs held ready.
+func (p *Place) List() (jobs.Listing, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := jobs.Listing{Ready: make([]string, 0, len(p.ready))}
+	for name := range p.ready {
+		l.Ready = append(l.Ready, name)
+	}
+	slices.Sort(l.Ready)
+	return l, nil
+}
+
+// Take takes the job name held ready: its bytes are written to a file of
+// the scratch folder, the job's input. lock is refused: a stage that
+// reads its inputs where they are (pmjq 1.0's command line) needs
+// folders.
+func (p *Place) Take(name string, lock bool) (jobs.Token, error) {
+	if lock {
+		return nil, errors.New("a stage that reads its inputs where they are (pmjq 1.0's command line) needs folders, not NATS")
+	}
+	p.mu.Lock()
+	ts := p.ready[name]
+	if len(ts) == 0 {
+		p.mu.Unlock()
+		return nil, jobs.ErrLost
+	}
+	t := ts[0]
+	if len(ts) == 1 {
+		delete(p.ready, name)
+	} else {
+		p.ready[name] = ts[1:]
+	}
+	p.nready--
+	p.held[t] = true
+	p.mu.Unlock()
+	select {
+	case p.room <- struct{}{}:
+	default:
+	}
+	switch done, err := p.copyOfDone(t); {
+	case err != nil:
+		t.m.NakWithDelay(time.Second) // the server is away: asked again later
+		t.let()
+		return nil, jobs.ErrLost
+	case done:
+		return nil, jobs.ErrLost
+	}
+	if err := t.fetch(); err != nil {
+		t.Release()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Create starts writing the token name, a new job (tpipe put).
+func (p *Place) Create(name string) (jobs.Pending, error) {
+	return p.create(name, nuid.Next())
+}
+
+// CreateFrom starts writing the token name, an output of the job that
+// holds from: its identity is the same for a redo of the job.
+func (p *Place) CreateFrom(name string, from []jobs.Token) (jobs.Pending, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s", p.name, name)
+	for _, t := range from {
+		if t, ok := t.(*token); ok {
+			fmt.Fprintf(h, "\x00%s\x00%s", t.p.name, t.id)
+		}
+	}
+	return p.create(name, hex.EncodeToString(h.Sum(nil))[:32])
+}
+
+func (p *Place) create(name, id string) (*pending, error) {
+	f, err := os.CreateTemp(p.n.scratch, "out-")
+	if err != nil {
+		return nil, err
+	}
+	return &pending{p: p, name: name, id: id, f: f}, nil
+}
+
+// Put publishes the whole token name at once (a failure's record, beside
+// its job: the records of a failed place go to a subject of their own,
+// so that its subject counts its jobs).
+func (p *Place) Put(name string, write func(io.Writer) error) error {
+	var b strings.Builder
+	if err := write(&b); err != nil {
+		return err
+	}
+	msg := nats.NewMsg(p.subject)
+	if strings.HasSuffix(name, jobs.StderrSuffix) || strings.HasSuffix(name, jobs.StatusSuffix) {
+		msg.Subject += ".record"
+	}
+	msg.Header.Set(hName, name)
+	msg.Header.Set(hID, nuid.Next())
+	msg.Data = []byte(b.String())
+	return p.n.retry(time.Now().Add(p.n.o.Patience), func(ctx context.Context) error {
+		_, err := p.n.js.PublishMsg(ctx, msg)
+		return err
+	})
+}
+
+// Reap is JetStream's: a message whose lease ran out is delivered again.
+func (p *Place) Reap() (int, error) { return 0, nil }
+
+// Busy reports whether a job of the place is held by a worker anywhere
+// (delivered, not acknowledged), or, for a place this process watches
+// (an input), waits on the server to be fetched: the engine's listing
+// shows only the jobs fetched. A job waiting in an output place is done
+// as far as this net's stages are concerned.
+func (p *Place) Busy() (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
+	defer cancel()
+	if err := p.consumer(ctx); err != nil {
+		return false, err
+	}
+	info, err := p.cons.Info(ctx)
+	if err != nil {
+		return false, fmt.Errorf("place %s: %v", p.Addr(), err)
+	}
+	p.mu.Lock()
+	watched := p.stopPump != nil
+	p.mu.Unlock()
+	return info.NumAckPending > 0 || watched && info.NumPending > 0, nil
+}
+
+// Close stops the fetching and gives back the messages held ready.
+func (p *Place) Close() error {
+	p.mu.Lock()
+	stop, done := p.stopPump, p.pumpDone
+	p.stopPump = nil
+	p.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name, ts := range p.ready {
+		for _, t := range ts {
+			t.m.Nak()
+		}
+		delete(p.ready, name)
+	}
+	p.nready = 0
+	return nil
+}
+
+// token is a message a worker holds.
+type token struct {
+	p      *Place
+	m      jetstream.Msg
+	seq    uint64
+	name   string
+	id     string
+	object string
+	size   int64
+	path   string
+}
+
+// fetch writes the token's bytes to its file.
+func (t *token) fetch() error {
+	t.path = filepath.Join(t.p.n.scratch, fmt.Sprintf("in-%s-%d", t.p.tok, t.seq))
+	if t.object == "" {
+		return os.WriteFile(t.path, t.m.Data(), 0o600)
+	}
+	// A large job: about a second a hundred MiB more than a small one.
+	ctx, cancel := context.WithTimeout(context.Background(), t.p.n.o.Timeout+time.Duration(t.size>>20)*10*time.Millisecond)
+	defer cancel()
+	if err := t.p.n.objects.GetFile(ctx, t.object, t.path); err != nil {
+		return fmt.Errorf("job %s: its bytes (object %s): %v", t.name, t.object, err)
+	}
+	return nil
+}
+
+func (t *token) Path() string      { return t.path }
+func (t *token) Changed(bool) bool { return false } // a message never changes
+func (t *token) Suspect()          {}
+func (t *token) MoveToPath(string) error {
+	return errors.New("failed jobs on NATS go to the failed place, not to paths")
+}
+
+// let forgets the token: no longer held, its file gone.
+func (t *token) let() {
+	t.p.mu.Lock()
+	delete(t.p.held, t)
+	t.p.mu.Unlock()
+	if t.path != "" {
+		os.Remove(t.path)
+	}
+}
+
+// Done marks the job done in its place, then acknowledges its message
+// (see the package's doc) and drops its object.
+func (t *token) Done(jobs.Place) (lost bool, err error) {
+	n := t.p.n
+	err = n.retry(time.Now().Add(n.o.Patience), func(ctx context.Context) error {
+		_, err := n.marks.Put(ctx, t.p.markKey(t.id), []byte(n.o.Owner))
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("mark job %s done in %s: %w", t.name, t.p.Addr(), err)
+	}
+	t.m.Ack() // lost with the server: the copy that comes back is dropped
+	n.dropObject(t.object)
+	t.let()
+	return false, nil
+}
+
+// Release gives the message back at once, for any worker.
+func (t *token) Release() error {
+	err := t.m.Nak()
+	t.let()
+	return err
+}
+
+// MoveTo publishes the token to the place q (a failed place) and
+// acknowledges it here.
+func (t *token) MoveTo(q jobs.Place) error {
+	qp, ok := q.(*Place)
+	if !ok {
+		return fmt.Errorf("%s is not a place on NATS", q.Addr())
+	}
+	msg := nats.NewMsg(qp.subject)
+	msg.Header = t.m.Headers()
+	msg.Header.Del(jetstream.MsgIDHeader)
+	msg.Header.Set(hName, t.name)
+	msg.Header.Set(hID, t.id)
+	msg.Data = t.m.Data()
+	n := t.p.n
+	if err := n.retry(time.Now().Add(n.o.Patience), func(ctx context.Context) error {
+		_, err := n.js.PublishMsg(ctx, msg)
+		return err
+	}); err != nil {
+		return err
+	}
+	t.m.Ack()
+	t.let()
+	return nil
+}
+
+// dropObject removes a job's object, once its message is acknowledged; a
+// failure leaves it to the bucket (a leak, never a loss).
+func (n *Net) dropObject(name string) {
+	if name == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), n.o.Timeout)
+	defer cancel()
+	n.objects.Delete(ctx, name)
+}
+
+// pending is a token being written, published by Commit.
+type pending struct {
+	p    *Place
+	name string
+	id   string
+	f    *os.File
+}
+
+func (t *pending) Name() string                { return t.name }
+func (t *pending) File() *os.File              { return t.f }
+func (t *pending) Write(b []byte) (int, error) { return t.f.Write(b) }
+func (t *pending) Place() jobs.Place           { return t.p }
+
+// Abort drops the token's file.
+func (t *pending) Abort() error {
+	t.f.Close()
+	return os.Remove(t.f.Name())
+}
+
+// message makes the token's message: its bytes inline, or, past what one
+// message holds, in an object of the net (stored before the message).
+func (t *pending) message() (*nats.Msg, error) {
+	msg := nats.NewMsg(t.p.subject)
+	msg.Header.Set(hName, t.name)
+	msg.Header.Set(hID, t.id)
+	fi, err := t.f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	n := t.p.n
+	if fi.Size() <= int64(n.inline) {
+		msg.Data, err = os.ReadFile(t.f.Name())
+		return msg, err
+	}
+	obj := t.p.tok + "/" + nuid.Next()
+	err = n.retry(time.Now().Add(n.o.Patience), func(context.Context) error {
+		if _, err := t.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), n.o.Timeout+time.Duration(fi.Size()>>20)*10*time.Millisecond)
+		defer cancel()
+		_, err := n.objects.Put(ctx, jetstream.ObjectMeta{Name: obj}, t.f)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store job %s (%d bytes): %v", t.name, fi.Size(), err)
+	}
+	msg.Header.Set(hObject, obj)
+	msg.Header.Set(hSize, strconv.FormatInt(fi.Size(), 10))
+	return msg, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
