@@ -42,6 +42,7 @@ var cmdForms = []cmdForm{
 	{"pmjq", "tpipe pmjq ...", "folders as places, commands as transitions: tpipe pmjq --help; as pmjq, pmjq 1.0's command line"},
 	{"serve", "tpipe serve [flags] DIR 'PIPELINE'", "a pipeline as a service on DIR/in and DIR/out"},
 	{"put", "tpipe put [--name NAME] DIR FILE...", "submit jobs to a folder of pmjq or serve, whole"},
+	{"get", "tpipe get [--once] nats://HOST:PORT/NAME DIR", "take the finished jobs of a net on NATS into DIR"},
 	{"status", "tpipe status [--watch] [--dot | --pnml] DIR", "a spool folder's places, claims, rates, bottleneck"},
 	{"scripts", "tpipe scripts [-o OUTDIR] DIR 'PIPELINE'", "pmjq's setup.sh, launch.sh and cleanup.sh"},
 	{"help", "tpipe help [NAME]", "this list, or the help of a builtin or a form"},
@@ -116,7 +117,7 @@ func helpCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stdout)
 		writeWrapped(stdout, "", "tpipe bench --help, run in a checkout, lists the suite's other forms and flags.")
 		return 0
-	case "pmjq", "serve", "put", "status", "gc", "scripts":
+	case "pmjq", "serve", "put", "get", "status", "gc", "scripts":
 		return run(ctx, []string{name, "--help"}, nil, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "tpipe help: no help topics match '%s'; tpipe help lists them\n", visible.Controls(name))

@@ -25,6 +25,7 @@ import (
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/spool/jobs"
+	"github.com/tpipe/tpipe/spool/natsq"
 	"github.com/tpipe/tpipe/spool/place"
 )
 
@@ -279,12 +280,19 @@ flags:
 `
 
 var serveUsage = `usage: tpipe serve [flags] DIR 'PIPELINE'
+       tpipe serve [flags] nats://HOST:PORT/NAME 'PIPELINE'
 
 Serves PIPELINE: each file dropped in DIR/in is a job that flows through
 the pipeline, each command a stage with its workers and each edge a folder
 under DIR, and its result lands in DIR/out/<the job's name>. Any number of
 serve processes, on this host or on hosts sharing DIR, share the work.
 DIR must exist (--create makes it); serve makes the folders under it.
+
+On NATS JetStream, the net NAME is a stream: jobs come from NAME.in
+(tpipe put nats://HOST:PORT/NAME FILE...), each edge is a subject, and
+results go to NAME.out (tpipe get nats://HOST:PORT/NAME DIR). Workers on
+any hosts that reach the server share the work; a job whose worker died
+is delivered again after --lease.
 ` + intakeHelp + `
 flags:
 `
@@ -325,6 +333,14 @@ func pmjqJobs(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := missingProgram(rest[1], f.cfg); err != nil {
 		return badPipeline(stderr, "tpipe pmjq", "FILTER", rest[1], "INDIR 'FILTER' OUTDIR", err)
 	}
+	if natsq.IsAddr(rest[0]) {
+		return f.pmjqNATS(ctx, rest, filter, stderr)
+	}
+	for _, o := range rest[2:] {
+		if natsq.IsAddr(o) {
+			return pmjqUsageError(stderr, "tpipe pmjq", "OUTDIR %s is on NATS and INDIR is a folder: one run uses one kind of place", o)
+		}
+	}
 	in, err := absDir(rest[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "tpipe pmjq: %s\n", fileError(err))
@@ -357,6 +373,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if len(rest) != 2 {
 		return pmjqUsageError(stderr, "tpipe serve", "want DIR 'PIPELINE', got %d %s", len(rest), say.Plural(len(rest), "argument"))
+	}
+	if natsq.IsAddr(rest[0]) {
+		return f.serveNATS(ctx, rest[0], rest[1], stderr)
 	}
 	dir, err := absDir(rest[0])
 	if err != nil {
@@ -601,6 +620,17 @@ func (f *jobFlags) worker() (*place.Worker, error) {
 // observe starts what the flags ask for beside the engine: the status
 // file, the metrics server, the load hooks. stop ends them and waits.
 func (f *jobFlags) observe(ctx context.Context, w *place.Worker, stages []status.Stage, stderr io.Writer) (jobs.Observer, func(), error) {
+	var dirs []string
+	for _, s := range stages {
+		dirs = append(dirs, s.Inputs...)
+		dirs = append(dirs, s.Outputs...)
+	}
+	return f.observeWith(ctx, w.Owner(), w.Lease(), stages, dirs, metrics.FolderCounts, stderr)
+}
+
+// observeWith is observe for places of any backend: owner and lease are
+// the status file's, places are the metrics' places, which inspect reads.
+func (f *jobFlags) observeWith(ctx context.Context, owner place.Owner, lease time.Duration, stages []status.Stage, places []string, inspect metrics.Inspector, stderr io.Writer) (jobs.Observer, func(), error) {
 	prog := f.form.prog()
 	var obs jobs.Observers
 	var stops []func()
@@ -610,7 +640,7 @@ func (f *jobFlags) observe(ctx context.Context, w *place.Worker, stages []status
 		}
 	}
 	if f.status != "" {
-		sw, err := status.NewWriter(f.status, w.Owner(), w.Lease(), stages, status.Options{})
+		sw, err := status.NewWriter(f.status, owner, lease, stages, status.Options{})
 		if err != nil {
 			return nil, stop, fmt.Errorf("--status: %w", err)
 		}
@@ -618,12 +648,7 @@ func (f *jobFlags) observe(ctx context.Context, w *place.Worker, stages []status
 		stops = append(stops, func() { sw.Close() })
 	}
 	if f.metrics != "" {
-		var dirs []string
-		for _, s := range stages {
-			dirs = append(dirs, s.Inputs...)
-			dirs = append(dirs, s.Outputs...)
-		}
-		srv, err := metrics.Listen(f.metrics, dirs)
+		srv, err := metrics.ListenWith(f.metrics, places, inspect)
 		if err != nil {
 			stop()
 			return nil, func() {}, fmt.Errorf("--metrics: %w", err)

@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 
 	"github.com/tpipe/tpipe/internal/visible"
+	"github.com/tpipe/tpipe/spool/natsq"
 	"github.com/tpipe/tpipe/spool/place"
 )
 
 const putUsage = `usage: tpipe put [flags] DIR FILE...
        tpipe put [flags] DIR --name NAME < DATA
+       tpipe put [flags] nats://HOST:PORT/NAME[/PLACE] FILE...
 
 Submits jobs to a folder served by tpipe pmjq or tpipe serve, the safe
 way: each FILE is copied under the folder's temporary name (DIR/.tmp),
@@ -23,6 +25,10 @@ sees part of it. DIR is pmjq's input folder, or serve's folder (its jobs
 go to DIR/in). With no FILE, or FILE -, the job is stdin, named --name.
 A job of a name already waiting is refused. Another program can do the
 same: write elsewhere on the same file system, then mv into DIR.
+
+On NATS, each job is published to the place in of the net NAME (the
+stream NAME, made if missing), or to PLACE, and put exits 0 once the
+server has stored every one.
 
 flags:
 `
@@ -61,6 +67,9 @@ func putCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			return pmjqUsageError(stderr, prog, "- (stdin) needs --name NAME")
 		}
+	}
+	if natsq.IsAddr(dir) {
+		return putNATS(dir, *name, files, stdin, stderr)
 	}
 	abs, err := absDir(dir)
 	if err != nil {

@@ -153,6 +153,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return statusCommand(ctx, args[1:], stdout, stderr)
 		case "put":
 			return putCommand(args[1:], stdin, stdout, stderr)
+		case "get":
+			return getCommand(ctx, args[1:], stdout, stderr)
 		case "scripts":
 			return scriptsCommand(args[1:], stdout, stderr)
 		case "help":

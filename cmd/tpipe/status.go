@@ -13,16 +13,20 @@ import (
 
 	"github.com/tpipe/tpipe/front/status"
 	"github.com/tpipe/tpipe/internal/visible"
+	"github.com/tpipe/tpipe/spool/natsq"
 	"github.com/tpipe/tpipe/progress"
 )
 
 const statusUsage = `usage: tpipe status [--watch] [--dot | --pnml] DIR
+       tpipe status [--watch] nats://HOST:PORT/NAME
 
 Shows the spool folder DIR: each place with its tokens, the claims in
 flight (owner, when last renewed), failed jobs, each stage's workers,
 rate (EWMA of deliveries per second) and latency, and the bottleneck.
 The rates come from the status files that workers started with
---status DIR (serve writes them in its folder).
+--status DIR (serve writes them in its folder). On NATS: each place of
+the net NAME with its jobs waiting, in flight, done, failed and
+redelivered (read from the server: every worker's jobs).
 
   --watch   a live view, redrawn until interrupted: each stage's rate,
             backlog and busy workers, the bottleneck marked (each place's
@@ -56,6 +60,12 @@ func statusCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return pmjqUsageError(stderr, prog, "--watch shows the tables; --dot and --pnml print once")
 	}
 	dir := fs.Arg(0)
+	if natsq.IsAddr(dir) {
+		if *dot || *pnml {
+			return pmjqUsageError(stderr, prog, "--dot and --pnml draw a folder's net; on NATS status shows the places' counts")
+		}
+		return statusNATS(ctx, dir, *watch, stdout, stderr)
+	}
 	show := func(w io.Writer) error { return statusReport(dir, w, *dot, *pnml) }
 	if !*watch {
 		if err := show(stdout); err != nil {

@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,7 +46,34 @@ var _ jobs.Observer = (*Metrics)(nil)
 // New returns Metrics whose registry also reports the tokens and claims
 // of the places at dirs, read at each scrape. A place named twice (the
 // output of one stage is the input of the next) is reported once.
-func New(dirs []string) *Metrics {
+func New(dirs []string) *Metrics { return NewWith(dirs, FolderCounts) }
+
+// PlaceCounts are what one place holds at a scrape.
+type PlaceCounts struct {
+	Tokens int // ready
+	Claims int // taken by a worker
+	Aside  int // moved aside as bad, or failed
+}
+
+// Inspector reads a place's counts at a scrape: FolderCounts for a
+// folder, another for a place of another backend (NATS).
+type Inspector func(place string) (PlaceCounts, error)
+
+// FolderCounts reads the counts of the folder dir (place.Inspect).
+func FolderCounts(dir string) (PlaceCounts, error) {
+	m, err := place.Inspect(dir)
+	if err != nil {
+		return PlaceCounts{}, err
+	}
+	held := 0
+	for _, h := range m.Holders {
+		held += len(h.Claims) + len(h.Locks)
+	}
+	return PlaceCounts{Tokens: m.Tokens, Claims: held, Aside: m.Aside}, nil
+}
+
+// NewWith is New for places that inspect reads.
+func NewWith(dirs []string, inspect Inspector) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		claimed: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -72,7 +100,7 @@ func New(dirs []string) *Metrics {
 			Name: "tpipe_jobs_put_back_total", Help: "Jobs whose input changed while they ran (still being written), put back to be done again.",
 		}, []string{"stage"}),
 	}
-	m.reg.MustRegister(m.claimed, m.done, m.failed, m.retried, m.latency, m.takenBack, m.putBack, &places{dirs: distinct(dirs)})
+	m.reg.MustRegister(m.claimed, m.done, m.failed, m.retried, m.latency, m.takenBack, m.putBack, &places{dirs: distinct(dirs), inspect: inspect})
 	return m
 }
 
@@ -119,7 +147,10 @@ func (m *Metrics) TakenBack(dir string, n int) { m.takenBack.WithLabelValues(dir
 func (m *Metrics) PutBack(stage, job string) { m.putBack.WithLabelValues(stage).Inc() }
 
 // places is a collector that reads the places' folders at scrape time.
-type places struct{ dirs []string }
+type places struct {
+	dirs    []string
+	inspect Inspector
+}
 
 var (
 	tokensDesc = prometheus.NewDesc("tpipe_place_tokens", "Ready tokens (files) in the place.", []string{"place"}, nil)
@@ -133,7 +164,9 @@ func distinct(dirs []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, d := range dirs {
-		d = filepath.Clean(d)
+		if !strings.Contains(d, "://") {
+			d = filepath.Clean(d)
+		}
 		if !seen[d] {
 			seen[d] = true
 			out = append(out, d)
@@ -150,17 +183,13 @@ func (p *places) Describe(ch chan<- *prometheus.Desc) {
 
 func (p *places) Collect(ch chan<- prometheus.Metric) {
 	for _, dir := range p.dirs {
-		m, err := place.Inspect(dir)
+		m, err := p.inspect(dir)
 		if err != nil {
 			ch <- prometheus.NewInvalidMetric(tokensDesc, err)
 			continue
 		}
-		held := 0
-		for _, h := range m.Holders {
-			held += len(h.Claims) + len(h.Locks)
-		}
 		ch <- prometheus.MustNewConstMetric(tokensDesc, prometheus.GaugeValue, float64(m.Tokens), dir)
-		ch <- prometheus.MustNewConstMetric(claimsDesc, prometheus.GaugeValue, float64(held), dir)
+		ch <- prometheus.MustNewConstMetric(claimsDesc, prometheus.GaugeValue, float64(m.Claims), dir)
 		ch <- prometheus.MustNewConstMetric(failedDesc, prometheus.GaugeValue, float64(m.Aside), dir)
 	}
 }
@@ -179,11 +208,16 @@ type Server struct {
 // (host:port; port 0 picks one, see Addr) and serves New(dirs) at
 // /metrics until Close.
 func Listen(addr string, dirs []string) (*Server, error) {
+	return ListenWith(addr, dirs, FolderCounts)
+}
+
+// ListenWith is Listen for places that inspect reads.
+func ListenWith(addr string, dirs []string, inspect Inspector) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Metrics: New(dirs), ln: ln}
+	s := &Server{Metrics: NewWith(dirs, inspect), ln: ln}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", s.Handler())
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

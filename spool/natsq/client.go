@@ -117,6 +117,9 @@ func save(from, to string, noSync bool) error {
 		return err
 	}
 	_, err = io.Copy(tmp, src)
+	if err == nil {
+		err = tmp.Chmod(0o644) // (CreateTemp's 0600 is for a file in progress)
+	}
 	if err == nil && !noSync {
 		err = tmp.Sync()
 	}
@@ -243,4 +246,30 @@ func (n *Net) Busy() (bool, error) {
 		return false, err
 	}
 	return busy || before != after, nil
+}
+
+// Inspect returns the counts of the place at addr (an address Open
+// takes), for the metrics.
+func (n *Net) Inspect(addr string) (Count, error) {
+	p, err := n.OpenPlace(addr)
+	if err != nil {
+		return Count{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), n.o.Timeout)
+	defer cancel()
+	c := Count{Place: p.name}
+	if p.failed() {
+		c.Waiting = n.count(ctx, p.subject)
+		return c, nil
+	}
+	if err := p.consumer(ctx); err != nil {
+		return c, err
+	}
+	info, err := p.cons.Info(ctx)
+	if err != nil {
+		return c, err
+	}
+	c.Waiting, c.InFlight, c.Redelivered = int(info.NumPending), info.NumAckPending, info.NumRedelivered
+	c.Failed = n.count(ctx, n.addr.Stream+"."+subjectToken(p.name+".failed"))
+	return c, nil
 }
