@@ -51,7 +51,7 @@ func dialNet(ctx context.Context, prog, arg string, o natsq.Options, stderr io.W
 
 // natsOptions are the options of a worker's connection, from its flags.
 func (f *jobFlags) natsOptions() natsq.Options {
-	return natsq.Options{Lease: f.o.Lease, Prefetch: f.o.Workers, Create: true, Owner: f.o.Host}
+	return natsq.Options{Lease: f.o.Lease, Prefetch: 8 * f.o.Workers, Create: true, Owner: f.o.Host}
 }
 
 // serveNATS is `tpipe serve [flags] nats://HOST:PORT/NAME 'PIPELINE'`.
@@ -371,7 +371,7 @@ func getCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	ctx, e := exitOn(ctx, exitSignals...)
 	defer e.stop()
-	n, a, status := dialNet(ctx, prog, pos[0], natsq.Options{Create: true, Lease: *lease}, stderr)
+	n, a, status := dialNet(ctx, prog, pos[0], natsq.Options{Create: true, Lease: *lease, Prefetch: 64}, stderr)
 	if status != 0 {
 		return status
 	}

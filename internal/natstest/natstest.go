@@ -33,14 +33,16 @@ func Binary(t testing.TB) string {
 		return p
 	}
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "natstest-")
-		if err != nil {
-			buildErr = err
-			return
+		// One binary for every test process of a run, and runs after it:
+		// built to a name of its own, then renamed into place.
+		binPath = filepath.Join(os.TempDir(), "tpipe-natstest-nats-server")
+		tmp := fmt.Sprintf("%s.%d", binPath, os.Getpid())
+		out, err := exec.Command("go", "build", "-o", tmp, "github.com/nats-io/nats-server/v2").CombinedOutput()
+		if err == nil {
+			err = os.Rename(tmp, binPath)
 		}
-		binPath = filepath.Join(dir, "nats-server")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/nats-io/nats-server/v2").CombinedOutput()
 		if err != nil {
+			os.Remove(tmp)
 			buildErr = fmt.Errorf("go build nats-server: %v\n%s", err, out)
 		}
 	})
@@ -85,6 +87,7 @@ func (s *Server) start() {
 		args = append(args, "-js", "-sd", s.Store)
 	}
 	s.cmd = exec.Command(Binary(s.t), append(args, s.Args...)...)
+	dieWithParent(s.cmd) // a test that times out leaves no server behind
 	log, err := os.Create(filepath.Join(s.t.TempDir(), "nats-server.log"))
 	if err != nil {
 		s.t.Fatal(err)

@@ -84,6 +84,18 @@ func (p *Place) Get(ctx context.Context, dir string, o GetOptions) (int, error) 
 			continue
 		}
 		if o.Once {
+			// The pulls bring the next jobs in well under this; the look
+			// at the whole net is for when none come.
+			t := time.NewTimer(50 * time.Millisecond)
+			select {
+			case <-c:
+				t.Stop()
+				continue
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return got, nil
+			}
 			busy, err := p.n.Busy()
 			if err != nil {
 				return got, err

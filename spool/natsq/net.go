@@ -52,8 +52,11 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -120,6 +123,8 @@ type Net struct {
 	closed bool
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
+	acks   chan doneReq  // to acker
+	acked  chan struct{} // closed when acker ends
 }
 
 var _ jobs.Places = (*Net)(nil)
@@ -208,12 +213,17 @@ func Dial(ctx context.Context, a Addr, o Options) (*Net, error) {
 	// A job and its headers fit in one message up to the server's
 	// maximum, less room for the headers.
 	n.inline = max(int(nc.MaxPayload())-16<<10, 1<<10)
-	if n.scratch, err = os.MkdirTemp("", "tpipe-nats-"); err != nil {
+	if n.scratch, err = scratchDir(); err != nil {
 		return fail(err)
 	}
 	kctx, stop := context.WithCancel(context.Background())
 	n.stop = stop
 	n.wg.Go(func() { n.keepAlive(kctx) })
+	n.acks, n.acked = make(chan doneReq, 4096), make(chan struct{})
+	go func() {
+		defer close(n.acked)
+		n.acker()
+	}()
 	return n, nil
 }
 
@@ -270,10 +280,12 @@ func (n *Net) Close() error {
 	for _, p := range n.places {
 		ps = append(ps, p)
 	}
+	close(n.acks) // (under n.mu, which Done holds to send)
 	n.mu.Unlock()
 	for _, p := range ps {
 		p.Close()
 	}
+	<-n.acked
 	n.stop()
 	n.wg.Wait()
 	n.nc.Flush()
@@ -401,6 +413,19 @@ func (n *Net) retry(deadline time.Time, f func(ctx context.Context) error) error
 	}
 }
 
+// markSubject is the subject of the mark key in the marks bucket.
+func (n *Net) markSubject(key string) string {
+	return "$KV.tpipe_marks_" + n.addr.Stream + "." + key
+}
+
+// away reports whether err comes of the server being away for now (a
+// restart, a connection being made again): a look that fails so is
+// tried again later rather than ending a run.
+func (n *Net) away(err error) bool {
+	return !n.nc.IsConnected() || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
+}
+
 // keepAlive renews, a few times a lease, the lease of every message this
 // process holds, ready or taken.
 func (n *Net) keepAlive(ctx context.Context) {
@@ -424,4 +449,21 @@ func (n *Net) keepAlive(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// scratchDir makes the folder where this process keeps the tokens it
+// holds as files, and removes those of processes that died without
+// removing theirs (a worker killed with SIGKILL): each is named after
+// its process.
+func scratchDir() (string, error) {
+	tmp := os.TempDir()
+	if old, _ := filepath.Glob(filepath.Join(tmp, "tpipe-nats-*-*")); len(old) > 0 {
+		for _, dir := range old {
+			pid, err := strconv.Atoi(strings.Split(filepath.Base(dir), "-")[2])
+			if err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
+				os.RemoveAll(dir)
+			}
+		}
+	}
+	return os.MkdirTemp(tmp, fmt.Sprintf("tpipe-nats-%d-", os.Getpid()))
 }

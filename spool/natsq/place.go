@@ -112,30 +112,50 @@ func (p *Place) Watch(ctx context.Context, c jobs.WatchConfig) (<-chan struct{},
 	return p.notify, nil
 }
 
-// pump fetches messages while there is room for them.
+// pump pulls the place's messages (nats.go keeps up to Prefetch of
+// them coming, in overlapping pulls) and holds them ready, while fewer
+// than Prefetch wait for a worker. When ctx is done it gives back what
+// the pulls had brought and ends.
 func (p *Place) pump(ctx context.Context) {
-	for ctx.Err() == nil {
+	var it jetstream.MessagesContext
+	for {
+		var err error
+		if it, err = p.cons.Messages(jetstream.PullMaxMessages(p.n.o.Prefetch)); err == nil {
+			break
+		}
+		sleep(ctx, 250*time.Millisecond) // the server is away
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-ctx.Done()
+		it.Drain()
+	}()
+	defer func() { <-stopped }()
+	for {
 		p.mu.Lock()
-		want := p.n.o.Prefetch - p.nready
+		full := p.nready >= p.n.o.Prefetch
 		p.mu.Unlock()
-		if want <= 0 {
+		if full && ctx.Err() == nil {
 			select {
 			case <-ctx.Done():
-				return
 			case <-p.room:
 			}
 			continue
 		}
-		b, err := p.cons.Fetch(want, jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			sleep(ctx, 250*time.Millisecond) // the server is away
-			continue
-		}
-		for m := range b.Messages() {
+		m, err := it.Next()
+		switch {
+		case errors.Is(err, jetstream.ErrMsgIteratorClosed):
+			return
+		case err != nil:
+			sleep(ctx, 250*time.Millisecond) // a heartbeat missed: the server is away
+		case ctx.Err() != nil:
+			m.Nak() // drained after the end: for another worker
+		default:
 			p.arrive(m)
-		}
-		if err := b.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-			sleep(ctx, 250*time.Millisecond)
 		}
 	}
 }
@@ -326,25 +346,31 @@ func (p *Place) Put(name string, write func(io.Writer) error) error {
 // Reap is JetStream's: a message whose lease ran out is delivered again.
 func (p *Place) Reap() (int, error) { return 0, nil }
 
-// Busy reports whether a job of the place is held by a worker anywhere
-// (delivered, not acknowledged), or, for a place this process watches
-// (an input), waits on the server to be fetched: the engine's listing
-// shows only the jobs fetched. A job waiting in an output place is done
-// as far as this net's stages are concerned.
+// Busy reports, for a place this process watches (an input of its
+// stages), whether a job of it waits on the server to be fetched (the
+// engine's listing shows only the jobs fetched) or is held by a worker
+// anywhere (delivered, not acknowledged). A place this process only
+// writes is never busy: its own writes are the jobs in flight upstream
+// of it, and a reader downstream that died holds its jobs until somebody
+// pulls them again (JetStream delivers an expired job again only to a
+// pull), which may not be this run's business.
 func (p *Place) Busy() (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
-	defer cancel()
-	if err := p.consumer(ctx); err != nil {
-		return false, err
-	}
-	info, err := p.cons.Info(ctx)
-	if err != nil {
-		return false, fmt.Errorf("place %s: %v", p.Addr(), err)
-	}
 	p.mu.Lock()
 	watched := p.stopPump != nil
 	p.mu.Unlock()
-	return info.NumAckPending > 0 || watched && info.NumPending > 0, nil
+	if !watched {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
+	defer cancel()
+	info, err := p.cons.Info(ctx)
+	if err != nil {
+		if p.n.away(err) {
+			return true, nil // asked again at the next look
+		}
+		return false, fmt.Errorf("place %s: %v", p.Addr(), err)
+	}
+	return info.NumAckPending > 0 || info.NumPending > 0, nil
 }
 
 // Close stops the fetching and gives back the messages held ready.
@@ -414,20 +440,69 @@ func (t *token) let() {
 }
 
 // Done marks the job done in its place, then acknowledges its message
-// (see the package's doc) and drops its object.
+// (see the package's doc) and drops its object. The mark is published
+// at once and the rest is the net's acker's, once the mark is stored,
+// so that a worker does not wait a round trip per job: the message
+// stays held (its lease renewed) until then.
 func (t *token) Done(jobs.Place) (lost bool, err error) {
 	n := t.p.n
-	err = n.retry(time.Now().Add(n.o.Patience), func(ctx context.Context) error {
-		_, err := n.marks.Put(ctx, t.p.markKey(t.id), []byte(n.o.Owner))
-		return err
-	})
+	key := t.p.markKey(t.id)
+	fut, err := n.js.PublishAsync(n.markSubject(key), []byte(n.o.Owner))
 	if err != nil {
-		return false, fmt.Errorf("mark job %s done in %s: %w", t.name, t.p.Addr(), err)
+		fut = nil // stored by the acker, the slow way
 	}
-	t.m.Ack() // lost with the server: the copy that comes back is dropped
-	n.dropObject(t.object)
-	t.let()
+	if t.path != "" {
+		os.Remove(t.path)
+		t.path = ""
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return false, fmt.Errorf("job %s of %s: done after the net was closed", t.name, t.p.Addr())
+	}
+	n.acks <- doneReq{t: t, fut: fut, key: key}
 	return false, nil
+}
+
+// doneReq is a job whose mark was published: once the server has stored
+// it, the job's message is acknowledged.
+type doneReq struct {
+	t   *token
+	fut jetstream.PubAckFuture
+	key string
+}
+
+// acker acknowledges the jobs done, in order, each once its mark is
+// stored; a mark that cannot be stored within Patience leaves its job
+// unacknowledged, to run again after the lease (its outputs are stored:
+// their copies are dropped downstream).
+func (n *Net) acker() {
+	for r := range n.acks {
+		ok := false
+		if r.fut != nil {
+			timer := time.NewTimer(n.o.Timeout)
+			select {
+			case <-r.fut.Ok():
+				ok = true
+			case <-r.fut.Err():
+			case <-timer.C:
+			}
+			timer.Stop()
+		}
+		if !ok {
+			ok = n.retry(time.Now().Add(n.o.Patience), func(ctx context.Context) error {
+				_, err := n.marks.Put(ctx, r.key, []byte(n.o.Owner))
+				return err
+			}) == nil
+		}
+		if ok {
+			r.t.m.Ack() // lost with the server: the copy that comes back is dropped
+			n.dropObject(r.t.object)
+		} else {
+			fmt.Fprintf(n.o.Log, "could not mark job %s done in %s: it runs again after the lease\n", r.t.name, r.t.p.Addr())
+		}
+		r.t.let()
+	}
 }
 
 // Release gives the message back at once, for any worker.
