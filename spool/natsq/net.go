@@ -123,8 +123,11 @@ type Net struct {
 	closed bool
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
-	acks   chan doneReq  // to acker
-	acked  chan struct{} // closed when acker ends
+	acks   chan doneReq // to acker
+	// marking counts the marks published and not yet stored, by key: a
+	// copy of their job taken meanwhile is dropped as done.
+	marking map[string]int
+	acked   chan struct{} // closed when acker ends
 }
 
 var _ jobs.Places = (*Net)(nil)
@@ -153,7 +156,7 @@ func Dial(ctx context.Context, a Addr, o Options) (*Net, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	n := &Net{addr: a.Net(), o: o, places: map[string]*Place{}}
+	n := &Net{addr: a.Net(), o: o, places: map[string]*Place{}, marking: map[string]int{}}
 	host := strings.TrimPrefix(a.Server, Scheme)
 	if at := strings.LastIndexByte(host, '@'); at >= 0 {
 		host = host[at+1:]

@@ -181,9 +181,16 @@ func (p *Place) arrive(m jetstream.Msg) {
 // place (its mark is there): then it is acknowledged and dropped. Asked
 // at the take, not when the message arrives: two copies may wait at once.
 func (p *Place) copyOfDone(t *token) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
-	_, err := p.n.marks.Get(ctx, p.markKey(t.id))
-	cancel()
+	key := p.markKey(t.id)
+	p.n.mu.Lock()
+	marking := p.n.marking[key] > 0 // done here, its mark on its way
+	p.n.mu.Unlock()
+	var err error
+	if !marking {
+		ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
+		_, err = p.n.marks.Get(ctx, key)
+		cancel()
+	}
 	switch {
 	case err == nil:
 		t.m.Ack()
@@ -460,6 +467,7 @@ func (t *token) Done(jobs.Place) (lost bool, err error) {
 	if n.closed {
 		return false, fmt.Errorf("job %s of %s: done after the net was closed", t.name, t.p.Addr())
 	}
+	n.marking[key]++
 	n.acks <- doneReq{t: t, fut: fut, key: key}
 	return false, nil
 }
@@ -495,6 +503,11 @@ func (n *Net) acker() {
 				return err
 			}) == nil
 		}
+		n.mu.Lock()
+		if n.marking[r.key]--; n.marking[r.key] <= 0 {
+			delete(n.marking, r.key) // stored, or the job runs again
+		}
+		n.mu.Unlock()
 		if ok {
 			r.t.m.Ack() // lost with the server: the copy that comes back is dropped
 			n.dropObject(r.t.object)
