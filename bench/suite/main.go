@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpipe/tpipe/bench/corpus"
 	"github.com/tpipe/tpipe/bench/jobs"
+	"github.com/tpipe/tpipe/bench/natsjobs"
 	"github.com/tpipe/tpipe/bench/video"
 )
 
@@ -25,13 +26,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 5, "runs per cell (at least 5; with -video at least 3); the median is reported with min and max")
 	vid := fs.Bool("video", false, "benchmark video stabilization instead: tpipe's stabilize against ffmpeg's deshake and vid.stab (needs ffmpeg)")
 	jobsBench := fs.Bool("jobs", false, "benchmark the job engine instead: tpipe pmjq against GNU parallel and a bash loop on folders of jobs (needs parallel)")
+	natsBench := fs.Bool("nats", false, "benchmark tpipe serve on NATS JetStream instead: against serve on a folder and a plain nats.go fetch-and-ack loop (builds nats-server, or $TPIPE_NATS_SERVER)")
 	tinyOnly := fs.Bool("tiny", false, "with -jobs, only the tiny jobs: the job engine's cost per job, against the bash loop and GNU parallel")
 	corp := fs.Bool("corpus", false, "benchmark everyday pipelines instead: tpipe against bash + GNU coreutils on a generated access log and word lists")
-	tpipe := fs.String("tpipe", "", "with -video, -jobs or -corpus, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
+	tpipe := fs.String("tpipe", "", "with -video, -jobs, -nats or -corpus, the tpipe binary to run (default: go build ./cmd/tpipe of the current module)")
 	base := fs.String("base", "", "with -jobs or -corpus, a second tpipe binary (an older build) run in the same rounds, for a before-and-after table")
 	spooled := fs.Bool("spool", false, "benchmark the spool instead: --spool against in-memory runs by segment size, fsync on and off, on tmpfs and disk")
 	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-tiny] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
+		fmt.Fprintln(w, "usage: bench [-quick] [-out DIR] [-runs N]\n       bench -video [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -jobs [-quick] [-tiny] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -nats [-quick] [-out DIR] [-runs N] [-tpipe PATH]\n       bench -corpus [-quick] [-out DIR] [-runs N] [-tpipe PATH] [-base PATH]\n       bench -spool [-quick] [-out DIR] [-runs N]")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
@@ -54,6 +56,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *jobsBench {
 		return jobsMain(ctx, fs, *quick, *tinyOnly, *out, *runs, *tpipe, *base, stdout, stderr)
+	}
+	if *natsBench {
+		return natsMain(ctx, fs, *quick, *out, *runs, *tpipe, stdout, stderr)
 	}
 	if *corp {
 		return corpusMain(ctx, fs, *quick, *out, *runs, *tpipe, *base, stdout, stderr)
@@ -171,6 +176,25 @@ func jobsMain(ctx context.Context, fs *flag.FlagSet, quick, tinyOnly bool, out s
 	}
 	cfg.Tpipe, cfg.Base, cfg.Progress = tpipe, base, stderr
 	return sideStatus("-jobs", jobs.Run(ctx, cfg, out, stdout), jobs.ErrNoParallel, stderr)
+}
+
+// natsMain is `bench -nats`: the NATS backend's benchmark of package
+// bench/natsjobs, writing nats.md into out.
+func natsMain(ctx context.Context, fs *flag.FlagSet, quick bool, out string, runs int, tpipe string, stdout, stderr io.Writer) int {
+	cfg := natsjobs.FullConfig()
+	if quick {
+		cfg = natsjobs.QuickConfig()
+	}
+	var ok bool
+	if cfg.Runs, ok = subRuns(fs, cfg.Runs, runs, natsjobs.MinRuns, stderr); !ok {
+		return 2
+	}
+	cfg.Tpipe, cfg.Progress = tpipe, stderr
+	if err := natsjobs.Run(ctx, cfg, out, stdout); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // sideStatus is the status of a benchmark beside other tools (name) that

@@ -182,6 +182,9 @@ func TestMainUsage(t *testing.T) {
 		{args: []string{"-video", "-runs", "2"}, code: 2, err: "-runs 2: at least 3 runs per cell"},
 		{args: []string{"-video", "extra"}, code: 2, err: `unexpected argument "extra"`},
 		{args: []string{"-h"}, code: 0, out: "bench -video [-quick]"},
+		{args: []string{"-nats", "-runs", "2"}, code: 2, err: "-runs 2: at least 3 runs per cell"},
+		{args: []string{"-nats", "extra"}, code: 2, err: `unexpected argument "extra"`},
+		{args: []string{"-h"}, code: 0, out: "bench -nats [-quick] [-out DIR] [-runs N] [-tpipe PATH]"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(context.Background(), tt.args, &out, &errb)
