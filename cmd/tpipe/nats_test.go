@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tpipe/tpipe/internal/natstest"
 	"github.com/tpipe/tpipe/spool/natsq"
@@ -204,4 +209,163 @@ func sortLines(s string) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// runTpipe runs tpipe with args to the end and returns its status,
+// stdout and stderr.
+func runTpipe(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := tpipeCmd(args...)
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &errb
+	err := cmd.Run()
+	status := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return status, out.String(), errb.String()
+}
+
+// TestNATSBadInput: each mistake is one line and status 2, and nothing
+// is consumed.
+func TestNATSBadInput(t *testing.T) {
+	s := natstest.Start(t)
+	plain := natstest.StartNoJetStream(t)
+	// A stream of that name made by something else.
+	if status, _, errs := runTpipe(t, "x\n", "put", s.URL()+"/jobs", "--name", "a"); status != 0 {
+		t.Fatalf("put: %d %s", status, errs)
+	}
+	a, _ := natsq.Parse(s.URL() + "/other")
+	n, err := natsq.Dial(context.Background(), a, natsq.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Close()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"put", "nats://127.0.0.1:1/jobs", "--name", "a"}, "cannot reach the NATS server at 127.0.0.1:1"},
+		{[]string{"put", plain.URL() + "/jobs", "--name", "a"}, "at " + strings.TrimPrefix(plain.URL(), "nats://") + " runs without JetStream: start it with -js"},
+		{[]string{"put", s.URL() + "/jobs/x/y", "--name", "a"}, "one name after the stream"},
+		{[]string{"put", s.URL() + "/a*b", "--name", "a"}, "not a valid stream name"},
+		{[]string{"serve", "--once", "nats://127.0.0.1:1/jobs", "cat"}, "cannot reach the NATS server"},
+		{[]string{"serve", "--once", s.URL() + "/jobs/in", "cat"}, "serve takes a net"},
+		{[]string{"serve", "--once", s.URL() + "/jobs", "nosuchprogram-x"}, "nosuchprogram-x"},
+		{[]string{"get", "--once", s.URL() + "/nosuch?", dir}, "has no ? or #"},
+		{[]string{"get", "--once", dir, dir}, "is not a nats:// address"},
+		{[]string{"status", s.URL() + "/nosuch"}, "no such net nosuch"},
+		{[]string{"pmjq", s.URL() + "/jobs/in", "cat", dir}, "one run uses one net"},
+		{[]string{"pmjq", s.URL() + "/jobs/in", "cat", s.URL() + "/jobs/in"}, "is IN"},
+	} {
+		status, _, errs := runTpipe(t, "x\n", c.args...)
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if status != 2 || len(lines) != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("tpipe %s: status %d, stderr %q; want 2 and one line with %q", strings.Join(c.args, " "), status, errs, c.want)
+		}
+	}
+	// A stream made by something else: refused, not used.
+	foreignNet(t, s.URL(), "theirs")
+	status, _, errs := runTpipe(t, "", "put", s.URL()+"/theirs", "--name", "a")
+	if status != 2 || !strings.Contains(errs, "made by something else") {
+		t.Errorf("put to a foreign stream: %d %q", status, errs)
+	}
+	// The job put first is still there, untouched.
+	status, out, _ := runTpipe(t, "", "status", s.URL()+"/jobs")
+	if status != 0 || !strings.Contains(out, "in        1") {
+		t.Errorf("status after the mistakes: %d\n%s", status, out)
+	}
+}
+
+// foreignNet makes a stream name on the server at url as another program
+// would: plain limits retention, its own subjects.
+func foreignNet(t *testing.T, url, name string) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{Name: name, Subjects: []string{"orders.>"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNATSFailedJobs: a job whose filter fails goes to the failed place
+// with its stderr and status beside it; status counts it; the others
+// come out; serve --once says so with status 1.
+func TestNATSFailedJobs(t *testing.T) {
+	s := natstest.Start(t)
+	url := s.URL() + "/f"
+	for _, j := range []string{"good1", "bad", "good2"} {
+		body := "hello\n"
+		if j == "bad" {
+			body = "FAIL\n"
+		}
+		if status, _, errs := runTpipe(t, body, "put", url, "--name", j); status != 0 {
+			t.Fatal(errs)
+		}
+	}
+	status, _, errs := runTpipe(t, "", "serve", "--once", "--retries", "1", url, "grep -v FAIL")
+	if status != 1 || !strings.Contains(errs, "2 jobs done, 1 failed") {
+		t.Errorf("serve --once: status %d\n%s", status, errs)
+	}
+	res := t.TempDir()
+	if status, _, errs := runTpipe(t, "", "get", "--once", url, res); status != 0 {
+		t.Fatal(errs)
+	}
+	for _, j := range []string{"good1", "good2"} {
+		if b, err := os.ReadFile(filepath.Join(res, j)); err != nil || string(b) != "hello\n" {
+			t.Errorf("%s: %q %v", j, b, err)
+		}
+	}
+	_, out, _ := runTpipe(t, "", "status", url)
+	if !strings.Contains(out, "in        0          0     2       1") {
+		t.Errorf("status: want in with 2 done, 1 failed:\n%s", out)
+	}
+}
+
+// TestNATSMetrics: --metrics on NATS serves the same tpipe_ series as on
+// folders, the places' counts read from the server.
+func TestNATSMetrics(t *testing.T) {
+	s := natstest.Start(t)
+	url := s.URL() + "/m"
+	for i := range 3 {
+		if status, _, errs := runTpipe(t, "x\n", "put", url, "--name", fmt.Sprint("j", i)); status != 0 {
+			t.Fatal(errs)
+		}
+	}
+	p := startTpipe(t, "serve", "--metrics", "127.0.0.1:0", url, "cat")
+	var addr string
+	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, line := range strings.Split(p.stderr.String(), "\n") {
+			if a, ok := strings.CutPrefix(line, "tpipe serve: metrics on http://"); ok {
+				addr = strings.TrimSuffix(a, "/metrics")
+			}
+		}
+	}
+	if addr == "" {
+		t.Fatalf("no metrics address:\n%s", p.stderr.String())
+	}
+	var body string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+		if strings.Contains(body, `tpipe_jobs_done_total{stage="cat"} 3`) && strings.Contains(body, `tpipe_place_tokens{place="`+url+`/out"} 3`) {
+			return
+		}
+	}
+	t.Errorf("metrics never showed 3 jobs done and 3 in out:\n%s", body)
 }

@@ -45,6 +45,9 @@ func Parse(s string) (Addr, error) {
 	if err != nil {
 		return Addr{}, fmt.Errorf("%s: %v", s, err)
 	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return Addr{}, fmt.Errorf("%s: a nats:// address has no ? or #: write nats://HOST:PORT/NAME", s)
+	}
 	if u.Host == "" {
 		return Addr{}, fmt.Errorf("%s: no server: write nats://HOST:PORT/NAME", s)
 	}

@@ -135,7 +135,7 @@ var _ jobs.Places = (*Net)(nil)
 // Errors of Dial a caller tells apart (all said in one line).
 var (
 	ErrUnreachable = errors.New("cannot reach the NATS server")
-	ErrNoJetStream = errors.New("the NATS server runs without JetStream")
+	ErrNoJetStream = errors.New("runs without JetStream")
 	ErrNoNet       = errors.New("no such net")
 	ErrForeign     = errors.New("a stream of that name was made by something else")
 )
@@ -191,7 +191,7 @@ func Dial(ctx context.Context, a Addr, o Options) (*Net, error) {
 	defer cancel()
 	if _, err := js.AccountInfo(cctx); err != nil {
 		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
-			return fail(fmt.Errorf("%w at %s: start it with -js (nats-server -js -sd DIR)", ErrNoJetStream, host))
+			return fail(fmt.Errorf("the NATS server at %s %w: start it with -js (nats-server -js -sd DIR)", host, ErrNoJetStream))
 		}
 		return fail(fmt.Errorf("%w at %s: %v", ErrUnreachable, host, err))
 	}
