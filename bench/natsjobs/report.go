@@ -121,12 +121,46 @@ func (rep *report) write(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	rep.writeNone(w)
 	if goals := rep.goals(); len(goals) > 0 {
 		fmt.Fprintf(w, "## Goal\n\n")
 		for _, g := range goals {
 			fmt.Fprintf(w, "- %s\n", g)
 		}
 	}
+}
+
+// writeNone writes the section of the runs with no job, if there were
+// any: the seconds a serve --once (and on NATS a get --once) takes
+// whatever its jobs, which the tables above include.
+func (rep *report) writeNone(w io.Writer) {
+	var rs []*result
+	for i := range rep.results {
+		if rep.results[i].kind == none {
+			rs = append(rs, &rep.results[i])
+		}
+	}
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## No job: what one run costs whatever its jobs\n\n")
+	fmt.Fprintf(w, "| tool | serve --once s | worker CPU s | get --once s |\n|---|---|---|---|\n")
+	secs := func(d func(sample) time.Duration) func(sample) float64 {
+		return func(s sample) float64 { return d(s).Seconds() }
+	}
+	for _, r := range rs {
+		if r.err != "" || len(r.samples) == 0 {
+			fmt.Fprintf(w, "| %s | failed: %s | | |\n", r.tool, say.OneLine(r.err))
+			continue
+		}
+		get := ""
+		if r.tool == ToolServeNATS {
+			get = r.each(secs(func(s sample) time.Duration { return s.get })).format(2)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.tool, r.each(secs(func(s sample) time.Duration { return s.wall })).format(2),
+			r.each(secs(func(s sample) time.Duration { return s.cpu })).format(2), get)
+	}
+	fmt.Fprintln(w)
 }
 
 // goals says, for each kind of job, how tpipe serve on NATS compares with

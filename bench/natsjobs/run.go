@@ -76,31 +76,42 @@ const (
 // tools are the tools in the report's order.
 var tools = []string{ToolServeNATS, ToolServeFolder, ToolServeFolderNoSync, ToolPlain, ToolPlainReply}
 
-// A kind is a size of job: small (Config.SmallSize) or large.
+// A kind is a size of job: small (Config.SmallSize) or large; none is no
+// job at all, the fixed cost of one serve --once.
 type kind int
 
 const (
 	small kind = iota
 	large
+	none
 )
 
 func (k kind) String() string {
-	if k == large {
+	switch k {
+	case large:
 		return "large"
+	case none:
+		return "no"
 	}
 	return "small"
 }
 
 func (c Config) jobs(k kind) int {
-	if k == large {
+	switch k {
+	case large:
 		return c.Large
+	case none:
+		return 0
 	}
 	return c.Small
 }
 
 func (c Config) size(k kind) int64 {
-	if k == large {
+	switch k {
+	case large:
 		return c.LargeSize
+	case none:
+		return 0
 	}
 	return c.SmallSize
 }
@@ -113,7 +124,9 @@ type cell struct {
 
 func (c cell) String() string { return fmt.Sprintf("%s, %s jobs", c.tool, c.kind) }
 
-// cells are every tool on each kind of which cfg has jobs.
+// cells are every tool on each kind of which cfg has jobs, then serve on
+// NATS and on a folder with no job: what a run costs whatever its jobs
+// (starting, and seeing that nothing is left).
 func cells(cfg Config) []cell {
 	var cs []cell
 	for _, k := range []kind{small, large} {
@@ -124,7 +137,7 @@ func cells(cfg Config) []cell {
 			cs = append(cs, cell{t, k})
 		}
 	}
-	return cs
+	return append(cs, cell{ToolServeNATS, none}, cell{ToolServeFolder, none})
 }
 
 // sample is one run of a cell.
@@ -269,8 +282,10 @@ func (e env) serveNATS(ctx context.Context, srv *server, dir, jobs, stream strin
 	var s sample
 	addr := srv.url() + "/" + stream
 	t0 := time.Now()
-	if _, err := e.tpipeRun(ctx, jobs, append([]string{"put", addr}, names...)...); err != nil {
-		return s, fmt.Errorf("tpipe put: %w", err)
+	if len(names) > 0 { // (with no file, put reads a job from stdin)
+		if _, err := e.tpipeRun(ctx, jobs, append([]string{"put", addr}, names...)...); err != nil {
+			return s, fmt.Errorf("tpipe put: %w", err)
+		}
 	}
 	s.put = time.Since(t0)
 	flush()

@@ -81,7 +81,7 @@ func TestRunTiny(t *testing.T) {
 	if strings.Contains(out.String(), "failed") {
 		t.Errorf("a cell failed:\n%s\n%s", out.String(), progress.String())
 	}
-	for _, want := range []string{"## 30 small jobs of 4 KiB", "## 3 large jobs of 256 KiB", "| " + ToolServeNATS + " | ", "| " + ToolPlainReply + " | ", "## Goal", "- large jobs of 256 KiB: `tpipe serve` on NATS"} {
+	for _, want := range []string{"## 30 small jobs of 4 KiB", "## 3 large jobs of 256 KiB", "| " + ToolServeNATS + " | ", "| " + ToolPlainReply + " | ", "## No job:", "## Goal", "- large jobs of 256 KiB: `tpipe serve` on NATS"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/tpipe/tpipe/front/status"
 	"github.com/tpipe/tpipe/internal/visible"
-	"github.com/tpipe/tpipe/spool/natsq"
 	"github.com/tpipe/tpipe/progress"
+	"github.com/tpipe/tpipe/spool/natsq"
 )
 
 const statusUsage = `usage: tpipe status [--watch] [--dot | --pnml] DIR
