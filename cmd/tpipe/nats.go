@@ -324,7 +324,9 @@ func putNATSOne(p *natsq.Place, file, name string, given bool, stdin io.Reader) 
 const getUsage = `usage: tpipe get [flags] nats://HOST:PORT/NAME[/PLACE] DIR
 
 Takes the finished jobs out of the net NAME on NATS (those of its place
-out, where tpipe serve puts its results, or of PLACE): each is written to
+out, where tpipe serve puts its results, or of PLACE; a failed place, such
+as in.failed, gives its jobs with NAME.stderr and NAME.status beside each,
+as on folders): each is written to
 DIR/<the job's name> under a temporary name, synced and renamed, and only
 then acknowledged, so a job is never lost between the two; a second copy
 of a job (a redo upstream after a worker died) is dropped, not written
@@ -392,6 +394,17 @@ func getCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		o.Got = func(name string) { fmt.Fprintln(stdout, visible.Controls(name)) }
 	}
 	got, err := p.Get(ctx, dir, o)
+	if strings.HasSuffix(a.Place, ".failed") && err == nil {
+		// A failed place's records (NAME.stderr, NAME.status) are a place
+		// beside it: they come out too, into the same folder.
+		var r *natsq.Place
+		if r, err = n.OpenPlace(a.String() + natsq.RecordsSuffix); err == nil {
+			o.Once = true
+			var more int
+			more, err = r.Get(ctx, dir, o)
+			got += more
+		}
+	}
 	var se *runner.SignalError
 	switch {
 	case err != nil:

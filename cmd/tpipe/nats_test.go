@@ -369,3 +369,29 @@ func TestNATSMetrics(t *testing.T) {
 	}
 	t.Errorf("metrics never showed 3 jobs done and 3 in out:\n%s", body)
 }
+
+// TestNATSGetFailed: tpipe get of a failed place gives its jobs with
+// their records beside them, as a failed folder holds them.
+func TestNATSGetFailed(t *testing.T) {
+	s := natstest.Start(t)
+	url := s.URL() + "/g"
+	if status, _, errs := runTpipe(t, "boom\n", "put", url, "--name", "j"); status != 0 {
+		t.Fatal(errs)
+	}
+	if status, _, errs := runTpipe(t, "", "serve", "--once", url, "grep nothing-matches"); status != 1 {
+		t.Fatalf("serve: %d %s", status, errs)
+	}
+	dir := t.TempDir()
+	if status, _, errs := runTpipe(t, "", "get", "--once", url+"/in.failed", dir); status != 0 {
+		t.Fatal(errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "j")); err != nil || string(b) != "boom\n" {
+		t.Errorf("the failed job: %q %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "j.status")); err != nil || !strings.Contains(string(b), "status") {
+		t.Errorf("its status record: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "j.stderr")); err != nil {
+		t.Errorf("its stderr record: %v", err)
+	}
+}

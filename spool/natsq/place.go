@@ -57,6 +57,10 @@ func newPlace(n *Net, name string) *Place {
 		ready: map[string][]*token{}, held: map[*token]bool{}, room: make(chan struct{}, 1), notify: make(chan struct{}, 1)}
 }
 
+// RecordsSuffix names the place of a failed place's records (NAME.stderr,
+// NAME.status): P.failed.records.
+const RecordsSuffix = ".records"
+
 // failed reports whether the place holds failed jobs: no consumer takes
 // them (a person looks at them, and moves them back).
 func (p *Place) failed() bool { return strings.HasSuffix(p.name, ".failed") }
@@ -93,9 +97,6 @@ func (p *Place) Addr() string { a := p.n.addr; a.Place = p.name; return a.String
 // Watch starts fetching the place's messages, up to Options.Prefetch held
 // ready at once, and tells c of each that arrives.
 func (p *Place) Watch(ctx context.Context, c jobs.WatchConfig) (<-chan struct{}, error) {
-	if p.failed() {
-		return nil, fmt.Errorf("place %s holds failed jobs: it is not served", p.Addr())
-	}
 	if err := p.consumer(ctx); err != nil {
 		return nil, err
 	}
@@ -329,9 +330,10 @@ func (p *Place) create(name, id string) (*pending, error) {
 	return &pending{p: p, name: name, id: id, f: f}, nil
 }
 
-// Put publishes the whole token name at once (a failure's record, beside
-// its job: the records of a failed place go to a subject of their own,
-// so that its subject counts its jobs).
+// Put publishes the whole token name at once: a failure's record,
+// beside its job. The records of a failed place P go to the place
+// P.records, so that P's own counts are its jobs (tpipe get of P takes
+// both).
 func (p *Place) Put(name string, write func(io.Writer) error) error {
 	var b strings.Builder
 	if err := write(&b); err != nil {
@@ -339,7 +341,7 @@ func (p *Place) Put(name string, write func(io.Writer) error) error {
 	}
 	msg := nats.NewMsg(p.subject)
 	if strings.HasSuffix(name, jobs.StderrSuffix) || strings.HasSuffix(name, jobs.StatusSuffix) {
-		msg.Subject += ".record"
+		msg.Subject = p.n.addr.Stream + "." + subjectToken(p.name+RecordsSuffix)
 	}
 	msg.Header.Set(hName, name)
 	msg.Header.Set(hID, nuid.Next())
