@@ -356,13 +356,21 @@ func (e env) tpipeRun(ctx context.Context, dir string, args ...string) (*os.Proc
 // made before its clock started.
 func flush() { exec.Command("sync").Run() }
 
-// writeJobs writes n copies of job into dir, named by jobName.
+// writeJobs writes n copies of job into dir, named by jobName, dated a
+// minute ago: serve takes a file it finds at start at once only if it
+// has not changed for the settle time (1s), and would otherwise wait
+// that long for jobs written just before its clock started.
 func writeJobs(dir string, n int, job []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	old := time.Now().Add(-time.Minute)
 	for i := range n {
-		if err := os.WriteFile(filepath.Join(dir, jobName(i)), job, 0o600); err != nil {
+		name := filepath.Join(dir, jobName(i))
+		if err := os.WriteFile(name, job, 0o600); err != nil {
+			return err
+		}
+		if err := os.Chtimes(name, old, old); err != nil {
 			return err
 		}
 	}
