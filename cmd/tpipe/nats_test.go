@@ -395,3 +395,31 @@ func TestNATSGetFailed(t *testing.T) {
 		t.Errorf("its stderr record: %v", err)
 	}
 }
+
+// TestNATSPmjq: tpipe pmjq between two places of a net, at most once.
+func TestNATSPmjq(t *testing.T) {
+	s := natstest.Start(t)
+	net := s.URL() + "/p"
+	for i := range 5 {
+		if status, _, errs := runTpipe(t, fmt.Sprintf("job %d\n", i), "put", net+"/raw", "--name", fmt.Sprint("j", i)); status != 0 {
+			t.Fatal(errs)
+		}
+	}
+	status, _, errs := runTpipe(t, "", "pmjq", "--once", "--at-most-once", net+"/raw", "tr a-z A-Z", net+".upper")
+	if status != 0 {
+		t.Fatalf("pmjq: %d %s", status, errs)
+	}
+	dir := t.TempDir()
+	if status, _, errs := runTpipe(t, "", "get", "--once", net+"/upper", dir); status != 0 {
+		t.Fatal(errs)
+	}
+	for i := range 5 {
+		if b, err := os.ReadFile(filepath.Join(dir, fmt.Sprint("j", i))); err != nil || string(b) != fmt.Sprintf("JOB %d\n", i) {
+			t.Errorf("j%d: %q %v", i, b, err)
+		}
+	}
+	_, out, _ := runTpipe(t, "", "serve", "--explain", net, "sort | uniq -c")
+	if !strings.Contains(out, "sort: in -> sort-uniq") || !strings.Contains(out, "uniq: sort-uniq -> out") {
+		t.Errorf("serve --explain:\n%s", out)
+	}
+}

@@ -102,7 +102,7 @@ func TestNet(t *testing.T) {
 		name := fmt.Sprintf("job%02d", i)
 		body := fmt.Sprintf("line %d\n", i)
 		if i == 7 {
-			body = strings.Repeat("big line of a large job\n", 3<<20/24) // 3 MiB: an object
+			body = strings.Repeat("big line of a large job\n", 20_000_000/24) // 20 MB: an object
 		}
 		if err := in.PutJob(name, strings.NewReader(body)); err != nil {
 			t.Fatal(err)
