@@ -39,9 +39,13 @@
 // stored, its input's identity is marked done in the net's marks bucket
 // (a key-value bucket, kept a week) before the input is acknowledged; a
 // message whose identity is marked in its place is a copy of a job done
-// already, and is acknowledged and dropped when it arrives. A mark is
-// written only after the outputs are stored, so a marked job lost
-// nothing.
+// already, and is acknowledged and dropped when a worker takes it (not
+// when it arrives: two copies may wait at once). A mark is written only
+// after the outputs are stored, so a marked job lost nothing. Marks are
+// published without waiting, and one goroutine (the acker) acknowledges
+// each job once its mark is stored; meanwhile the job stays held, and a
+// copy of it taken in the same process is dropped on the strength of
+// the mark on its way.
 package natsq
 
 import (
