@@ -331,9 +331,22 @@ func (p *Place) Reap() (int, error) {
 		if err != nil {
 			continue // not the protocol's: leave it alone
 		}
-		fi, err := e.Info()
-		if err != nil || p.w.alive(owner, fi.ModTime()) {
+		if strings.Contains(e.Name(), "~") {
+			// Another worker's take-back (TAKER~DEAD): the folder's time is
+			// the dead owner's, so the taker is judged by its own claims.
+			// Taking over a live taker's would let two workers give back
+			// one owner's claims and locks at once, and a lock dropped
+			// twice can have two winners.
+			if p.w.Alive(p, owner) {
+				continue
+			}
+		} else if fi, err := e.Info(); err != nil || p.w.alive(owner, fi.ModTime()) {
 			continue
+		}
+		// Our own claims folder shows that we live, to the workers that
+		// see our take-back (above).
+		if _, err := p.ownDir(); err != nil {
+			return back, err
 		}
 		taken := filepath.Join(claims, p.w.name+"~"+e.Name())
 		if err := os.Rename(filepath.Join(claims, e.Name()), taken); err != nil {

@@ -725,3 +725,34 @@ func TestWatch(t *testing.T) {
 		}
 	})
 }
+
+// TestReapLeavesLiveTakeBack: a take-back in progress (TAKER~DEAD) keeps
+// the dead owner's folder and its time; another worker judges the taker
+// by its own claims folder and leaves a live taker's take-back alone
+// (taking it over let two workers drop one dead owner's lock, and the
+// lock have two winners: TestLockRace, about once in 300 runs under load).
+func TestReapLeavesLiveTakeBack(t *testing.T) {
+	c := newClock()
+	dir := filepath.Join(t.TempDir(), "p")
+	dead := worker(t, "dead", c)
+	if _, err := open(t, dead, dir).Lock("unit"); err != nil {
+		t.Fatal(err)
+	}
+	c.advance(2 * time.Minute)
+	a := open(t, worker(t, "ha", c), dir)
+	if _, err := a.ownDir(); err != nil {
+		t.Fatal(err)
+	}
+	claims := filepath.Join(dir, claimDir)
+	taken := filepath.Join(claims, a.w.name+"~"+dead.name)
+	if err := os.Rename(filepath.Join(claims, dead.name), taken); err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, worker(t, "hb", c), dir)
+	if _, err := b.Reap(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(taken); err != nil {
+		t.Fatalf("a live taker's take-back was taken over: %v", err)
+	}
+}
