@@ -278,10 +278,11 @@ func (e env) run(ctx context.Context, c cell, stream string, job []byte, names [
 	}
 }
 
-// serveNATS puts the jobs (the files names of jobs, each a copy of job)
-// into the net stream with tpipe put (timed as put), times tpipe serve --once over them, then times tpipe get --once
-// (--no-sync: the disk's fsyncs are not what is measured) and checks that
-// every job came out whole.
+// serveNATS puts the jobs (the files names in the folder jobs, each a
+// copy of job) into the net stream with tpipe put (timed as put), times
+// tpipe serve --once over them, then times tpipe get --once (--no-sync:
+// the disk's fsyncs are not what is measured) and checks that every job
+// came out whole.
 func (e env) serveNATS(ctx context.Context, srv *server, dir, jobs, stream string, job []byte, names []string) (sample, error) {
 	var s sample
 	addr := srv.url() + "/" + stream
