@@ -282,43 +282,76 @@ func putNATS(addr, name string, files []string, stdin io.Reader, stderr io.Write
 		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(err.Error()))
 		return 2
 	}
+	// The jobs go in batches, their publishes in flight together: put
+	// waits for the server once a batch, not once a job.
 	status = 0
+	var batch []jobs.Pending
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		if err := n.Commit(batch, nil); err != nil {
+			for _, t := range batch {
+				fmt.Fprintf(stderr, "%s: %s/%s: not stored: %s\n", prog, a, visible.Controls(t.Name()), visible.Controls(say.OneLine(err.Error())))
+				t.Abort()
+			}
+			status = 1
+		}
+		batch = batch[:0]
+	}
 	for _, file := range files {
 		job := name
 		if job == "" {
 			job = filepath.Base(file)
 		}
-		err := putNATSOne(p, file, job, name != "", stdin)
+		t, err := putNATSOne(p, file, job, name != "", stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %s/%s: %s\n", prog, a, visible.Controls(job), visible.Controls(err.Error()))
 			status = 1
+			continue
+		}
+		if batch = append(batch, t); len(batch) == putBatch {
+			flush()
 		}
 	}
+	flush()
 	return status
 }
 
-// putNATSOne sends file ("-": stdin) as the job name into p.
-func putNATSOne(p *natsq.Place, file, name string, given bool, stdin io.Reader) error {
+// putBatch is how many jobs put sends before it waits for the server.
+const putBatch = 64
+
+// putNATSOne writes file ("-": stdin) as the job name of p, to be
+// committed.
+func putNATSOne(p *natsq.Place, file, name string, given bool, stdin io.Reader) (jobs.Pending, error) {
 	fix := "; give --name"
 	if given {
 		fix = "; give another --name"
 	}
 	if err := place.ValidName(name); err != nil {
-		return fmt.Errorf("%s%s", nameReason(err), fix)
+		return nil, fmt.Errorf("%s%s", nameReason(err), fix)
 	}
 	src := stdin
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
-			return errors.New(fileError(err))
+			return nil, errors.New(fileError(err))
 		}
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
-			return errors.New("is a folder, not a job")
+			return nil, errors.New("is a folder, not a job")
 		}
 		src = f
 	}
-	return p.PutJob(name, src)
+	t, err := p.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(t, src); err != nil {
+		t.Abort()
+		return nil, errors.New(fileError(err))
+	}
+	return t, nil
 }
 
 const getUsage = `usage: tpipe get [flags] nats://HOST:PORT/NAME[/PLACE] DIR

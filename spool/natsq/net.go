@@ -362,10 +362,13 @@ func (n *Net) Commit(ts []jobs.Pending, trace func(op, path string)) error {
 			o.t.Abort()
 		}
 	}()
-	for _, t := range ts {
+	for i, t := range ts {
 		pt := t.(*pending)
 		msg, err := pt.message()
 		if err != nil {
+			for _, t := range ts[i:] {
+				t.Abort()
+			}
 			return err
 		}
 		fut, err := n.js.PublishMsgAsync(msg, jetstream.WithMsgID(msg.Header.Get(hID)+"@"+pt.p.tok))
@@ -463,7 +466,7 @@ func (n *Net) keepAlive(ctx context.Context) {
 // removing theirs (a worker killed with SIGKILL): each is named after
 // its process.
 func scratchDir() (string, error) {
-	tmp := os.TempDir()
+	tmp := scratchRoot()
 	if old, _ := filepath.Glob(filepath.Join(tmp, "tpipe-nats-*-*")); len(old) > 0 {
 		for _, dir := range old {
 			pid, err := strconv.Atoi(strings.Split(filepath.Base(dir), "-")[2])
@@ -473,4 +476,19 @@ func scratchDir() (string, error) {
 		}
 	}
 	return os.MkdirTemp(tmp, fmt.Sprintf("tpipe-nats-%d-", os.Getpid()))
+}
+
+// scratchRoot is where scratch folders go: $TMPDIR when set, else
+// /dev/shm when it is a folder this process may write (a job's bytes
+// pass there and are gone in a moment: on a disk, creating, writing and
+// removing a file of 4 KiB cost 0.5 ms here, on tmpfs 0.02 ms), else
+// /tmp.
+func scratchRoot() string {
+	if os.Getenv("TMPDIR") != "" {
+		return os.TempDir()
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && syscall.Access("/dev/shm", 2) == nil {
+		return "/dev/shm"
+	}
+	return os.TempDir()
 }

@@ -511,7 +511,21 @@ func (n *Net) acker() {
 		}
 		n.mu.Unlock()
 		if ok {
-			r.t.m.Ack() // lost with the server: the copy that comes back is dropped
+			// An acknowledgement is not waited for (a lost one brings back
+			// a copy, which is dropped), but the last of a burst is: then
+			// the place is told, so that a run under --once that looks
+			// whether it is quiet sees the server's counts without it.
+			if len(n.acks) > 0 {
+				r.t.m.Ack()
+			} else {
+				ctx, cancel := context.WithTimeout(context.Background(), n.o.Timeout)
+				r.t.m.DoubleAck(ctx)
+				cancel()
+				select {
+				case r.t.p.notify <- struct{}{}:
+				default:
+				}
+			}
 			n.dropObject(r.t.object)
 		} else {
 			fmt.Fprintf(n.o.Log, "could not mark job %s done in %s: it runs again after the lease\n", r.t.name, r.t.p.Addr())
