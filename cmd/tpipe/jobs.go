@@ -333,6 +333,11 @@ func pmjqJobs(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err := missingProgram(rest[1], f.cfg); err != nil {
 		return badPipeline(stderr, "tpipe pmjq", "FILTER", rest[1], "INDIR 'FILTER' OUTDIR", err)
 	}
+	for _, a := range append([]string{rest[0]}, rest[2:]...) {
+		if m := mistypedAddr(a); m != "" {
+			return pmjqUsageError(stderr, "tpipe pmjq", "%s", m)
+		}
+	}
 	if natsq.IsAddr(rest[0]) {
 		return f.pmjqNATS(ctx, rest, filter, stderr)
 	}
@@ -373,6 +378,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if len(rest) != 2 {
 		return pmjqUsageError(stderr, "tpipe serve", "want DIR 'PIPELINE', got %d %s", len(rest), say.Plural(len(rest), "argument"))
+	}
+	if m := mistypedAddr(rest[0]); m != "" {
+		return pmjqUsageError(stderr, "tpipe serve", "%s", m)
 	}
 	if natsq.IsAddr(rest[0]) {
 		return f.serveNATS(ctx, rest[0], rest[1], stderr)

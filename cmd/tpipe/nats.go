@@ -51,7 +51,7 @@ func dialNet(ctx context.Context, prog, arg string, o natsq.Options, stderr io.W
 
 // natsOptions are the options of a worker's connection, from its flags.
 func (f *jobFlags) natsOptions() natsq.Options {
-	return natsq.Options{Lease: f.o.Lease, Prefetch: 8 * f.o.Workers, Create: true, Owner: f.o.Host}
+	return natsq.Options{Lease: f.o.Lease, Prefetch: f.o.Workers, Create: true, Owner: f.o.Host}
 }
 
 // serveNATS is `tpipe serve [flags] nats://HOST:PORT/NAME 'PIPELINE'`.
@@ -66,7 +66,7 @@ func (f *jobFlags) serveNATS(ctx context.Context, addr, src string, stderr io.Wr
 		return 2
 	}
 	if a.Place != "" {
-		return pmjqUsageError(stderr, prog, "serve takes a net, nats://HOST:PORT/%s, not a place of it", a.Stream)
+		return pmjqUsageError(stderr, prog, "serve takes a net, %s, not a place of it", a.Net())
 	}
 	net, err := stages.NewNet("/"+a.Stream, src, f.cfg)
 	if err != nil {
@@ -267,7 +267,7 @@ func (f *jobFlags) status2(ctx context.Context, n jobs.Counts, err error, stderr
 // putNATS is `tpipe put nats://HOST:PORT/NAME[/PLACE] FILE...` (and
 // --name N for stdin): each job is stored (its publish acknowledged)
 // before the next is sent; the status is 0 once all are.
-func putNATS(addr, name string, files []string, stdin io.Reader, stderr io.Writer) int {
+func putNATS(addr, name string, create bool, files []string, stdin io.Reader, stderr io.Writer) int {
 	const prog = "tpipe put"
 	n, a, status := dialNet(context.Background(), prog, addr, natsq.Options{Create: true}, stderr)
 	if status != 0 {
@@ -276,6 +276,9 @@ func putNATS(addr, name string, files []string, stdin io.Reader, stderr io.Write
 	defer n.Close()
 	if a.Place == "" {
 		a.Place = "in" // serve's intake
+	} else if served, err := n.Served(a.Place); err == nil && !served && !create {
+		fmt.Fprintf(stderr, "%s: %s: no worker ever served place %s of net %s (a typo? serve's jobs go to %s/in; --create sends it anyway)\n", prog, addr, visible.Controls(a.Place), a.Stream, a.Net())
+		return 2
 	}
 	p, err := n.OpenPlace(a.String())
 	if err != nil {
@@ -406,7 +409,7 @@ func getCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	ctx, e := exitOn(ctx, exitSignals...)
 	defer e.stop()
-	n, a, status := dialNet(ctx, prog, pos[0], natsq.Options{Create: true, Lease: *lease, Prefetch: 64}, stderr)
+	n, a, status := dialNet(ctx, prog, pos[0], natsq.Options{Lease: *lease, Prefetch: 64}, stderr)
 	if status != 0 {
 		return status
 	}
@@ -426,17 +429,21 @@ func getCommand(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if *verbose {
 		o.Got = func(name string) { fmt.Fprintln(stdout, visible.Controls(name)) }
 	}
-	got, err := p.Get(ctx, dir, o)
-	if strings.HasSuffix(a.Place, ".failed") && err == nil {
+	var records *natsq.Place
+	if strings.HasSuffix(a.Place, ".failed") {
 		// A failed place's records (NAME.stderr, NAME.status) are a place
 		// beside it: they come out too, into the same folder.
-		var r *natsq.Place
-		if r, err = n.OpenPlace(a.String() + natsq.RecordsSuffix); err == nil {
-			o.Once = true
-			var more int
-			more, err = r.Get(ctx, dir, o)
-			got += more
+		if records, err = n.OpenPlace(a.String() + natsq.RecordsSuffix); err != nil {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(err.Error()))
+			return 2
 		}
+	}
+	got, err := p.Get(ctx, dir, o)
+	if records != nil && err == nil {
+		o.Once = true
+		var more int
+		more, err = records.Get(ctx, dir, o)
+		got += more
 	}
 	var se *runner.SignalError
 	switch {
@@ -502,4 +509,15 @@ func statusNATS(ctx context.Context, addr string, watch bool, stdout, stderr io.
 		case <-tick.C:
 		}
 	}
+}
+
+// mistypedAddr says, for an argument that looks like an address but is
+// not a nats:// one (nats:/h, NATS://h, tls://h), what to write; "" for
+// one that is not an address at all (a folder).
+func mistypedAddr(arg string) string {
+	l := strings.ToLower(arg)
+	if natsq.IsAddr(arg) || !strings.HasPrefix(l, "nats:") && !strings.Contains(arg, "://") {
+		return ""
+	}
+	return fmt.Sprintf("%s is not an address tpipe takes: write nats://HOST:PORT/NAME (a folder name with \"://\" or \"nats:\" in it: write ./%s)", arg, arg)
 }

@@ -260,6 +260,10 @@ func TestNATSBadInput(t *testing.T) {
 		{[]string{"status", s.URL() + "/nosuch"}, "no such net nosuch"},
 		{[]string{"pmjq", s.URL() + "/jobs/in", "cat", dir}, "one run uses one net"},
 		{[]string{"pmjq", s.URL() + "/jobs/in", "cat", s.URL() + "/jobs/in"}, "is IN"},
+		{[]string{"put", "nats:/127.0.0.1:4222/jobs", "--name", "a"}, "write nats://HOST:PORT/NAME"},
+		{[]string{"serve", "NATS://127.0.0.1:4222/jobs", "cat"}, "write nats://HOST:PORT/NAME"},
+		{[]string{"put", s.URL() + "/jobs/nope", "--name", "a"}, "no worker ever served place nope"},
+		{[]string{"get", "--once", s.URL() + "/never", dir}, "no such net never"},
 	} {
 		status, _, errs := runTpipe(t, "x\n", c.args...)
 		lines := strings.Split(strings.TrimSpace(errs), "\n")
@@ -394,6 +398,19 @@ func TestNATSGetFailed(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "j.stderr")); err != nil {
 		t.Errorf("its stderr record: %v", err)
 	}
+	// A later failure parks in the failed place: get --once of the net's
+	// results still ends (a newcomer's check found it waiting for ever).
+	if status, _, errs := runTpipe(t, "boom again\n", "put", url, "--name", "k"); status != 0 {
+		t.Fatal(errs)
+	}
+	if status, _, errs := runTpipe(t, "", "serve", "--once", url, "grep nothing-matches"); status != 1 {
+		t.Fatalf("serve: %d %s", status, errs)
+	}
+	p := startTpipe(t, "get", "--once", url, t.TempDir())
+	p.wait(t, 30*time.Second)
+	if p.err != nil {
+		t.Errorf("get --once: %v\n%s", p.err, p.stderr.String())
+	}
 }
 
 // TestNATSPmjq: tpipe pmjq between two places of a net, at most once.
@@ -401,7 +418,7 @@ func TestNATSPmjq(t *testing.T) {
 	s := natstest.Start(t)
 	net := s.URL() + "/p"
 	for i := range 5 {
-		if status, _, errs := runTpipe(t, fmt.Sprintf("job %d\n", i), "put", net+"/raw", "--name", fmt.Sprint("j", i)); status != 0 {
+		if status, _, errs := runTpipe(t, fmt.Sprintf("job %d\n", i), "put", "--create", net+"/raw", "--name", fmt.Sprint("j", i)); status != 0 {
 			t.Fatal(errs)
 		}
 	}

@@ -23,7 +23,7 @@ way: each FILE is copied under the folder's temporary name (DIR/.tmp),
 synced, and renamed into DIR under its base name, so that no worker ever
 sees part of it. DIR is pmjq's input folder, or serve's folder (its jobs
 go to DIR/in). With no FILE, or FILE -, the job is stdin, named --name.
-A job of a name already waiting is refused. Another program can do the
+A job of a name already waiting in a folder is refused (a net on NATS takes both). Another program can do the
 same: write elsewhere on the same file system, then mv into DIR.
 
 On NATS, each job is published to the place in of the net NAME (the
@@ -39,7 +39,7 @@ func putCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	name := fset.String("name", "", "the job's `NAME` (for stdin, or a single FILE)")
-	create := fset.Bool("create", false, "make DIR if it does not exist")
+	create := fset.Bool("create", false, "make DIR if it does not exist; on NATS, send to a place no worker served yet")
 	noSync := fset.Bool("no-sync", false, "do not fsync the job and the folder: faster; a power cut may lose it")
 	pos, err := parseInterspersed(fset, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -68,8 +68,11 @@ func putCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return pmjqUsageError(stderr, prog, "- (stdin) needs --name NAME")
 		}
 	}
+	if m := mistypedAddr(dir); m != "" {
+		return pmjqUsageError(stderr, prog, "%s", m)
+	}
 	if natsq.IsAddr(dir) {
-		return putNATS(dir, *name, files, stdin, stderr)
+		return putNATS(dir, *name, *create, files, stdin, stderr)
 	}
 	abs, err := absDir(dir)
 	if err != nil {

@@ -60,6 +60,9 @@ func statusCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return pmjqUsageError(stderr, prog, "--watch shows the tables; --dot and --pnml print once")
 	}
 	dir := fs.Arg(0)
+	if m := mistypedAddr(dir); m != "" {
+		return pmjqUsageError(stderr, prog, "%s", m)
+	}
 	if natsq.IsAddr(dir) {
 		if *dot || *pnml {
 			return pmjqUsageError(stderr, prog, "--dot and --pnml draw a folder's net; on NATS status shows the places' counts")

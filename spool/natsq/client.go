@@ -97,6 +97,9 @@ func (p *Place) Get(ctx context.Context, dir string, o GetOptions) (int, error) 
 				return got, nil
 			}
 			busy, err := p.n.Busy()
+			if p.parked() {
+				busy, err = p.occupied() // nothing moves into a failed place but failures
+			}
 			if err != nil {
 				return got, err
 			}
@@ -224,7 +227,8 @@ func (n *Net) count(ctx context.Context, subject string) int {
 	return int(info.State.Subjects[subject])
 }
 
-// Busy reports whether a job waits or is held anywhere in the net: some
+// Busy reports whether a job waits or is held anywhere in the net (but
+// its failed places, where jobs are parked for a person): some
 // consumer of it has messages pending or unacknowledged. The consumers
 // are looked at one after the other, so a job could move from a place
 // not yet looked at to one already seen; a job moves by a publish, so
@@ -246,7 +250,9 @@ func (n *Net) Busy() (bool, error) {
 	lister := n.stream.ListConsumers(ctx)
 	busy := false
 	for info := range lister.Info() {
-		if strings.HasPrefix(info.Name, "tpipe_") && (info.NumPending > 0 || info.NumAckPending > 0) {
+		tok, ok := strings.CutPrefix(info.Name, "tpipe_")
+		name, _ := untoken(tok)
+		if ok && !parked(name) && (info.NumPending > 0 || info.NumAckPending > 0) {
 			busy = true
 		}
 	}
@@ -284,4 +290,27 @@ func (n *Net) Inspect(addr string) (Count, error) {
 	c.Waiting, c.InFlight, c.Redelivered = int(info.NumPending), info.NumAckPending, info.NumRedelivered
 	c.Failed = n.count(ctx, n.addr.Stream+"."+subjectToken(p.name+".failed"))
 	return c, nil
+}
+
+// parked reports whether the place name holds failed jobs or their
+// records: jobs that wait for a person, not for a worker.
+func parked(name string) bool {
+	return strings.HasSuffix(name, ".failed") || strings.HasSuffix(name, ".failed"+RecordsSuffix)
+}
+
+func (p *Place) parked() bool { return parked(p.name) }
+
+// occupied reports whether the place has a job waiting or delivered and not
+// acknowledged.
+func (p *Place) occupied() (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
+	defer cancel()
+	if err := p.consumer(ctx); err != nil {
+		return false, err
+	}
+	info, err := p.cons.Info(ctx)
+	if err != nil {
+		return false, err
+	}
+	return info.NumPending > 0 || info.NumAckPending > 0, nil
 }

@@ -99,7 +99,7 @@ type Options struct {
 	// mark and a fetch retry for Patience while the server is away.
 	Timeout time.Duration
 	// Patience is how long a commit or a mark keeps trying while the
-	// server cannot be reached (a restart) before it fails; 0 means 2m.
+	// server cannot be reached (a restart) before it fails; 0 means 10m.
 	Patience time.Duration
 	// Create makes the net (its stream and buckets) when it is missing;
 	// without it a missing net is an error.
@@ -156,7 +156,7 @@ func Dial(ctx context.Context, a Addr, o Options) (*Net, error) {
 		o.Prefetch = 4
 	}
 	o.Timeout = cmp.Or(o.Timeout, 10*time.Second)
-	o.Patience = cmp.Or(o.Patience, 2*time.Minute)
+	o.Patience = cmp.Or(o.Patience, 10*time.Minute)
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -174,6 +174,11 @@ func Dial(ctx context.Context, a Addr, o Options) (*Net, error) {
 			if err != nil {
 				fmt.Fprintf(o.Log, "lost the NATS server at %s (%v); trying again\n", host, err)
 			}
+		}),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			// (a slow consumer after a restart, when the pulls of every
+			// place come back at once: the jobs are delivered again)
+			fmt.Fprintf(o.Log, "NATS at %s: %v\n", host, err)
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) {
 			fmt.Fprintf(o.Log, "back on the NATS server at %s\n", host)
@@ -417,6 +422,9 @@ func (n *Net) retry(deadline time.Time, f func(ctx context.Context) error) error
 			return nil
 		}
 		if time.Now().After(deadline) || n.nc.IsClosed() {
+			if n.away(err) {
+				return fmt.Errorf("%w (the NATS server did not answer for %v)", err, n.o.Patience.Round(time.Second))
+			}
 			return err
 		}
 		time.Sleep(250 * time.Millisecond)
@@ -491,4 +499,16 @@ func scratchRoot() string {
 		return "/dev/shm"
 	}
 	return os.TempDir()
+}
+
+// Served reports whether the place name has its consumer on the server:
+// a stage's workers, or a get, opened it once.
+func (n *Net) Served(name string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), n.o.Timeout)
+	defer cancel()
+	_, err := n.stream.Consumer(ctx, "tpipe_"+subjectToken(name))
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
