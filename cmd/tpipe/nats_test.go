@@ -35,8 +35,8 @@ func tpipeCmd(args ...string) *exec.Cmd {
 // proc is a tpipe child process, its stderr kept.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr bytes.Buffer
-	out    bytes.Buffer
+	stderr lockedBuffer
+	out    lockedBuffer
 	done   chan struct{}
 	err    error
 }
@@ -56,6 +56,25 @@ func startTpipe(t *testing.T, args ...string) *proc {
 func (p *proc) kill() {
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
+}
+
+// lockedBuffer is a buffer a child's output is copied into while the
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // wait waits for p to exit by itself, at most d.

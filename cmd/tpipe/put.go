@@ -23,12 +23,13 @@ way: each FILE is copied under the folder's temporary name (DIR/.tmp),
 synced, and renamed into DIR under its base name, so that no worker ever
 sees part of it. DIR is pmjq's input folder, or serve's folder (its jobs
 go to DIR/in). With no FILE, or FILE -, the job is stdin, named --name.
-A job of a name already waiting in a folder is refused (a net on NATS takes both). Another program can do the
+A job of a name already waiting is refused. Another program can do the
 same: write elsewhere on the same file system, then mv into DIR.
 
 On NATS, each job is published to the place in of the net NAME (the
 stream NAME, made if missing), or to PLACE, and put exits 0 once the
-server has stored every one.
+server has stored every one. A net does not refuse a name already
+waiting: both jobs run.
 
 flags:
 `
