@@ -55,6 +55,7 @@ type jobFlags struct {
 	retries    int
 	atMostOnce bool
 	only       string // serve
+	replace    bool   // serve on NATS: another pipeline than the net's
 	cmd        string // pmjq --inputs
 	output     string // pmjq --inputs
 	stdout     io.Writer
@@ -88,6 +89,7 @@ func (f *jobFlags) flagSet(form jobForm) *flag.FlagSet {
 	switch form {
 	case formServe:
 		fs.StringVar(&f.only, "only", "", "run the workers of stage `TASK` only (see --explain of the pipeline for the names)")
+		fs.BoolVar(&f.replace, "replace", false, "on NATS: serve the net with this pipeline though it was served with another (stop the other workers first)")
 	case formPmjq:
 		fs.StringVar(&f.cmd, "cmd", "", "the and-merge's command, argv words with `CMD` $1 $2... the paths of a set's files (with --inputs)")
 		fs.StringVar(&f.output, "output", "", "the and-merge's output folder `OUTDIR` (with --inputs); without it CMD's stdout is tpipe's")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -94,6 +95,15 @@ func (f *jobFlags) serveNATS(ctx context.Context, addr, src string, stderr io.Wr
 		return status
 	}
 	defer n.Close()
+	other, err := n.ServeWith(strings.TrimSpace(src), f.replace)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %s: %s\n", prog, a, visible.Controls(say.OneLine(err.Error())))
+		return 1
+	}
+	if other != "" {
+		fmt.Fprintf(stderr, "%s: net %s is served with the pipeline %s, not this one: two pipelines on one net mix their results (another net name; or, once its workers are stopped, --replace)\n", prog, a, visible.Controls(strconv.Quote(other)))
+		return 2
+	}
 	return f.runNATS(ctx, n, sts, stderr)
 }
 

@@ -459,3 +459,24 @@ func TestNATSPmjq(t *testing.T) {
 		t.Errorf("serve --explain:\n%s", out)
 	}
 }
+
+// TestNATSOnePipelinePerNet: a serve with another pipeline than the one
+// the net is served with is refused (their results would mix), unless
+// --replace.
+func TestNATSOnePipelinePerNet(t *testing.T) {
+	s := natstest.Start(t)
+	url := s.URL() + "/one"
+	if status, _, errs := runTpipe(t, "", "serve", "--once", url, "tr a-z A-Z"); status != 0 {
+		t.Fatal(errs)
+	}
+	if status, _, errs := runTpipe(t, "", "serve", "--once", url, " tr a-z A-Z "); status != 0 {
+		t.Errorf("the same pipeline again: %d %s", status, errs)
+	}
+	status, _, errs := runTpipe(t, "", "serve", "--once", url, "rev")
+	if status != 2 || !strings.Contains(errs, `is served with the pipeline "tr a-z A-Z"`) {
+		t.Errorf("another pipeline: %d %q", status, errs)
+	}
+	if status, _, errs := runTpipe(t, "", "serve", "--once", "--replace", url, "rev"); status != 0 {
+		t.Errorf("--replace: %d %s", status, errs)
+	}
+}

@@ -512,3 +512,32 @@ func (n *Net) Served(name string) (bool, error) {
 	}
 	return err == nil, err
 }
+
+// pipelineKey is the key of the marks bucket that holds the pipeline a
+// net is served with (no mark's key: theirs hold a '.').
+const pipelineKey = "pipeline"
+
+// ServeWith records src as the pipeline the net is served with, and
+// returns the one recorded before if it differs: two workers of one net
+// running different pipelines would mix their results. replace records
+// src whatever was there.
+func (n *Net) ServeWith(src string, replace bool) (other string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), n.o.Timeout)
+	defer cancel()
+	if replace {
+		_, err = n.marks.Put(ctx, pipelineKey, []byte(src))
+		return "", err
+	}
+	_, err = n.marks.Create(ctx, pipelineKey, []byte(src))
+	if !errors.Is(err, jetstream.ErrKeyExists) {
+		return "", err
+	}
+	e, err := n.marks.Get(ctx, pipelineKey)
+	if err != nil {
+		return "", err
+	}
+	if string(e.Value()) != src {
+		return string(e.Value()), nil
+	}
+	return "", nil
+}
