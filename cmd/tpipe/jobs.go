@@ -599,27 +599,7 @@ func (f *jobFlags) run(ctx context.Context, stages []jobs.Stage, w *place.Worker
 	defer stop()
 	f.o.Stderr, f.o.Observer, f.o.Worker = stderr, obs, w
 	n, err := jobs.Run(ctx, stages, f.o)
-	var se *runner.SignalError
-	failed := n.Failed > 0
-	if f.form == formPmjq1 {
-		failed = n.Kept > 0 // a job moved to its --error names is dealt with, as in pmjq 1.0
-	}
-	switch {
-	case err != nil:
-		fmt.Fprintf(stderr, "%s: %s\n", prog, visible.Controls(say.OneLine(err.Error())))
-		return 1
-	case errors.As(context.Cause(ctx), &se):
-		return se.Status()
-	case ctx.Err() != nil:
-		return runner.StatusInterrupted
-	case failed:
-		fmt.Fprintf(stderr, "%s: %d %s done, %d failed\n", prog, n.Done, say.Plural(n.Done, "job"), n.Failed)
-		return 1
-	case n.Blocked > 0:
-		fmt.Fprintf(stderr, "%s: %d %s done; %d could not be taken (see above)\n", prog, n.Done, say.Plural(n.Done, "job"), n.Blocked)
-		return 1
-	}
-	return 0
+	return f.runStatus(ctx, n, err, stderr)
 }
 
 // worker makes the claims' owner the flags ask for.

@@ -245,11 +245,12 @@ func (f *jobFlags) runNATS(ctx context.Context, n *natsq.Net, sts []jobs.Stage, 
 	defer stop()
 	f.o.Stderr, f.o.Observer, f.o.Places = stderr, obs, n
 	counts, err := jobs.Run(ctx, sts, f.o)
-	return f.status2(ctx, counts, err, stderr)
+	return f.runStatus(ctx, counts, err, stderr)
 }
 
-// status2 is the command's status after a run of the engine (see run).
-func (f *jobFlags) status2(ctx context.Context, n jobs.Counts, err error, stderr io.Writer) int {
+// runStatus is the command's status after a run of the engine, on folders
+// or on NATS (see run), with its last line.
+func (f *jobFlags) runStatus(ctx context.Context, n jobs.Counts, err error, stderr io.Writer) int {
 	prog := f.form.prog()
 	var se *runner.SignalError
 	failed := n.Failed > 0
