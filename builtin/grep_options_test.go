@@ -64,6 +64,14 @@ func TestGrepOptionsSameAsGNU(t *testing.T) {
 		{words, "-xo fo*"},
 		{words, `-ow a-\|a`},
 		{words, "-wE (foo|bar)"},
+		// Errors GNU gives (issue 30): a range's end starting another, a
+		// group of stray repetitions.
+		{"a2c\n", "-E a[1-3-5]c"},
+		{"a2c\n", "a[1-3-5]c"},
+		{"xb\n", "-E (*)b"},
+		{"xb\n", "-E (+)b"},
+		{"xb\n", "-E ({1})b"},
+		{"xb\n", "-E (*b)"},
 		{words, "-wn b.r"},
 		{words, "-w a*"},
 		{words, "-x ''"},

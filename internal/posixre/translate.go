@@ -405,6 +405,22 @@ func (p *parser) skipStrayRepeats() (optional bool) {
 	return optional
 }
 
+// onlyRepeatsInGroup reports whether the group that starts at p.pos
+// holds '*', '+' and '?' and nothing else ("(*)", "(+?)"; GNU takes
+// "({1})" as a group that matches nothing).
+func (p *parser) onlyRepeatsInGroup() bool {
+	i := p.pos
+	for i < len(p.src) {
+		switch p.src[i] {
+		case '*', '+', '?':
+			i++
+			continue
+		}
+		break
+	}
+	return i > p.pos && i < len(p.src) && p.src[i] == ')'
+}
+
 // piece = atom { repetition }
 func (p *parser) piece(depth int) (frag, error) {
 	pc, err := p.atom(depth)
@@ -564,6 +580,11 @@ func (p *parser) atom(depth int) (frag, error) {
 // group parses the rest of a group after its opening parenthesis, which
 // is at open.
 func (p *parser) group(depth, open int) (frag, error) {
+	if p.ere && !p.sed && p.onlyRepeatsInGroup() {
+		// "(*)": GNU drops a stray repetition at the start of a branch,
+		// but a group of nothing else is an error there.
+		return frag{}, p.errorf(open, errParen)
+	}
 	p.opened++
 	n := p.opened
 	inner, err := p.alternation(depth + 1)
@@ -782,6 +803,10 @@ func (p *parser) bracket() (frag, error) {
 				if c == hi {
 					break
 				}
+			}
+			// A range's end does not start another ("[1-3-5]").
+			if p.peek() == '-' && p.pos+1 < len(p.src) && p.src[p.pos+1] != ']' {
+				return frag{}, p.errorf(loAt, errRange)
 			}
 		}
 	}

@@ -166,6 +166,12 @@ var errorTests = []struct {
 	{"*a", dialect{ere: true, sed: true}, errPreceding, 0},
 	{"a)", dialect{ere: true, sed: true}, errRParen, 1},
 	{"a{1", dialect{ere: true, sed: true}, errBrace, 1},
+	// A range's end does not start another; a group of stray repetitions
+	// is unmatched, as GNU grep -E says (issue 30).
+	{"a[1-3-5]c", dialect{ere: true}, errRange, 2},
+	{"a[1-3-5]c", bre, errRange, 2},
+	{"(*)b", dialect{ere: true}, errParen, 0},
+	{"x(+?)", dialect{ere: true}, errParen, 1},
 }
 
 func TestErrors(t *testing.T) {
