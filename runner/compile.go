@@ -174,7 +174,7 @@ func (r *Runner) compile(s *shell.Script) (*program, error) {
 	for _, pl := range s.Pipelines {
 		for _, c := range pl.Cmds {
 			cc := r.compileCmd(c)
-			if cc.err != nil && slices.ContainsFunc(c.Args[1:], isEdgeWord) {
+			if cc.err != nil && (slices.ContainsFunc(c.Args[1:], isEdgeWord) || isRefusal(cc.err)) {
 				return nil, cc.err
 			}
 			p.cmds[c] = cc
@@ -255,6 +255,15 @@ func (r *Runner) compileCmd(c *shell.Cmd) *compiled {
 		err = r.refusal(ue)
 	}
 	return &compiled{builtin: bc, env: env, err: err}
+}
+
+// isRefusal reports whether err is tpipe's refusal of a command line its
+// builtin does not implement and no program runs instead (see refusal):
+// the script is refused before anything runs, rather than run with that
+// command failing, which would leave the others' output looking whole.
+func isRefusal(err error) bool {
+	var ue *builtin.UsageError
+	return errors.As(err, &ue) && ue.Cmd == "tpipe"
 }
 
 // refusal is what an unsupported command line is when no program runs it
