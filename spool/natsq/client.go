@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -49,6 +51,7 @@ type GetOptions struct {
 // once, whatever copies of it a redo upstream made. It returns how many
 // jobs it wrote when ctx is done, or under Once when the net is quiet.
 func (p *Place) Get(ctx context.Context, dir string, o GetOptions) (int, error) {
+	removeStale(dir)
 	c, err := p.Watch(ctx, jobs.WatchConfig{})
 	if err != nil {
 		return 0, err
@@ -119,6 +122,20 @@ func (p *Place) Get(ctx context.Context, dir string, o GetOptions) (int, error) 
 	}
 }
 
+// removeStale removes from dir the temporary files of gets of this host
+// that died while they wrote them (.NAME.get-PID-*, PID gone): their jobs
+// were not acknowledged, and come out again.
+func removeStale(dir string) {
+	names, _ := filepath.Glob(filepath.Join(dir, ".*.get-*-*"))
+	for _, name := range names {
+		f := strings.Split(filepath.Base(name), ".get-")
+		pid, err := strconv.Atoi(strings.Split(f[len(f)-1], "-")[0])
+		if err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.Remove(name)
+		}
+	}
+}
+
 // save copies the file from into the file to, whole: under a temporary
 // name in to's folder, synced, renamed, and the folder synced.
 func save(from, to string, noSync bool) error {
@@ -127,7 +144,7 @@ func save(from, to string, noSync bool) error {
 		return err
 	}
 	defer src.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(to), "."+filepath.Base(to)+".tmp-")
+	tmp, err := os.CreateTemp(filepath.Dir(to), fmt.Sprintf(".%s.get-%d-", filepath.Base(to), os.Getpid()))
 	if err != nil {
 		return err
 	}
