@@ -370,16 +370,14 @@ func (p *Place) Busy() (bool, error) {
 	if !watched {
 		return false, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
-	defer cancel()
-	info, err := p.cons.Info(ctx)
+	busy, err := p.occupied()
 	if err != nil {
 		if p.n.away(err) {
 			return true, nil // asked again at the next look
 		}
 		return false, fmt.Errorf("place %s: %v", p.Addr(), err)
 	}
-	return info.NumAckPending > 0 || info.NumPending > 0, nil
+	return busy, nil
 }
 
 // Close stops the fetching and gives back the messages held ready.
