@@ -299,11 +299,14 @@ func (b *builder) pipeline(pl *shell.Pipeline) error {
 			prev = -1
 		case rd.out != nil:
 			b.sink(out, ">"+rd.outName, rd.out)
+			b.usesTerminal(rd.out)
 			prev = -1
 		case last && b.job.stdout != nil:
 			b.sink(out, ">stdout", b.job.stdout)
+			b.usesTerminal(b.r.cfg.Stdout)
 		case last:
 			b.sink(out, ">stdout", b.r.cfg.Stdout)
+			b.usesTerminal(b.r.cfg.Stdout)
 		default:
 			prev = out
 		}
@@ -335,6 +338,7 @@ func (b *builder) feed(in input, t int) {
 			b.g.Tasks[src].File = in.file.Name()
 		}
 	case in.stdin && b.r.pump != nil:
+		b.usesTerminal(b.r.cfg.Stdin)
 		// stdin's bytes are all there is to know of it: no Ident, so the
 		// spool names its segments by their content.
 		src = b.g.Add(b.unique("<stdin"), 0, 1, b.stdinSource())
@@ -557,6 +561,7 @@ func (b *builder) externalCommand(c *shell.Cmd, argv []string, in input, rd redi
 		direct, _ = b.r.cfg.Stdout.(*os.File)
 	}
 	o.Stdout = direct
+	b.usesTerminal(direct)
 	var tap *task.Stderr
 	if direct == nil {
 		// Its stderr then goes through a pipe, which the spool keeps.
@@ -763,6 +768,7 @@ func (b *builder) readBytes(cmd *builtin.Cmd, env *builtin.Env, in input) bool {
 		env.Input = func(context.Context, <-chan struct{}) io.Reader { return eofReader{} }
 		return true
 	case in.stdin:
+		b.usesTerminal(b.r.cfg.Stdin)
 		pump := b.r.pump
 		var (
 			head []byte
@@ -805,6 +811,14 @@ type errorReader struct{ err error }
 func (e errorReader) Read([]byte) (int, error) { return 0, e.err }
 
 // The live view: what the builder tells it to follow.
+
+// usesTerminal notes that a task of the job writes to f or reads it: if
+// f is a terminal, progress auto shows no view (runner/progress.go).
+func (b *builder) usesTerminal(f any) {
+	if file, ok := f.(*os.File); ok && file != nil && isTerminal(file) {
+		b.job.terminalIO = true
+	}
+}
 
 // followInput makes the live view follow in, the input of the graph's
 // first command, when it is a '<' file or a stdin that is a file.

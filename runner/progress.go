@@ -19,8 +19,9 @@ import (
 type Progress uint8
 
 const (
-	// ProgressAuto shows it when Stderr is a terminal and Stdout is not,
-	// once the run has lasted a second.
+	// ProgressAuto shows it when Stderr is a terminal and nothing of the
+	// run writes to a terminal or reads one (its output goes to files or
+	// edges, its input is not typed), once the run has lasted a second.
 	ProgressAuto Progress = iota
 	ProgressOn
 	ProgressOff
@@ -53,7 +54,7 @@ func (r *Runner) viewMode() (show bool, delay time.Duration, terminal bool) {
 	case ProgressOn:
 		return true, 0, terminal
 	case ProgressAuto:
-		return terminal && !isTerminalWriter(r.cfg.Stdout), autoDelay, true
+		return terminal, autoDelay, true // unless the job uses a terminal: startView
 	}
 	return false, 0, false
 }
@@ -68,7 +69,7 @@ func isTerminalWriter(w io.Writer) bool {
 // sched.Live, and its in-process tasks' messages go above the view.
 func (r *Runner) startView(job *Job) *progress.View {
 	show, delay, terminal := r.viewMode()
-	if !show {
+	if !show || r.cfg.Progress == ProgressAuto && job.terminalIO {
 		return nil
 	}
 	live := &sched.Live{}

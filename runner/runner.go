@@ -638,6 +638,10 @@ type Job struct {
 	// first command.
 	stderr, stdout *outSwitch
 	input          *inputMeter
+	// terminalIO: a task of the job writes to a terminal or reads one
+	// (the run's stdout or stdin, a '>' /dev/tty), so that progress auto
+	// keeps the live view out of its way.
+	terminalIO bool
 }
 
 // Close closes the files the job opened; it returns the first error (a

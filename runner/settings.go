@@ -237,7 +237,7 @@ var Settings = []*Setting{
 		// A bare --progress is on; --progress=auto and =off say the rest.
 		Name: "progress",
 		Help: "a live view of each run on stderr (per task records/s, bytes/s, queue fill, busy share, the bottleneck; an ETA), " +
-			"plain lines without a terminal; auto, the default: when stderr is a terminal, stdout is not, and the run lasts over a second",
+			"plain lines without a terminal; auto, the default: when stderr is a terminal, nothing of the run writes to a terminal or reads one, and the run lasts over a second",
 		Values:    "on, off or auto",
 		DefaultIs: "auto",
 		get:       func(c *Config) string { return c.Progress.String() },

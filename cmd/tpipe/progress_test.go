@@ -55,6 +55,24 @@ func startViewTerm(t *testing.T, args ...string) *viewTerm {
 	return &viewTerm{followTerm(t, cmd, ptmx), out}
 }
 
+// startAllOnTerm is tpipe typed at a terminal with nothing redirected:
+// stdin, stdout and stderr the terminal, run in dir.
+func startAllOnTerm(t *testing.T, dir string, args ...string) *viewTerm {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "TPIPE_TEST_MAIN=1", "TERM=xterm", "LC_ALL=C")
+	cmd.Dir = dir
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Skipf("no pseudo-terminal here: %v", err)
+	}
+	return &viewTerm{followTerm(t, cmd, ptmx), ""}
+}
+
 // screen is what the terminal shows now.
 func (vt *viewTerm) screen() string {
 	vt.mu.Lock()
@@ -124,5 +142,51 @@ func TestProgressTerminalEnds(t *testing.T) {
 	}
 	if out, err := os.ReadFile(vt.out); err != nil || string(out) != "0\n0\n" {
 		t.Errorf("stdout %q, %v", out, err)
+	}
+}
+
+// The README's example, typed at a terminal with nothing redirected: the
+// run writes only to a file, so progress auto shows the view although
+// tpipe's own stdout is the terminal.
+func TestProgressAutoOutputToFile(t *testing.T) {
+	dir := t.TempDir()
+	vt := startAllOnTerm(t, dir, "yes | grep y | uniq -c > counts")
+	waitFor(t, "the view of a run that writes only to a file", func() bool {
+		s := vt.screen()
+		return strings.Contains(s, "uniq") && strings.Contains(s, ">counts") && strings.Contains(s, "rec/s")
+	})
+	if err := vt.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := vt.wait(); code != 130 {
+		t.Errorf("exit status %d after Ctrl-C, want 130", code)
+	}
+}
+
+// A run that writes to the terminal, or reads it, gets no view under
+// auto: it would draw over what the run prints or what a person types.
+func TestProgressAutoKeepsOffTerminal(t *testing.T) {
+	for _, c := range []struct{ script, out string }{
+		{"sleep 1.5 | wc -l", "0"},
+		{"sleep 1.5 | wc -l > /dev/tty", "0"},
+		{"sleep 1.5; cat | wc -l > n; cat n", "0"},
+	} {
+		vt := startAllOnTerm(t, t.TempDir(), c.script)
+		if strings.Contains(c.script, "cat |") {
+			time.Sleep(2500 * time.Millisecond)
+			vt.f.Write([]byte{4}) // Ctrl-D: the end of what was typed
+		}
+		if code := vt.wait(); code != 0 {
+			t.Errorf("%s: exit status %d", c.script, code)
+		}
+		vt.mu.Lock()
+		raw := vt.ptyTerm.out.String()
+		vt.mu.Unlock()
+		if strings.Contains(raw, "elapsed") || strings.Contains(raw, "rec/s") {
+			t.Errorf("%s: the view was drawn on the terminal the run uses:\n%q", c.script, raw)
+		}
+		if s := vt.screen(); s != c.out {
+			t.Errorf("%s: the screen %q, want %q", c.script, s, c.out)
+		}
 	}
 }
