@@ -8,11 +8,12 @@ import (
 )
 
 // ParseSize parses a positive size in bytes: decimal digits, optionally
-// followed by a unit K, M or G (powers of 1024), which may be spelt with a
-// trailing "B" or "iB" and in either case: "512", "64K", "64KiB", "4MB",
-// "1g". A bare "B" suffix is accepted too ("512B").
+// followed by a unit K, M, G, T, P or E (powers of 1024), which may be
+// spelt with a trailing "B" or "iB" and in either case: "512", "64K",
+// "64KiB", "4MB", "1g". A bare "B" suffix is accepted too ("512B").
 //
-// It rejects signs, spaces, zero and sizes that do not fit an int.
+// It rejects signs, spaces, zero and sizes that do not fit an int; the
+// error of one too large wraps ErrSizeTooLarge.
 func ParseSize(s string) (int, error) {
 	n, err := parseSize(s)
 	if err != nil {
@@ -21,7 +22,11 @@ func ParseSize(s string) (int, error) {
 	return n, nil
 }
 
-var errSizeSyntax = errors.New("want digits and an optional unit K, M or G")
+var errSizeSyntax = errors.New("want digits and an optional unit K, M, G or T")
+
+// ErrSizeTooLarge is wrapped by ParseSize's error for a size that does
+// not fit an int.
+var ErrSizeTooLarge = errors.New("too large")
 
 func parseSize(s string) (int, error) {
 	i := 0
@@ -45,19 +50,25 @@ func parseSize(s string) (int, error) {
 		mult = 1 << 20
 	case "G", "GB", "GIB":
 		mult = 1 << 30
+	case "T", "TB", "TIB":
+		mult = 1 << 40
+	case "P", "PB", "PIB":
+		mult = 1 << 50
+	case "E", "EB", "EIB":
+		mult = 1 << 60
 	default:
-		return 0, fmt.Errorf("size %q: unknown unit %q (want K, M or G)", s, s[i:])
+		return 0, fmt.Errorf("size %q: unknown unit %q (want K, M, G or T)", s, s[i:])
 	}
 	var n uint64
 	for _, c := range []byte(digits) {
 		d := uint64(c - '0')
 		if n > (math.MaxInt-d)/10 {
-			return 0, fmt.Errorf("size %q: too large", s)
+			return 0, fmt.Errorf("size %q: %w", s, ErrSizeTooLarge)
 		}
 		n = n*10 + d
 	}
 	if n > math.MaxInt/mult {
-		return 0, fmt.Errorf("size %q: too large", s)
+		return 0, fmt.Errorf("size %q: %w", s, ErrSizeTooLarge)
 	}
 	if n == 0 {
 		return 0, fmt.Errorf("size %q: must be positive", s)

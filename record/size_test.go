@@ -26,6 +26,10 @@ func TestParseSize(t *testing.T) {
 		{"4MiB", 4 << 20},
 		{"1G", 1 << 30},
 		{"1GB", 1 << 30},
+		{"1T", 1 << 40},
+		{"2TiB", 2 << 40},
+		{"3P", 3 << 50},
+		{"7E", 7 << 60},
 		{"007", 7},
 
 		{"", 0},
@@ -36,7 +40,8 @@ func TestParseSize(t *testing.T) {
 		{"abc", 0},
 		{"K", 0},
 		{"1.5K", 0},
-		{"1T", 0},
+		{"8E", 0},
+		{"1X", 0},
 		{"1 K", 0},
 		{" 1", 0},
 		{"1KiBB", 0},
@@ -65,8 +70,8 @@ func TestParseSizeErrorText(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"0", `record: size "0": must be positive`},
 		{"-1", `record: size "-1": must be positive`},
-		{"abc", `record: size "abc": want digits and an optional unit K, M or G`},
-		{"1T", `record: size "1T": unknown unit "T" (want K, M or G)`},
+		{"abc", `record: size "abc": want digits and an optional unit K, M, G or T`},
+		{"1X", `record: size "1X": unknown unit "X" (want K, M, G or T)`},
 		{"99999999999999999999G", `record: size "99999999999999999999G": too large`},
 	}
 	for _, tt := range tests {
@@ -74,6 +79,9 @@ func TestParseSizeErrorText(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("ParseSize(%q): error %v, want %q", tt.in, err, tt.want)
 		}
+	}
+	if _, err := record.ParseSize("8E"); !errors.Is(err, record.ErrSizeTooLarge) {
+		t.Errorf("ParseSize(8E): %v, want ErrSizeTooLarge", err)
 	}
 }
 

@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tpipe/tpipe/internal/sysmem"
 	"github.com/tpipe/tpipe/runner"
 	"github.com/tpipe/tpipe/sched"
 	"github.com/tpipe/tpipe/shell"
@@ -349,5 +353,49 @@ func TestVeryLongPipeline(t *testing.T) {
 	got := session{cfg: runner.Config{RecordSize: 4 << 10}, script: script}.run(t)
 	if got != (outcome{"10\n", "", 0}) {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// A size past what a setting can take says so, with the largest that
+// fits, rather than asking for "a positive size" (issue 31's 1T).
+func TestSettingTooLarge(t *testing.T) {
+	set := func(name, v string) string {
+		for _, s := range runner.Settings {
+			if s.Name == name {
+				var c runner.Config
+				if err := s.Set(&c, v); err != nil {
+					return err.Error()
+				}
+				return ""
+			}
+		}
+		t.Fatalf("no setting %s", name)
+		return ""
+	}
+	if got, want := set("record-size", "1T"), "record-size 1T: too large: the largest that fits is 2147483647 (2G less one)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	avail, ok := sysmem.Available()
+	if !ok {
+		t.Skip("the memory available cannot be read here")
+	}
+	most := regexp.MustCompile(`^sort-memory (\S+): too large: the largest that fits is (\d+)([MG]) \(the memory available here, from .+\)$`)
+	for _, v := range []string{"1E", "99999999999999T", fmt.Sprintf("%dM", avail.Bytes>>20+4096)} {
+		got := set("sort-memory", v)
+		m := most.FindStringSubmatch(got)
+		if m == nil || m[1] != v {
+			t.Errorf("sort-memory %s: %q, want too large with the largest that fits", v, got)
+			continue
+		}
+		n, _ := strconv.ParseUint(m[2], 10, 64)
+		if m[3] == "G" {
+			n <<= 10
+		}
+		if n<<20 > avail.Bytes+(512<<20) || n<<20 < avail.Bytes/2 {
+			t.Errorf("sort-memory %s: the largest that fits %s%s, available %d bytes", v, m[2], m[3], avail.Bytes)
+		}
+	}
+	if got := set("sort-memory", "64M"); got != "" {
+		t.Errorf("sort-memory 64M: %s", got)
 	}
 }

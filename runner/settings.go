@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tpipe/tpipe/builtin"
+	"github.com/tpipe/tpipe/internal/sysmem"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/record/recfile"
 	"github.com/tpipe/tpipe/sched"
@@ -73,10 +74,36 @@ type SettingError struct {
 func (e *SettingError) Error() string {
 	msg := fmt.Sprintf("%s %s: want %s", e.Setting, e.Value, e.Want)
 	var pe *sched.UnknownPolicyError
-	if errors.As(e.Err, &pe) {
+	var tl *tooLargeError
+	switch {
+	case errors.As(e.Err, &tl):
+		msg = fmt.Sprintf("%s %s: too large: the largest that fits is %s (%s)", e.Setting, e.Value, tl.most, tl.why)
+	case errors.As(e.Err, &pe):
 		msg = fmt.Sprintf("%s %s: unknown policy (known: %s)", e.Setting, e.Value, strings.Join(sched.PolicyNames(), ", "))
 	}
 	return msg
+}
+
+// tooLargeError is a size past the largest a setting can take.
+type tooLargeError struct {
+	most string // the largest, as a size: "2147483647", "11G"
+	why  string // what sets it
+}
+
+func (e *tooLargeError) Error() string { return "too large: at most " + e.most }
+
+// sortMemoryMost refuses a --sort-memory of n bytes more than this
+// process may use (the machine's available memory, or its cgroup's
+// limit): every task that spills could keep that much. Where it cannot
+// be told, only a size that does not fit an int is refused.
+func sortMemoryMost(v string, n int, err error) error {
+	l, ok := sysmem.Available()
+	switch {
+	case errors.Is(err, record.ErrSizeTooLarge) && ok, err == nil && ok && uint64(n) > l.Bytes:
+		most := l.Bytes &^ (1<<20 - 1) // whole MiB
+		return &tooLargeError{most: record.FormatSize(int64(most)), why: "the memory available here, from " + l.From}
+	}
+	return err
 }
 
 func (e *SettingError) Unwrap() error { return e.Err }
@@ -175,7 +202,7 @@ var Settings = []*Setting{
 				return nil
 			}
 			n, err := record.ParseSize(v)
-			if err != nil {
+			if err := sortMemoryMost(v, n, err); err != nil {
 				return err
 			}
 			c.SortMemory = n
@@ -347,7 +374,7 @@ func sizeSetting(name, help string, def, most int, field func(*Config) *int) *Se
 				return err
 			}
 			if n > most {
-				return errBadValue
+				return &tooLargeError{most: strconv.Itoa(most), why: "2G less one"}
 			}
 			*field(c) = n
 			return nil
