@@ -388,6 +388,67 @@ func (s *Spool) gc(all bool) (GCStats, error) {
 	return st, nil
 }
 
+// NotFinishedError is a spool whose graph has not run to its end: its
+// places are what a rerun resumes from, so GCIntermediate keeps them.
+type NotFinishedError struct{ Dir string }
+
+func (e *NotFinishedError) Error() string {
+	return fmt.Sprintf("spool %s: no run of its graph has finished: its places are what a rerun resumes from; run it to the end first, or empty the spool with --all", e.Dir)
+}
+
+// GCIntermediate does what GC does, and then empties the places between
+// stages of the graph in dir, keeping each place an output ('>' FILE,
+// stdout) reads: a rerun of the same graph finds its last stages cached
+// and reads only those, while a rerun of a changed graph makes again
+// what it needs (from its input files; what came on stdin is gone). It
+// refuses a spool whose graph has never run to its end.
+func GCIntermediate(dir string, o place.Options) (GCStats, error) {
+	s, err := Open(dir, o)
+	if err != nil {
+		return GCStats{}, err
+	}
+	defer s.Close()
+	rec, err := s.Record()
+	if err != nil {
+		return GCStats{}, err
+	}
+	if rec == nil || len(rec.Live) == 0 {
+		return GCStats{}, &NotFinishedError{Dir: dir}
+	}
+	st, err := s.gc(false)
+	if err != nil {
+		return st, err
+	}
+	outputs := map[string]bool{}
+	for _, t := range rec.Tasks {
+		if strings.HasPrefix(t.Name, ">") {
+			outputs[t.Name] = true
+		}
+	}
+	for _, rp := range rec.Places {
+		if outputs[rp.To] {
+			continue
+		}
+		p, err := s.Place(rp.Name)
+		if err != nil {
+			return st, err
+		}
+		tokens, err := p.Tokens()
+		if err != nil {
+			return st, err
+		}
+		for _, t := range tokens {
+			st.Bytes += du(filepath.Join(p.Dir(), t))
+			if err := p.Remove(t); err != nil {
+				return st, err
+			}
+			st.Tokens++
+		}
+		rec.Live[rp.Name] = []string{} // nothing of it to keep
+	}
+	return st, s.SetRecord(rec)
+}
+
 // du is the size of the files under path, not following links.
 func du(path string) int64 {
 	var n int64

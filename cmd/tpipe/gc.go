@@ -11,12 +11,21 @@ import (
 	"github.com/tpipe/tpipe/spool/place"
 )
 
-const gcUsage = `usage: tpipe gc [--all] DIR
+const gcUsage = `usage: tpipe gc [--intermediate | --all] DIR
 
-Cleans the spool DIR of a --spool run: drops the places the graph in
-DIR/graph no longer has, the tokens its last complete run did not use, and
-what killed runs left behind. --all empties DIR. A directory that is not a
-spool is refused.
+Cleans the spool DIR of a --spool run. A spool keeps what its runs wrote
+until it is cleaned: the records of every place, so that a rerun resumes
+or finds stages cached. gc drops the places the graph in DIR/graph no
+longer has, the tokens its last complete run did not use, and what killed
+runs left behind.
+
+  --intermediate  also empty the places between stages, keeping those the
+                  outputs read: a rerun of the same pipeline still only
+                  reads its last place; a changed one runs again what it
+                  needs. Refused until a run of the graph has finished.
+  --all           empty DIR.
+
+A directory that is not a spool is refused, and so is one a run is using.
 `
 
 // gcCommand is `tpipe gc [--all] DIR`.
@@ -24,6 +33,7 @@ func gcCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tpipe gc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	all := fs.Bool("all", false, "empty the spool")
+	inter := fs.Bool("intermediate", false, "empty the places between stages")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, gcUsage)
@@ -36,7 +46,15 @@ func gcCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tpipe gc: give one spool directory, as in tpipe gc DIR\n")
 		return 2
 	}
-	st, err := spool.GC(fs.Arg(0), *all, place.Options{})
+	if *all && *inter {
+		fmt.Fprintf(stderr, "tpipe gc: give --all or --intermediate, not both (--all empties the spool)\n")
+		return 2
+	}
+	gc := func(dir string, o place.Options) (spool.GCStats, error) { return spool.GC(dir, *all, o) }
+	if *inter {
+		gc = spool.GCIntermediate
+	}
+	st, err := gc(fs.Arg(0), place.Options{})
 	if err != nil {
 		fmt.Fprintf(stderr, "tpipe gc: %s\n", fileError(err))
 		return 1

@@ -201,3 +201,76 @@ func tpipeRun(t *testing.T, dir string, env []string, after time.Duration, args 
 	}
 	return stdout.String(), stderr.String(), ws.ExitStatus()
 }
+
+// gc --intermediate empties the places between stages of a finished run
+// and keeps what its output reads: the output stays, the same pipeline
+// reruns from its last place alone, a changed one recomputes. It refuses
+// a spool no run has finished, and --all with it.
+func TestGCIntermediate(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	for i := range 50000 {
+		fmt.Fprintf(&in, "line %d of the input\n", i*7919%50000)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp := filepath.Join(dir, "sp")
+	run := func(script string) string {
+		t.Helper()
+		if _, errs, st := tpipeRun(t, dir, nil, 0, "--spool", sp, script); st != 0 {
+			t.Fatalf("%s: status %d: %s", script, st, errs)
+		}
+		return readIf(filepath.Join(dir, "out.txt"))
+	}
+	if _, errs, st := tpipeRun(t, dir, nil, 0, "gc", "--intermediate", sp); st != 1 || !strings.Contains(errs, "no run of its graph has finished") {
+		t.Errorf("gc --intermediate of a new spool: status %d, %q", st, errs)
+	}
+	script := "sort in.txt | rev | grep -v 9 | head -n 20000 > out.txt"
+	want := run(script)
+	before := du(t, sp)
+	out, errs, st := tpipeRun(t, dir, nil, 0, "gc", "--intermediate", sp)
+	if st != 0 || !strings.HasPrefix(out, "removed ") {
+		t.Fatalf("gc --intermediate: status %d, %q %q", st, out, errs)
+	}
+	after := du(t, sp)
+	if after > before/3 {
+		t.Errorf("the spool holds %d bytes after gc --intermediate, %d before", after, before)
+	}
+	t.Logf("%s: %d bytes, then %d", out, before, after)
+	if got := readIf(filepath.Join(dir, "out.txt")); got != want {
+		t.Errorf("the output changed")
+	}
+	// The same pipeline reads its last place, and nothing comes back.
+	if got := run(script); got != want {
+		t.Errorf("the rerun's output differs")
+	}
+	if n := du(t, sp); n != after {
+		t.Errorf("the rerun wrote to the spool: %d bytes, %d before", n, after)
+	}
+	// A changed stage recomputes from the input file.
+	changed := run("sort in.txt | rev | grep -v 9 | head -n 30000 > out.txt")
+	if lines := strings.Count(changed, "\n"); lines != 30000 || !strings.HasPrefix(changed, want) {
+		t.Errorf("the changed pipeline gave %d lines", lines)
+	}
+	if _, errs, st := tpipeRun(t, dir, nil, 0, "gc", "--all", "--intermediate", sp); st != 2 || !strings.Contains(errs, "not both") {
+		t.Errorf("gc --all --intermediate: status %d, %q", st, errs)
+	}
+}
+
+// du is the bytes of the regular files under dir.
+func du(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			fi, _ := d.Info()
+			n += fi.Size()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
