@@ -148,8 +148,8 @@ type Resolver func(d *DeadlockError) *Queue
 // buffer a task already holds) take no lock, so the lock is taken about
 // once per buffer, not once per record. A lock per queue (and one for
 // FREE) was built and measured slower on chains of single records, and
-// no lock is what keeps their handoff above a channel's (README, "The
-// handoff of single records", round five).
+// no lock is what keeps their handoff above a channel's
+// (bench/README.md, "The handoff of single records").
 //
 // A Pool is safe for concurrent use. The zero Pool is not usable; call
 // NewPool.

@@ -162,7 +162,7 @@ func agree(t *rapid.T, line string, env map[string]string) {
 	if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 		if emptyAfterSplit.MatchString(line) {
 			// mvdan.cc/sh drops the empty field bash makes of $A"" when
-			// $A ends in a blank; known, and left (README).
+			// $A ends in a blank; known, and left (docs/language.md).
 			t.Skip("an empty quoted part after a split expansion")
 		}
 		if strings.Contains(line, "{") && slices.Equal(nonEmpty(got), nonEmpty(want)) {

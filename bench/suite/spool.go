@@ -31,7 +31,7 @@ import (
 // A cached rerun of the finished spool is measured too. Every cell runs
 // in rounds (a fresh random order each round) and reports its median.
 
-// spoolPipelines are the pipelines measured: the README's log pipeline
+// spoolPipelines are the pipelines measured: the log pipeline of docs/persistence.md
 // (whole-stream grep, sort, uniq around a per-segment cut) and a chain of
 // per-segment stages only (cut and tr without -s are stateless).
 var spoolPipelines = []struct{ name, script string }{
@@ -241,7 +241,7 @@ type spoolRunInfo struct {
 	took         time.Duration
 }
 
-// writeSpoolReport writes spool.md (also the table the README quotes) and
+// writeSpoolReport writes spool.md (bench/README.md quotes its table) and
 // one plot per pipeline: time over the in-memory run's against segment
 // size, a line per file system and fsync setting.
 func writeSpoolReport(dir string, cfg spoolConfig, res []spoolResult, info spoolRunInfo) ([]string, error) {

@@ -27,7 +27,7 @@ var corpusScripts = []string{
 // run.sh), and checks that each case does what expected.txt says: native
 // (tpipe --no-fallback gives GNU's output and status), fallback (the
 // builtin refuses and the system's program, run by tpipe, gives it), or
-// wrong (README.md's Builtins section says why). A case that changes
+// wrong (docs/builtins.md says why). A case that changes
 // class fails the test; -update rewrites the file after a change that
 // meant it.
 func TestCorpus(t *testing.T) {

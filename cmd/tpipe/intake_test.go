@@ -374,7 +374,7 @@ func TestServeSlowWriter(t *testing.T) {
 // is open for writing; a writer that pauses longer than the settle time
 // while it holds the file it created must still not lose what it writes
 // after: a file seen created and not closed waits for its close. (A file
-// found at start is judged by the settle time: README.)
+// found at start is judged by the settle time: docs/scale-out.md.)
 func TestOtherUsersWriter(t *testing.T) {
 	setpriv, nbin, dir := asNobody(t)
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
