@@ -11,9 +11,15 @@ import (
 	"pgregory.net/rapid"
 )
 
+// fataler is what runPair reports through: a *testing.T or a *rapid.T.
+type fataler interface {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // runPair runs a writer and a reader task on one queue, each on its own
 // goroutine, and returns their errors.
-func runPair(t *rapid.T, b, s, c int, write func(*buffer.Ports) error, read func(*buffer.Ports) error) (error, error) {
+func runPair(t fataler, b, s, c int, write func(*buffer.Ports) error, read func(*buffer.Ports) error) (error, error) {
 	pool, err := buffer.NewPool(buffer.Options{Buffers: b, RecordSize: s})
 	if err != nil {
 		t.Fatal(err)

@@ -25,3 +25,7 @@ func (p *Pool) FireWatch() {
 	p.mu.Unlock()
 	p.watchFired(gen)
 }
+
+// Carried returns the bytes ScanFrom on o copied from one buffer to the
+// next (a line cut by a buffer's end, or lines its index had no room for).
+func (o *Output) Carried() int64 { return o.carried }

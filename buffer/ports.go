@@ -514,6 +514,12 @@ type Output struct {
 	pend   *Buf // the buffer being filled, charged to q.reserved
 	closed bool
 	carry  []byte // ScanFrom's incomplete line between two buffers
+	// scanBytes and scanLines are the bytes and lines of the last buffer
+	// ScanFrom handed over (it guesses the next lines' length from them),
+	// and carried the bytes it copied from one buffer to the next (tests
+	// read it: it must stay small whatever S).
+	scanBytes, scanLines int
+	carried              int64
 	// open is set while the last buffer handed over ended a chain piece:
 	// the record it started is not finished.
 	open bool
