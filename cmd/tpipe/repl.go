@@ -98,13 +98,20 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 	defer line.Close()
 	line.SetCtrlCAborts(true)
 	hist := historyFile()
-	if f, err := os.Open(hist); err == nil {
-		line.ReadHistory(f)
-		f.Close()
+	if fi, err := os.Stat(hist); err == nil && fi.Mode().IsRegular() {
+		if f, err := os.Open(hist); err == nil {
+			line.ReadHistory(f)
+			f.Close()
+		}
 	}
 	defer func() {
 		// What a user typed is theirs alone to read, as with bash's
-		// history: 0600, and an older file made so too.
+		// history: 0600, and an older file made so too. Only a regular
+		// file: TPIPE_HISTORY=/dev/null keeps no history, and /dev/null
+		// keeps its mode.
+		if fi, err := os.Stat(hist); err == nil && !fi.Mode().IsRegular() {
+			return
+		}
 		if f, err := os.OpenFile(hist, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
 			f.Chmod(0o600)
 			line.WriteHistory(f)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -301,5 +302,28 @@ func TestInteractiveCompletion(t *testing.T) {
 	tm.send("\x04")
 	if err := waitDone(tm); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A history path that is not a regular file (TPIPE_HISTORY=/dev/null, as
+// with bash's HISTFILE) keeps no history and is left as it was: the
+// shell made /dev/null 0600 when root ran it so. A named pipe stands in
+// for /dev/null here: opening it would also block the shell.
+func TestHistoryNotAFile(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "null")
+	if err := syscall.Mkfifo(hist, 0o644); err != nil {
+		t.Skipf("no named pipe here: %v", err)
+	}
+	os.Chmod(hist, 0o644)
+	tm := startTerm(t, "", hist)
+	tm.expect("tpipe> ")
+	tm.send("seq 2 | wc -l\r")
+	tm.expect("2\r\n")
+	tm.send("\x04")
+	if err := waitDone(tm); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(hist); err != nil || fi.Mode()&os.ModeNamedPipe == 0 || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("history path after the session: %v, %v; want the named pipe as it was", fi.Mode(), err)
 	}
 }
