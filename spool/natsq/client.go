@@ -203,7 +203,7 @@ func (n *Net) Counts(ctx context.Context) ([]Count, error) {
 		if !ok {
 			continue
 		}
-		c := Count{Place: name, Waiting: int(info.NumPending), InFlight: info.NumAckPending, Redelivered: info.NumRedelivered}
+		c := Count{Place: name, Waiting: int(info.NumPending), InFlight: n.inFlight(ctx, info, tok), Redelivered: info.NumRedelivered}
 		c.Done = n.subjects(ctx, "$KV."+"tpipe_marks_"+n.addr.Stream+"."+tok+".>")
 		c.Failed = n.count(ctx, n.addr.Stream+"."+subjectToken(name+".failed"))
 		n.mu.Lock()
@@ -269,8 +269,11 @@ func (n *Net) Busy() (bool, error) {
 	for info := range lister.Info() {
 		tok, ok := strings.CutPrefix(info.Name, "tpipe_")
 		name, _ := untoken(tok)
-		if ok && !parked(name) && (info.NumPending > 0 || info.NumAckPending > 0) {
-			busy = true
+		if !ok || parked(name) || busy {
+			continue
+		}
+		if busy, err = n.holds(ctx, info, tok); err != nil {
+			return false, err
 		}
 	}
 	if err := lister.Err(); err != nil {
@@ -297,14 +300,11 @@ func (n *Net) Inspect(addr string) (Count, error) {
 		c.Waiting = n.count(ctx, p.subject)
 		return c, nil
 	}
-	if err := p.consumer(ctx); err != nil {
-		return c, err
-	}
-	info, err := p.cons.Info(ctx)
+	info, err := p.info(ctx)
 	if err != nil {
 		return c, err
 	}
-	c.Waiting, c.InFlight, c.Redelivered = int(info.NumPending), info.NumAckPending, info.NumRedelivered
+	c.Waiting, c.InFlight, c.Redelivered = int(info.NumPending), n.inFlight(ctx, info, p.tok), info.NumRedelivered
 	c.Failed = n.count(ctx, n.addr.Stream+"."+subjectToken(p.name+".failed"))
 	return c, nil
 }
@@ -322,12 +322,81 @@ func (p *Place) parked() bool { return parked(p.name) }
 func (p *Place) occupied() (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), p.n.o.Timeout)
 	defer cancel()
-	if err := p.consumer(ctx); err != nil {
-		return false, err
-	}
-	info, err := p.cons.Info(ctx)
+	info, err := p.info(ctx)
 	if err != nil {
 		return false, err
 	}
-	return info.NumPending > 0 || info.NumAckPending > 0, nil
+	return p.n.holds(ctx, info, p.tok)
+}
+
+// holds reports whether the consumer of info (of the place whose subject
+// token is tok) has a job waiting, or delivered and not acknowledged.
+//
+// Its counts alone cannot say so. Debian's nats-server 2.9.10, killed and
+// started again on its store, may keep counting as unacknowledged
+// messages it never delivers again, gone from the stream or brought back
+// from behind a lost acknowledgement, and then the count and the ack
+// floor stay where they are for good (the crash test saw 4 to 19 of them
+// in a place of 1,500 jobs all done). So when nothing waits and the count
+// of unacknowledged ones is not 0, the place's messages after the ack
+// floor are read: one whose identity is marked done in the place is a
+// leftover copy; any other is a job that a worker holds. (Nothing is
+// removed here: a message deleted while a consumer counts it is what
+// stalls a consumer of these servers. The guard of a place's pump makes
+// its consumer again when it stays so.)
+func (n *Net) holds(ctx context.Context, info *jetstream.ConsumerInfo, tok string) (bool, error) {
+	switch {
+	case info.NumPending > 0:
+		return true, nil
+	case info.NumAckPending == 0:
+		return false, nil
+	}
+	return n.heldAfterFloor(ctx, info, tok)
+}
+
+// maxLeftovers bounds the leftover copies one look reads past the ack
+// floor; past it, the place is taken as busy until the next look.
+const maxLeftovers = 256
+
+// heldAfterFloor reports whether a message of the consumer's subject
+// after its ack floor is not marked done in the place of tok: a job held
+// (or waiting).
+func (n *Net) heldAfterFloor(ctx context.Context, info *jetstream.ConsumerInfo, tok string) (bool, error) {
+	seq := info.AckFloor.Stream + 1
+	for range maxLeftovers {
+		m, err := n.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(info.Config.FilterSubject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		id := m.Header.Get(hID)
+		if id == "" {
+			id = fmt.Sprintf("seq-%d", m.Sequence) // as parse names it
+		}
+		_, err = n.marks.Get(ctx, tok+"."+id)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		seq = m.Sequence + 1
+	}
+	return true, nil
+}
+
+// inFlight is the number of the consumer's messages delivered and not
+// acknowledged, but 0 when nothing waits and every message after its ack
+// floor is a copy of a job done (see holds): a count the server will not
+// bring down by itself.
+func (n *Net) inFlight(ctx context.Context, info *jetstream.ConsumerInfo, tok string) int {
+	if info.NumPending > 0 || info.NumAckPending == 0 {
+		return info.NumAckPending
+	}
+	if held, err := n.heldAfterFloor(ctx, info, tok); err == nil && !held {
+		return 0
+	}
+	return info.NumAckPending
 }

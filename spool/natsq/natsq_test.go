@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,4 +227,127 @@ func TestDialErrors(t *testing.T) {
 	if _, err := Dial(ctx, a, Options{}); !errors.Is(err, ErrNoNet) {
 		t.Errorf("missing net: %v", err)
 	}
+}
+
+// TestLeftoverCopyNotBusy: a message delivered and not acknowledged whose
+// job is marked done in its place is a leftover copy (Debian's 2.9.10
+// keeps such counts after a SIGKILL, and they never come down): it does
+// not keep --once from ending, and the counts do not show it in flight.
+// An unmarked one is a job held.
+func TestLeftoverCopyNotBusy(t *testing.T) {
+	s := natstest.Start(t)
+	n := dial(t, s, "left", Options{Lease: time.Minute})
+	in, _ := n.OpenPlace(n.Root() + "/in")
+	if err := in.PutJob("a", strings.NewReader("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := in.Watch(context.Background(), jobs.WatchConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	<-c
+	tok, err := in.Take("a", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	look := func(wantBusy bool, wantInFlight int) {
+		t.Helper()
+		ct, err := n.Inspect(in.Addr())
+		if err != nil || ct.InFlight != wantInFlight {
+			t.Errorf("in flight %d, %v; want %d", ct.InFlight, err, wantInFlight)
+		}
+		busy, err := in.Busy()
+		if err != nil || busy != wantBusy {
+			t.Errorf("busy %v, %v; want %v", busy, err, wantBusy)
+		}
+		if busy, err := n.Busy(); err != nil || busy != wantBusy {
+			t.Errorf("net busy %v, %v; want %v", busy, err, wantBusy)
+		}
+	}
+	look(true, 1)
+	// Its mark stored, its acknowledgement lost.
+	if _, err := n.marks.Put(context.Background(), in.markKey(tok.(*token).id), []byte("test")); err != nil {
+		t.Fatal(err)
+	}
+	look(false, 0)
+}
+
+// TestGuardRenewsStuckConsumer: a worker that holds nothing sees its
+// place's consumer count a message as unacknowledged for twice the lease
+// while every such message is a copy of a job done (here one another
+// worker holds, its mark stored, and never acknowledges): its guard makes
+// the consumer again, the copy comes back, and it is dropped.
+func TestGuardRenewsStuckConsumer(t *testing.T) {
+	s := natstest.Start(t)
+	a := dial(t, s, "stuck", Options{Lease: 2 * time.Second})
+	var log syncBuffer
+	b := dial(t, s, "stuck", Options{Lease: 2 * time.Second, Log: &log})
+	ina, _ := a.OpenPlace(a.Root() + "/in")
+	inb, _ := b.OpenPlace(b.Root() + "/in")
+	if err := ina.PutJob("a", strings.NewReader("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ina.Watch(context.Background(), jobs.WatchConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-c
+	tok, err := ina.Take("a", false) // held, its lease kept alive
+	if err != nil {
+		t.Fatal(err)
+	}
+	ina.Close() // a pulls no more
+	if _, err := a.marks.Put(context.Background(), ina.markKey(tok.(*token).id), []byte("test")); err != nil {
+		t.Fatal(err)
+	}
+	cb, err := inb.Watch(context.Background(), jobs.WatchConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inb.Close()
+	select {
+	case <-cb:
+	case <-time.After(20 * time.Second):
+		info, err := inb.info(context.Background())
+		t.Logf("info %+v %v", info, err)
+		if info != nil {
+			t.Logf("pending %d ackp %d delivered %+v floor %+v", info.NumPending, info.NumAckPending, info.Delivered, info.AckFloor)
+		}
+		inb.mu.Lock()
+		t.Logf("nready %d held %d", inb.nready, len(inb.held))
+		inb.mu.Unlock()
+		t.Fatalf("the copy did not come back to the other worker; its log: %q", log.String())
+	}
+	if !strings.Contains(log.String(), "making it again") {
+		t.Errorf("log %q, want the consumer made again", log.String())
+	}
+	if _, err := inb.Take("a", false); !errors.Is(err, jobs.ErrLost) {
+		t.Errorf("Take of the copy: %v, want it dropped as done", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for b.count(context.Background(), inb.subject) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the copy is still in the stream")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a log written by one goroutine and read by another.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -344,7 +344,7 @@ func (n *Net) OpenPlace(addr string) (*Place, error) {
 	if !p.failed() {
 		ctx, cancel := context.WithTimeout(context.Background(), n.o.Timeout)
 		defer cancel()
-		if err := p.consumer(ctx); err != nil {
+		if _, err := p.consumer(ctx); err != nil {
 			return nil, err
 		}
 	}

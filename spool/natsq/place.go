@@ -40,6 +40,7 @@ type Place struct {
 	dropped  int             // copies of jobs done already, dropped
 	room     chan struct{}   // one slot: a ready message was taken
 	notify   chan struct{}   // one slot: a message arrived
+	renewed  chan struct{}   // one slot: guard made the consumer again
 	stopPump context.CancelFunc
 	pumpDone chan struct{}
 }
@@ -54,7 +55,8 @@ var (
 func newPlace(n *Net, name string) *Place {
 	tok := subjectToken(name)
 	return &Place{n: n, name: name, tok: tok, subject: n.addr.Stream + "." + tok, durable: "tpipe_" + tok,
-		ready: map[string][]*token{}, held: map[*token]bool{}, room: make(chan struct{}, 1), notify: make(chan struct{}, 1)}
+		ready: map[string][]*token{}, held: map[*token]bool{}, room: make(chan struct{}, 1), notify: make(chan struct{}, 1),
+		renewed: make(chan struct{}, 1)}
 }
 
 // RecordsSuffix names the place of a failed place's records (NAME.stderr,
@@ -65,12 +67,12 @@ const RecordsSuffix = ".records"
 // them (a person looks at them, and moves them back).
 func (p *Place) failed() bool { return strings.HasSuffix(p.name, ".failed") }
 
-// consumer makes (or finds) the place's durable consumer.
-func (p *Place) consumer(ctx context.Context) error {
+// consumer makes (or finds) the place's durable consumer, and returns it.
+func (p *Place) consumer(ctx context.Context) (jetstream.Consumer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cons != nil {
-		return nil
+		return p.cons, nil
 	}
 	c, err := p.n.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable:       p.durable,
@@ -82,10 +84,10 @@ func (p *Place) consumer(ctx context.Context) error {
 		MaxAckPending: -1,
 	})
 	if err != nil {
-		return fmt.Errorf("place %s: its consumer: %v", p.Addr(), err)
+		return nil, fmt.Errorf("place %s: its consumer: %v", p.Addr(), err)
 	}
 	p.cons = c
-	return nil
+	return c, nil
 }
 
 // Name is the place's name in its net.
@@ -97,7 +99,7 @@ func (p *Place) Addr() string { a := p.n.addr; a.Place = p.name; return a.String
 // Watch starts fetching the place's messages, up to Options.Prefetch held
 // ready at once, and tells c of each that arrives.
 func (p *Place) Watch(ctx context.Context, c jobs.WatchConfig) (<-chan struct{}, error) {
-	if err := p.consumer(ctx); err != nil {
+	if _, err := p.consumer(ctx); err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
@@ -116,26 +118,60 @@ func (p *Place) Watch(ctx context.Context, c jobs.WatchConfig) (<-chan struct{},
 // pump pulls the place's messages (nats.go keeps up to Prefetch of
 // them coming, in overlapping pulls) and holds them ready, while fewer
 // than Prefetch wait for a worker. When ctx is done it gives back what
-// the pulls had brought and ends.
+// the pulls had brought and ends. If the consumer is deleted (by guard,
+// or by a person), it is made again and the pulls go on.
 func (p *Place) pump(ctx context.Context) {
-	var it jetstream.MessagesContext
+	guarded := make(chan struct{})
+	go func() {
+		defer close(guarded)
+		p.guard(ctx)
+	}()
+	defer func() { <-guarded }()
+	for ctx.Err() == nil {
+		it := p.messages(ctx)
+		if it == nil {
+			return
+		}
+		p.pull(ctx, it)
+	}
+}
+
+// messages starts the pulls of the place's consumer, made again if it
+// was deleted; nil when ctx is done first.
+func (p *Place) messages(ctx context.Context) jetstream.MessagesContext {
 	for {
-		var err error
-		if it, err = p.cons.Messages(jetstream.PullMaxMessages(p.n.o.Prefetch)); err == nil {
-			break
+		cctx, cancel := context.WithTimeout(ctx, p.n.o.Timeout)
+		cons, err := p.consumer(cctx)
+		cancel()
+		if err == nil {
+			if it, err := cons.Messages(jetstream.PullMaxMessages(p.n.o.Prefetch)); err == nil {
+				return it
+			}
 		}
 		sleep(ctx, 250*time.Millisecond) // the server is away
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 	}
-	stopped := make(chan struct{})
+}
+
+// pull holds ready the messages of it until ctx is done or it ends: a
+// consumer deleted under it is then forgotten, for messages to make it
+// again.
+func (p *Place) pull(ctx context.Context, it jetstream.MessagesContext) {
+	stopped, ended := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
-		<-ctx.Done()
-		it.Drain()
+		select {
+		case <-ctx.Done():
+			it.Drain()
+		case <-p.renewed:
+			it.Stop() // pulls from a consumer deleted: no word of it may come
+		case <-ended:
+			it.Stop()
+		}
 	}()
-	defer func() { <-stopped }()
+	defer func() { close(ended); <-stopped }()
 	for {
 		p.mu.Lock()
 		full := p.nready >= p.n.o.Prefetch
@@ -149,7 +185,14 @@ func (p *Place) pump(ctx context.Context) {
 		}
 		m, err := it.Next()
 		switch {
+		case errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() != nil:
+			return
 		case errors.Is(err, jetstream.ErrMsgIteratorClosed):
+			p.forgetConsumer()
+			return
+		case errors.Is(err, jetstream.ErrConsumerDeleted), errors.Is(err, jetstream.ErrConsumerNotFound):
+			p.forgetConsumer()
+			sleep(ctx, renewPause) // see guard
 			return
 		case err != nil:
 			sleep(ctx, 250*time.Millisecond) // a heartbeat missed: the server is away
@@ -157,6 +200,118 @@ func (p *Place) pump(ctx context.Context) {
 			m.Nak() // drained after the end: for another worker
 		default:
 			p.arrive(m)
+		}
+	}
+}
+
+// info is the place's consumer's info; a consumer deleted on the server
+// (by another worker's guard) is made again.
+func (p *Place) info(ctx context.Context) (*jetstream.ConsumerInfo, error) {
+	for again := true; ; again = false {
+		cons, err := p.consumer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		info, err := cons.Info(ctx)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) && again {
+			p.forgetConsumer()
+			continue
+		}
+		return info, err
+	}
+}
+
+// renewPause is how long a worker waits, once a consumer is deleted,
+// before it makes it again.
+const renewPause = 2 * time.Second
+
+// forgetConsumer drops the consumer this process knew, deleted on the
+// server: consumer makes it again.
+func (p *Place) forgetConsumer() {
+	p.mu.Lock()
+	p.cons = nil
+	p.mu.Unlock()
+}
+
+// guard looks at the place's consumer while the pump runs, and deletes
+// it (the pump makes it again at once, with the same name and settings)
+// when the server has stopped serving it for twice the lease.
+//
+// Debian's nats-server 2.9.10, killed and started again on its store,
+// can keep counting as delivered and unacknowledged messages that are
+// gone from the stream; such a consumer may then stop delivering even
+// what waits (nats-server issues 4736 and 6374 describe the same on
+// 2.10). Two states are taken as that, each only while it lasts:
+//   - jobs wait, this process pulls (fewer than Prefetch held ready), and
+//     nothing more is delivered;
+//   - nothing waits, nothing is held here, and every message counted as
+//     unacknowledged is gone or a copy of a job done (see holds).
+//
+// A new consumer delivers from the first message of the place the stream
+// still holds: what workers hold now comes again, and is dropped as done
+// or run again (at-least-once), its outputs dropped downstream as copies.
+func (p *Place) guard(ctx context.Context) {
+	every := min(max(p.n.o.Lease/4, time.Second), 10*time.Second)
+	limit := max(2*p.n.o.Lease, 5*time.Second)
+	var (
+		last       uint64 // the consumer's deliveries at the last look
+		stuckSince time.Time
+	)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		p.mu.Lock()
+		cons, pulling, holding := p.cons, p.nready < p.n.o.Prefetch, p.nready+len(p.held) > 0
+		p.mu.Unlock()
+		if cons == nil {
+			stuckSince = time.Time{}
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, p.n.o.Timeout)
+		info, err := cons.Info(cctx)
+		stuck := false
+		switch {
+		case err != nil:
+			cancel()
+			stuckSince = time.Time{} // the server is away: its clock starts again once back
+			continue
+		case info.NumPending > 0:
+			stuck = pulling && info.Delivered.Consumer == last
+		case info.NumAckPending > 0 && !holding:
+			held, err := p.n.heldAfterFloor(cctx, info, p.tok)
+			stuck = err == nil && !held
+		}
+		cancel()
+		last = info.Delivered.Consumer
+		switch {
+		case !stuck:
+			stuckSince = time.Time{}
+		case stuckSince.IsZero():
+			stuckSince = time.Now()
+		case time.Since(stuckSince) >= limit:
+			stuckSince = time.Time{}
+			cctx, cancel := context.WithTimeout(ctx, p.n.o.Timeout)
+			err := p.n.stream.DeleteConsumer(cctx, p.durable)
+			cancel()
+			if err != nil {
+				continue // looked at again
+			}
+			fmt.Fprintf(p.n.o.Log, "place %s: the server stopped serving its consumer (%d waiting, %d unacknowledged, nothing delivered for %v); making it again\n",
+				p.Addr(), info.NumPending, info.NumAckPending, limit.Round(time.Second))
+			// The server removes a deleted consumer's files after it
+			// answers; one made again under the same name before that has
+			// no files (2.15.2 then fails it for good).
+			p.forgetConsumer()
+			sleep(ctx, renewPause)
+			select {
+			case p.renewed <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
