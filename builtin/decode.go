@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
+	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/ext"
@@ -18,38 +20,57 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "decode",
-		Usage: "decode [FILE]",
+		Usage: "decode [--pix-fmt FMT] [FILE]",
 		Help: "Read a video as y4m records: the header line first, then one record per frame (its FRAME " +
 			"line and planes), so that the records back to back are the y4m stream byte for byte. FILE " +
-			"(default the input) is y4m, or any container ffmpeg reads (.mp4, .mkv, ...), decoded by " +
-			"ffmpeg on PATH. A cut stream keeps its whole frames and fails naming the frame (status 1).",
+			"(default the input) is y4m, or any container or picture ffmpeg reads (.mp4, .mkv, .png, a " +
+			"sequence frame%03d.png, ...), decoded by ffmpeg on PATH to 8-bit YUV or grey, which the video " +
+			"builtins take: a source in another format (RGB, 10 bits) is converted to the nearest, and a " +
+			"line on stderr says so. --pix-fmt FMT asks ffmpeg for FMT instead (yuv420p10le keeps 10 " +
+			"bits), for a y4m FILE too. A cut stream keeps its whole frames and fails naming the frame " +
+			"(status 1).",
 		New:          decodeNew,
 		DecodesVideo: true,
 	})
 }
 
+var decodeLongs = []longOpt{{"pix-fmt", 'p', true}}
+
 func decodeNew(env *Env, args []string) (*Cmd, error) {
-	names, err := getopt{cmd: "decode"}.parse(args, nil)
+	d := &decoder{env: env, name: "-"}
+	names, err := getopt{cmd: "decode", longs: decodeLongs}.parse(args, func(c byte, arg string) error {
+		if !slices.Contains(videoPixFmts, arg) && !deepPixFmt.MatchString(arg) {
+			return usagef("decode", "--pix-fmt '%s': y4m does not hold it; want one of %s, or a 9- to 16-bit "+
+				"yuv420p, yuv422p, yuv444p or gray (yuv420p10le)", visible.Controls(arg), strings.Join(videoPixFmts, ", "))
+		}
+		d.pixFmt = arg
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	if len(names) > 1 {
 		return nil, usagef("decode", "extra operand '%s'", visible.Controls(names[1]))
 	}
-	d := &decoder{env: env, name: "-"}
 	c := &Cmd{Fn: d.run, NeedSize: d.needSize, ReadsBytes: true}
 	if len(names) == 1 {
 		d.name = names[0]
 	}
 	switch {
+	case d.pixFmt != "" && (d.name == "-" || env.isEdge(d.name)):
+		return nil, usagef("decode", "--pix-fmt needs a FILE operand: ffmpeg converts files, not the input")
 	case d.name == "-":
 		c.ReadsInput = true
 	case env.isEdge(d.name):
 		c.Reads = []string{d.name}
 		d.edge = true
-	case kindOf(d.name) == kindOther:
+	case kindOf(d.name) == kindOther || d.pixFmt != "":
 		if !haveFFmpeg() {
-			return nil, &UsageError{Cmd: "decode", Msg: needFFmpeg("decode", d.name, containerName(d.name))[len("decode: "):]}
+			what := containerName(d.name)
+			if d.pixFmt != "" {
+				what = "--pix-fmt"
+			}
+			return nil, &UsageError{Cmd: "decode", Msg: needFFmpeg("decode", d.name, what)[len("decode: "):]}
 		}
 		c.Blocking = true
 	case kindOf(d.name) == kindY4M:
@@ -62,9 +83,10 @@ func decodeNew(env *Env, args []string) (*Cmd, error) {
 
 // decoder is one decode command.
 type decoder struct {
-	env  *Env
-	name string // the FILE operand; "-" for the input
-	edge bool   // name is a named edge
+	env    *Env
+	name   string // the FILE operand; "-" for the input
+	edge   bool   // name is a named edge
+	pixFmt string // --pix-fmt: ffmpeg decodes FILE to this format
 }
 
 // source is what decode reads: y4m bytes, from a file, a port, stdin, or
@@ -76,6 +98,7 @@ type source struct {
 	proc  *ext.Process // ffmpeg, when it decodes
 	log   *ffmpegLog   // what ffmpeg says
 	eof   *eofReader   // ffmpeg's output, to tell whether it ended
+	from  string       // the pixel format ffmpeg decodes from, if known
 }
 
 func (d *decoder) run(ctx context.Context, p *buffer.Ports) error {
@@ -95,7 +118,7 @@ func (d *decoder) run(ctx context.Context, p *buffer.Ports) error {
 		var ee *task.ExitError
 		switch {
 		case errors.As(werr, &ee):
-			fmt.Fprintf(d.env.stderr(), "decode: %s: %s\n", visible.Controls(d.name), visible.Controls(src.log.failure(ee.Code)))
+			fmt.Fprintf(d.env.stderr(), "decode: %s: %s\n", visible.Controls(d.name), visible.Controls(src.log.inputFailure(ee.Code)))
 			return task.Exit(1)
 		case werr != nil && err == nil:
 			return werr
@@ -232,7 +255,7 @@ func (d *decoder) open(ctx context.Context, p *buffer.Ports) (*source, error) {
 		}
 	}
 	kind := kindOf(d.name)
-	if kind != kindOther {
+	if kind != kindOther && d.pixFmt == "" {
 		rc, err := d.env.open(d.name)
 		if err != nil {
 			return nil, err
@@ -249,21 +272,30 @@ func (d *decoder) open(ctx context.Context, p *buffer.Ports) (*source, error) {
 			return nil, fmt.Errorf("%w; other containers need %s on PATH", err, ffmpegName)
 		}
 	}
+	if !imagePattern.MatchString(d.name) {
+		// A file that is not there is said as for y4m, not by ffmpeg.
+		rc, err := d.env.open(d.name)
+		if err != nil {
+			return nil, err
+		}
+		rc.Close()
+	}
 	proc, log, err := startFFmpeg(ctx, d.env, d.ffmpegArgs(), nil)
 	if err != nil {
 		return nil, err
 	}
 	proc.Stdin.Close()
 	eof := &eofReader{r: proc.Stdout}
-	return &source{r: eof, pipe: true, proc: proc, log: log, eof: eof}, nil
+	src := &source{r: eof, pipe: true, proc: proc, log: log, eof: eof}
+	if d.pixFmt == "" {
+		// While ffmpeg starts: what it converts from, for the note.
+		src.from = probePixFmt(ctx, d.env, d.name)
+	}
+	return src, nil
 }
 
-// ffmpegArgs are ffmpeg's arguments to decode FILE to y4m on its stdout:
-// the first video stream, in whatever pixel format is closest among those
-// y4m holds (-strict -1 lets through the 9- to 16-bit ones).
-func (d *decoder) ffmpegArgs() []string {
-	return []string{"-nostdin", "-v", "error", "-i", ffmpegFile(d.name), "-map", "0:v:0", "-f", "yuv4mpegpipe", "-strict", "-1", "-"}
-}
+// ffmpegArgs are ffmpeg's arguments to decode FILE to y4m on its stdout.
+func (d *decoder) ffmpegArgs() []string { return decodeArgs(d.name, d.pixFmt) }
 
 // copy writes the stream of src as records: the header line, then a
 // record per frame.
@@ -271,6 +303,9 @@ func (d *decoder) copy(p *buffer.Ports, src *source) error {
 	rd, err := y4m.NewReader(src.r)
 	if err != nil {
 		return err
+	}
+	if note := convertNote(src.from, rd.Header()); note != "" {
+		fmt.Fprintf(d.env.stderr(), "decode: %s: %s\n", visible.Controls(d.name), note)
 	}
 	out := p.Out(0)
 	if err := out.Write(rd.HeaderLine()); err != nil {
@@ -308,7 +343,7 @@ func (d *decoder) needSize(ctx context.Context, r io.Reader, from string) (int, 
 	if d.name == "-" || d.edge {
 		return 0, ""
 	}
-	if kindOf(d.name) != kindOther {
+	if kindOf(d.name) != kindOther && d.pixFmt == "" {
 		rc, err := d.env.open(d.name)
 		if err != nil {
 			return 0, ""

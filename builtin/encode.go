@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -22,8 +23,10 @@ func init() {
 		Usage: "encode [-f FORMAT] [FILE]",
 		Help: "Write y4m records (as decode makes them: the header line, then a record per frame) as a " +
 			"video to FILE or the output, after checking them: the header first, every frame of the size " +
-			"it gives. y4m goes out byte for byte; another FORMAT (-f mp4, or FILE's extension: out.mkv) " +
-			"is encoded by ffmpeg on PATH. An empty input writes nothing.",
+			"it gives. FILE's extension says the format: .y4m (or none) goes out byte for byte; .mp4, " +
+			".mkv, .webm, .mov, ... and numbered pictures (frame%04d.png) are encoded by ffmpeg on PATH " +
+			"with its usual codec for them. -f FORMAT (mp4, matroska, y4m) names it for the output or a " +
+			"FILE of any name. An empty input writes nothing.",
 		New: encodeNew,
 	})
 }
@@ -52,8 +55,15 @@ func encodeNew(env *Env, args []string) (*Cmd, error) {
 		e.format = ""
 	case e.format != "":
 		e.ffmpeg = true
-	case e.name != "" && kindOf(e.name) == kindOther:
+	case e.name == "" || e.name == "-" || kindOf(e.name) == kindY4M || filepath.Ext(e.name) == "":
+	case isImage(e.name) && !imagePattern.MatchString(e.name):
+		return nil, usagef("encode", "%s: a %s file holds one picture: name a numbered sequence (%s) or a video (.mp4, .mkv)",
+			visible.Controls(e.name), containerName(e.name), visible.Controls(sequenceName(e.name)))
+	case kindOf(e.name) == kindOther:
 		e.ffmpeg = true
+	default:
+		return nil, usagef("encode", "%s: no video format is known by the extension '%s': name the file .y4m, .mp4, .mkv or .webm, "+
+			"or give -f FORMAT (as ffmpeg names it: matroska)", visible.Controls(e.name), visible.Controls(filepath.Ext(e.name)))
 	}
 	if e.ffmpeg && !haveFFmpeg() {
 		what, target := e.format, e.name
@@ -66,6 +76,13 @@ func encodeNew(env *Env, args []string) (*Cmd, error) {
 		return nil, &UsageError{Cmd: "encode", Msg: needFFmpeg("encode", target, what)[len("encode: "):]}
 	}
 	return &Cmd{ReadsInput: true, Fn: e.run, Blocking: e.ffmpeg, Effects: e.name != "" && e.name != "-"}, nil
+}
+
+// sequenceName is name numbered for a sequence of pictures: out.png is
+// out%04d.png.
+func sequenceName(name string) string {
+	ext := filepath.Ext(name)
+	return strings.TrimSuffix(name, ext) + "%04d" + ext
 }
 
 // encoder is one encode command.

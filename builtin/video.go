@@ -55,7 +55,8 @@ func videoLayout(rec []byte) (stab.Layout, string) {
 	l := stab.Layout{W: yl.Width, H: yl.Height}
 	switch {
 	case yl.Depth != 8:
-		return l, fmt.Sprintf("%s: only 8-bit video is supported", yl)
+		to := map[string]string{"4:2:0": "yuv420p", "4:2:2": "yuv422p", "4:4:4": "yuv444p", "mono": "gray"}[yl.Chroma]
+		return l, fmt.Sprintf("%s: only 8-bit video is supported; decode --pix-fmt %s FILE converts it (with ffmpeg)", yl, to)
 	case yl.Planes == 1:
 		l.Chroma = stab.Mono
 	case yl.Planes == 3 && yl.Chroma == "4:2:0":

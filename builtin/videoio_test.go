@@ -74,6 +74,7 @@ func videoRun(t *testing.T, dir string, stdin []byte, size int, cmds ...[]string
 			in = 1
 		}
 		me := g.Add(c.Name, in, 1, c.Fn)
+		g.Tasks[me].Holds = c.Holds // stabilize's lookahead
 		switch {
 		case !c.ReadsInput:
 		case prev >= 0:
