@@ -1,9 +1,9 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -140,47 +140,147 @@ func tailFrom(src *operand, out *joiner, n uint64) error {
 	}
 }
 
-// tailLast writes the last n lines of src. They are held in a FIFO of
-// bounded memory (Env.SortMemory, as sort's runs): past it, older lines go
-// to disk and lines too old to print are dropped unread, so tail reads
-// back at most the n lines it prints. (tail -c N holds bytes, not lines:
-// see tailLastBytes.)
+// tailLast writes the last n lines of src, GNU's way for a pipe: it holds
+// the bytes of the stream as they come, in blocks (a buffer of a port, a
+// read of a file) with the count of '\n' in each, and lets the oldest
+// block go as soon as the newer ones hold more than n line ends. Nothing
+// is done per line until the end, where the lines before the last n are
+// skipped in the first block kept. Blocks wait in a recfile.FIFO bounded
+// by Env.SortMemory: past it, older blocks go to disk, and a block too old
+// to print is dropped unread, so tail reads back at most what it prints.
+// A line is what GNU calls one: bytes up to a '\n', and the bytes after
+// the last '\n' at the end. (tail -c N holds bytes: see tailLastBytes.)
+//
+// It once kept each line as a record of the FIFO: 20 million lines cost a
+// record end each, a call each to push and drop, and with a small budget
+// every line went through the disk; seq 1 20000000 | tail -n 10000000
+// took three times GNU's time and twice its memory.
 func tailLast(env *Env, src *operand, out *joiner, n uint64) error {
 	if n == 0 {
 		return nil
 	}
-	q := recfile.NewFIFO(sortTempDir(env), sortBudget(env))
-	defer q.Close()
+	w := lineWindow{q: recfile.NewFIFO(sortTempDir(env), sortBudget(env)), n: n}
+	defer w.q.Close()
 	for {
-		rec, err := src.Read()
+		b, err := src.block()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		if err := q.Push(rec); err != nil {
+		if err := w.push(b); err != nil {
 			return err
 		}
-		if extra := q.Len() - int64(min(n, math.MaxInt64)); extra > 0 {
-			if err := q.Drop(extra); err != nil {
+	}
+	// The lines go out as ScanFrom cuts bytes into records, in one pass
+	// over each block, not one write per line (it hands its buffer over
+	// at the end of each block, as after a short read).
+	return w.finish(func(b []byte) error { return out.out.ScanFrom(bytes.NewReader(b), '\n') })
+}
+
+// lineWindow holds the last n lines of a stream, and a little more: blocks
+// of bytes in q, oldest first, and the '\n's of each in ends (ends[head:]
+// parallel to q's records). It is not safe for concurrent use.
+type lineWindow struct {
+	q    *recfile.FIFO
+	n    uint64
+	ends []uint64 // '\n's per block; blocks before head are gone
+	head int
+	held uint64 // '\n's of the blocks held
+	last byte   // the stream's last byte
+}
+
+// push appends block b. Before it goes in, the oldest blocks go (unread)
+// while the rest, b included, still hold more than n line ends: the last
+// n lines start after the line end n+1 from the last, so the block that
+// holds their first byte stays (a line may span many blocks, and a block
+// may have no line end). A block is dropped before b goes in, never
+// spilled first and dropped after.
+func (w *lineWindow) push(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	c := uint64(bytes.Count(b, []byte{'\n'}))
+	for w.head < len(w.ends) && w.held+c-w.ends[w.head] > w.n {
+		if err := w.q.Drop(1); err != nil {
+			return err
+		}
+		w.held -= w.ends[w.head]
+		w.head++
+	}
+	if w.head > 1024 && w.head > len(w.ends)/2 {
+		w.ends = w.ends[:copy(w.ends, w.ends[w.head:])]
+		w.head = 0
+	}
+	if err := w.q.Push(b); err != nil {
+		return err
+	}
+	w.ends = append(w.ends, c)
+	w.held += c
+	w.last = b[len(b)-1]
+	return nil
+}
+
+// finish writes the last n lines held through write, in pieces that
+// need not end at a line end, and empties the window.
+func (w *lineWindow) finish(write func([]byte) error) error {
+	lines := w.held
+	if w.q.Len() > 0 && w.last != '\n' {
+		lines++ // the last line, without its '\n'
+	}
+	var skip uint64 // line ends to go past before the first line written
+	if lines > w.n {
+		skip = lines - w.n
+	}
+	for ; w.q.Len() > 0; w.head++ {
+		c := w.ends[w.head]
+		if c < skip {
+			// Every byte of the block is in a line skipped.
+			if err := w.q.Drop(1); err != nil {
 				return err
 			}
+			skip -= c
+			continue
 		}
-	}
-	for q.Len() > 0 {
-		rec, err := q.Front()
+		b, err := w.q.Front()
 		if err != nil {
 			return err
 		}
-		if err := out.write(rec); err != nil {
+		for ; skip > 0; skip-- {
+			b = b[bytes.IndexByte(b, '\n')+1:]
+		}
+		if err := write(b); err != nil {
 			return err
 		}
-		if err := q.Pop(); err != nil {
+		if err := w.q.Pop(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// block returns the next bytes of src, whatever lines they make: the rest
+// of a buffer of the port (buffer.Input.ReadBytes), or a read of a file.
+// They are valid until the next call. It returns io.EOF at the end, a
+// *fileError when a file cannot be read, and the port's error otherwise. A
+// caller uses block, Read or Chunk on an operand, not a mix of them.
+func (s *operand) block() ([]byte, error) {
+	if s.in != nil {
+		return s.in.ReadBytes()
+	}
+	if s.chunkErr != nil {
+		if s.chunkErr == io.EOF {
+			return nil, io.EOF
+		}
+		return nil, &fileError{name: s.name, err: s.chunkErr}
+	}
+	if s.chunk == nil {
+		s.chunk = make([]byte, operandChunk)
+	}
+	n, err := s.rc.Read(s.chunk[:cap(s.chunk)])
+	s.chunk, s.chunkErr = s.chunk[:n], err
+	return s.chunk, nil
 }
 
 // tailFromByte copies the bytes of src from byte n on (byte 0 counts as

@@ -183,3 +183,56 @@ func TestByteCountsNeverHoldALine(t *testing.T) {
 		}
 	}
 }
+
+// tail -n N holds blocks of bytes and the count of line ends in each, not
+// lines (issue 30): what it prints must still be GNU's for any N, line
+// lengths, a last line with or without '\n', lines longer than S (a
+// port's blocks then end inside a line), from a port or a file, and with
+// a budget that spills most blocks to disk.
+func TestTailLinesBlocksSameAsGNU(t *testing.T) {
+	var mixed strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&mixed, "%d %s\n", i, strings.Repeat("y", i*7%90))
+		if i%1000 == 999 {
+			mixed.WriteString(strings.Repeat("long", 300) + "\n") // 1200 bytes: over S
+		}
+	}
+	inputs := map[string]string{
+		"seq":     seqLines(1, 3000),
+		"mixed":   mixed.String(),
+		"no-nl":   strings.TrimSuffix(mixed.String(), "\n"),
+		"blank":   strings.Repeat("\n", 2500),
+		"one":     "just one line, no newline",
+		"empty":   "",
+		"longend": "a\nb\n" + strings.Repeat("z", 5000),
+	}
+	counts := []string{"1", "2", "9", "10", "999", "1000", "1001", "2499", "2500", "2501", "2999", "3000", "3001", "5004", "5005", "5006", "100000"}
+	for name, in := range inputs {
+		dir := textFiles(t, "in", in)
+		for _, n := range counts {
+			argv := []string{"tail", "-n", n}
+			want := runGNU(t, "", argv, in)
+			for _, budget := range []int{4 << 10, 0} {
+				for _, size := range []int{64, 1 << 16} {
+					var stdout, stderr bytes.Buffer
+					env := &builtin.Env{Stderr: &stderr, TempDir: t.TempDir(), SortMemory: budget}
+					got := runGraph(t, env, &stdout, &stderr, argv, strings.NewReader(in), size)
+					if got.out != want.out || got.code != want.code {
+						t.Errorf("%s: tail -n %s (budget %d, S %d): %d bytes (status %d), GNU %d bytes (status %d)",
+							name, n, budget, size, len(got.out), got.code, len(want.out), want.code)
+					}
+					if ents, _ := os.ReadDir(env.TempDir); len(ents) != 0 {
+						t.Errorf("%s: tail -n %s: %d files left in TMPDIR", name, n, len(ents))
+					}
+				}
+				file := append(argv[:len(argv):len(argv)], "in")
+				env := &builtin.Env{Stderr: io.Discard, TempDir: t.TempDir(), SortMemory: budget,
+					Open: func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }}
+				got, code := runLinesChecked(t, env, file, strings.NewReader(""), sched.Options{RecordSize: 4096})
+				if got != want.out || code != 0 {
+					t.Errorf("%s: tail -n %s in (budget %d): %d bytes (status %d), GNU %d bytes", name, n, budget, len(got), code, len(want.out))
+				}
+			}
+		}
+	}
+}

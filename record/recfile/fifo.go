@@ -31,6 +31,7 @@ type FIFO struct {
 	mem     int   // bytes of the memory segments
 	spare   *fifoSeg
 	file    *fifoFile // the file spilled segments are appended to; nil before the first
+	w       *Writer   // the writer of spilled segments, reused for each
 	spilled int64     // bytes written to disk so far
 	err     error
 }
@@ -156,7 +157,16 @@ func (q *FIFO) spillOldest() error {
 		}
 		// The file's offset stays at its end: segments are read with
 		// ReadAt.
-		w := NewWriter(ff.f, S2, 0)
+		// One writer for every spill, and the segment's memory kept for
+		// the next: a FIFO that holds more than its budget spills a
+		// segment for each it takes in (tail -n of more than fits), and
+		// fresh memory for each was most of its time.
+		if q.w == nil {
+			q.w = NewWriter(ff.f, S2, 0)
+		} else {
+			q.w.Reset(ff.f)
+		}
+		w := q.w
 		start := 0
 		if s.next > 0 {
 			start = s.ends[s.next-1]
@@ -172,6 +182,9 @@ func (q *FIFO) spillOldest() error {
 		}
 		q.mem -= int(s.size)
 		q.spilled += s.size
+		if q.spare == nil && cap(s.data) <= 2*q.seg {
+			q.spare = &fifoSeg{data: s.data[:0], ends: s.ends[:0]}
+		}
 		s.data, s.ends, s.next = nil, nil, 0
 		s.file, s.r = ff, NewReader(io.NewSectionReader(ff.f, ff.size, w.Written()), 0)
 		ff.size += w.Written()
