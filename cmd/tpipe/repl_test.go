@@ -158,7 +158,7 @@ func TestInteractiveShell(t *testing.T) {
 	tm.send("help head\r")
 	tm.expect("Usage: head")
 	tm.send("help decode | head -1\r")
-	tm.expect("Usage: decode [FILE]\r\n")
+	tm.expect("Usage: decode [--pix-fmt FMT] [FILE]\r\n")
 	tm.expect("tpipe> ")
 	tm.send("help set\r")
 	tm.expect("Usage: set [NAME VALUE]")
