@@ -76,6 +76,11 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 			}
 			a.vars = append(a.vars, name, value)
 		case 'f':
+			if arg == "-" {
+				// The program on stdin: here stdin is the input port,
+				// records that arrive once the run starts.
+				return unsupportedf("awk", "-f - (the program on stdin)")
+			}
 			rc, err := env.open(arg)
 			if err != nil {
 				return &UsageError{Cmd: "awk", Msg: fmt.Sprintf("fatal: can't open source file `%s' for reading: %s", arg, errText(err)), Status: 2}
@@ -109,7 +114,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		// A syntax error, or gawk's syntax (BEGINFILE, gensub, @include):
 		// the system's awk says which.
 		return nil, &UnsupportedError{Cmd: "awk", What: "awk with a program GoAWK cannot parse",
-			Usage: &UsageError{Cmd: "awk", Msg: strings.ReplaceAll(err.Error(), "\n", " "), Status: 2}}
+			Usage: &UsageError{Cmd: "awk", Msg: strings.ReplaceAll(err.Error(), "\n", " "), Status: 1}} // gawk's status for a syntax error
 	}
 	if awkRunsCommands(a.prog) {
 		// GoAWK gives a command the interpreter's stdin and stdout, which

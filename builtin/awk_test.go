@@ -1,6 +1,7 @@
 package builtin_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -130,6 +131,7 @@ func TestAwkUnsupported(t *testing.T) {
 		{"BEGIN {system(\"echo sys\"); print \"after\"}"},
 		{"{print"},
 		{},
+		{"-f", "-"}, // the program on stdin, which here is the input port
 	} {
 		_, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, args...))
 		if _, ok := err.(*builtin.UnsupportedError); !ok {
@@ -140,6 +142,12 @@ func TestAwkUnsupported(t *testing.T) {
 		if _, err := builtin.New(&builtin.Env{}, []string{"awk", prog}); err != nil {
 			t.Errorf("awk %q: %v, want it run in process", prog, err)
 		}
+	}
+	// Refused with fallback off, a syntax error is gawk's status 1.
+	_, err := builtin.New(&builtin.Env{}, []string{"awk", "BEGIN {"})
+	var ue *builtin.UnsupportedError
+	if !errors.As(err, &ue) || ue.Usage == nil || ue.Usage.Status != 1 {
+		t.Errorf("awk 'BEGIN {': %v, want a syntax error of status 1", err)
 	}
 	// Named edges are ports, which GoAWK cannot open by name.
 	env := &builtin.Env{Edges: []string{"@a"}}
