@@ -92,14 +92,15 @@ type tooLargeError struct {
 
 func (e *tooLargeError) Error() string { return "too large: at most " + e.most }
 
-// sortMemoryMost refuses a --sort-memory of n bytes more than this
+// sortMemoryMost words the error of a --sort-memory too large to be a
+// number of bytes: too large, and the largest that fits, the memory this
 // process may use (the machine's available memory, or its cgroup's
-// limit): every task that spills could keep that much. Where it cannot
-// be told, only a size that does not fit an int is refused.
+// limit). A size that is a number is judged when a run has tasks that
+// spill (checkTaskMemory): a large one does no harm to a run without.
 func sortMemoryMost(v string, n int, err error) error {
 	l, ok := sysmem.Available()
 	switch {
-	case errors.Is(err, record.ErrSizeTooLarge) && ok, err == nil && ok && uint64(n) > l.Bytes:
+	case errors.Is(err, record.ErrSizeTooLarge) && ok:
 		most := l.Bytes &^ (1<<20 - 1) // whole MiB
 		return &tooLargeError{most: record.FormatSize(int64(most)), why: "the memory available here, from " + l.From}
 	}
