@@ -27,8 +27,8 @@ func init() {
 			"a variable before BEGIN, -f reads the program from a file. What GoAWK does not " +
 			"do as GNU awk does (gawk's functions and variables such as gensub, strftime, " +
 			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk. " +
-			"The one-liners {s += $N} END {print s} and {print $N, ...}, with the default or a " +
-			"one-byte -F and no file operand, run without the interpreter, as gawk would.",
+			"The one-liners {s += $N} END {print s} and {print $N, ...} ($NF too), with the default or a " +
+			"one-byte -F, run without the interpreter, as gawk would.",
 		New: awkNew,
 	})
 }
@@ -125,10 +125,13 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		// system's awk shares its real descriptors with the command.
 		return nil, unsupportedf("awk", "running a command (| getline, print |, system)")
 	}
-	if !assigns && len(operands) == 0 {
-		if f := newAwkFast(a.prog, fs); f != nil {
+	if f := newAwkFast(a.prog, fs); f != nil && !assigns && !slices.ContainsFunc(operands, awkIsAssignment) {
+		if len(operands) == 0 {
 			rec := f.perRecord()
 			return &Cmd{ReadsInput: true, Rec: rec, Fn: rec.Func()}, nil
+		}
+		if reads, err := env.edgeOperands("awk", operands); err == nil {
+			return &Cmd{ReadsInput: readsInput(operands), Reads: reads, Fn: f.files(env, operands)}, nil
 		}
 	}
 	a.args = operands

@@ -149,9 +149,13 @@ func TestAwkUnsupported(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Usage == nil || ue.Usage.Status != 1 {
 		t.Errorf("awk 'BEGIN {': %v, want a syntax error of status 1", err)
 	}
-	// Named edges are ports, which GoAWK cannot open by name.
+	// Named edges are ports, which GoAWK cannot open by name; the fast
+	// forms read them.
 	env := &builtin.Env{Edges: []string{"@a"}}
-	if _, err := builtin.New(env, []string{"awk", "{print}", "@a"}); err == nil || !strings.Contains(err.Error(), "edge") {
+	if _, err := builtin.New(env, []string{"awk", "NR > 1 {print}", "@a"}); err == nil || !strings.Contains(err.Error(), "edge") {
 		t.Errorf("awk with an edge: %v", err)
+	}
+	if c, err := builtin.New(env, []string{"awk", "{print $2}", "@a"}); err != nil || len(c.Reads) != 1 {
+		t.Errorf("awk's fast form with an edge: %v", err)
 	}
 }

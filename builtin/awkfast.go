@@ -4,9 +4,10 @@ package builtin
 // after a grep (`{s += $10} END {print s}`, `{print $1}`, `-F, '{print
 // $2, $5}'`) spend most of GoAWK's time handing each line over as a
 // string and splitting all its fields into a new slice. When a program
-// has exactly one of these shapes, with the default or a one-byte field
-// separator and no file operand, the builtin runs it on the port's
-// records directly, with no allocation per line, as GNU awk would:
+// has exactly one of these shapes ($NF for a field too), with the default
+// or a one-byte field separator, the builtin runs it on the port's records
+// or its FILE operands directly, with no allocation per line, as GNU awk
+// would:
 //
 //   - fields as gawk splits them: the default FS splits at runs of
 //     blanks (space, tab), ignoring those at the ends; a one-byte FS
@@ -25,13 +26,18 @@ package builtin
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/benhoyt/goawk/parser"
 
+	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/task"
 )
@@ -45,10 +51,10 @@ type awkFast struct {
 
 var (
 	// awkSumShape is `{ V += $N } END { print V }` as GoAWK prints it.
-	awkSumShape = regexp.MustCompile(`^\{\n    ([A-Za-z_][A-Za-z_0-9]*) \+= \$\(?([0-9]+)\)?\n\}\n\nEND \{\n    print ([A-Za-z_][A-Za-z_0-9]*)\n\}$`)
+	awkSumShape = regexp.MustCompile(`^\{\n    ([A-Za-z_][A-Za-z_0-9]*) \+= \$\(?([0-9]+|NF)\)?\n\}\n\nEND \{\n    print ([A-Za-z_][A-Za-z_0-9]*)\n\}$`)
 	// awkPrintShape is `{ print $N, $M, ... }`, or a bare print.
-	awkPrintShape = regexp.MustCompile(`^\{\n    print ((?:\$\(?[0-9]+\)?(?:, )?)*)\n\}$`)
-	awkFieldRef   = regexp.MustCompile(`[0-9]+`)
+	awkPrintShape = regexp.MustCompile(`^\{\n    print ((?:\$\(?(?:[0-9]+|NF)\)?(?:, )?)*)\n\}$`)
+	awkFieldRef   = regexp.MustCompile(`[0-9]+|NF`)
 )
 
 // awkSpecialVars are awk's own variables: a sum into one of them is not a
@@ -76,8 +82,8 @@ func newAwkFast(prog *parser.Program, fs []string) *awkFast {
 		if m[1] != m[3] || awkSpecialVars[m[1]] {
 			return nil
 		}
-		n, err := strconv.Atoi(m[2])
-		if err != nil || n < 1 || n > 1<<20 {
+		n, err := awkFastField(m[2])
+		if err != nil || n == 0 {
 			return nil
 		}
 		f.sum, f.fields = true, []int{n}
@@ -88,8 +94,8 @@ func newAwkFast(prog *parser.Program, fs []string) *awkFast {
 		return nil
 	}
 	for _, ref := range awkFieldRef.FindAllString(m[1], -1) {
-		n, err := strconv.Atoi(ref)
-		if err != nil || n > 1<<20 {
+		n, err := awkFastField(ref)
+		if err != nil {
 			return nil
 		}
 		f.fields = append(f.fields, n)
@@ -98,6 +104,21 @@ func newAwkFast(prog *parser.Program, fs []string) *awkFast {
 		f.fields = []int{0} // print: the record
 	}
 	return f
+}
+
+// awkNF stands for $NF among awkFast's fields.
+const awkNF = -1
+
+// awkFastField is the field ref names (digits, or NF).
+func awkFastField(ref string) (int, error) {
+	if ref == "NF" {
+		return awkNF, nil
+	}
+	n, err := strconv.Atoi(ref)
+	if err == nil && n > 1<<20 {
+		err = strconv.ErrRange
+	}
+	return n, err
 }
 
 // awkFastSep is the separator byte of -F value, with ok false for a value
@@ -156,8 +177,11 @@ func (f *awkFast) perRecord() *task.PerRecord {
 // last field, split as gawk splits: at each sep, or at runs of blanks
 // with those at the ends ignored when sep is 0.
 func awkFieldOf(line []byte, n int, sep byte) []byte {
-	if n == 0 {
+	switch n {
+	case 0:
 		return line
+	case awkNF:
+		return awkLastField(line, sep)
 	}
 	if sep != 0 {
 		if len(line) == 0 {
@@ -190,6 +214,57 @@ func awkFieldOf(line []byte, n int, sep byte) []byte {
 		if n--; n == 0 {
 			return line[start:i]
 		}
+	}
+}
+
+// awkLastField is $NF of line: its last field, or the line itself when it
+// has none (NF is 0, and $0 is the line, blanks and all).
+func awkLastField(line []byte, sep byte) []byte {
+	if sep != 0 {
+		if i := bytes.LastIndexByte(line, sep); i >= 0 {
+			return line[i+1:]
+		}
+		return line
+	}
+	end := len(line)
+	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\t') {
+		end--
+	}
+	if end == 0 {
+		return line
+	}
+	start := end
+	for start > 0 && line[start-1] != ' ' && line[start-1] != '\t' {
+		start--
+	}
+	return line[start:end]
+}
+
+// files is the program run on the FILE operands names in turn (- is the
+// input, @NAME an edge), as gawk does: a directory is skipped with a
+// warning, a file that cannot be opened ends the run (status 2, and no
+// END).
+func (f *awkFast) files(env *Env, names []string) func(context.Context, *buffer.Ports) error {
+	return func(ctx context.Context, p *buffer.Ports) error {
+		rec := f.perRecord()
+		emit := task.Emit(p.Out(0).Write)
+		for _, name := range names {
+			err := eachRecord(ctx, env, p, name, func(r []byte) error { return rec.Each(r, emit) })
+			var fe *fileError
+			switch {
+			case errors.As(err, &fe) && errors.Is(fe.err, syscall.EISDIR):
+				fmt.Fprintf(env.stderr(), "awk: warning: command line argument `%s' is a directory: skipped\n", name)
+			case errors.As(err, &fe) && fe.atOpen:
+				fmt.Fprintf(env.stderr(), "awk: fatal: cannot open file `%s' for reading: %s\n", name, errText(fe.err))
+				return task.Exit(2)
+			case err != nil:
+				return err
+			}
+		}
+		if rec.End != nil {
+			return rec.End(emit)
+		}
+		return nil
 	}
 }
 

@@ -3,6 +3,8 @@ package builtin_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,6 +62,12 @@ func TestAwkFastSameAsGawk(t *testing.T) {
 		{text, []string{"-F;", "{print $1, $2, $3}"}},
 		{text, []string{"-F", " ", "{print $2}"}},
 		{text, []string{"-Fa", "{print $1}"}},
+		{text, []string{"{print $NF}"}},
+		{text, []string{"{print $(NF), $1}"}},
+		{text, []string{"-F,", "{print $NF}"}},
+		{text, []string{"-F;", "{print $1, $NF}"}},
+		{"1 2 3\n4 5\n6\n \n", []string{"{s += $NF} END {print s}"}},
+		{nums.String(), []string{"-F|", "{s += $NF} END {print s}"}},
 	} {
 		argv := append([]string{"awk"}, tc.argv...)
 		if c, err := builtin.New(&builtin.Env{}, argv); err != nil || c.Rec == nil {
@@ -87,7 +95,8 @@ func TestAwkFastShapes(t *testing.T) {
 		{[]string{"{s += $1} END {print t}"}, false},
 		{[]string{"{NR += $1} END {print NR}"}, false},
 		{[]string{"{s += $1} END {print s + 0}"}, false},
-		{[]string{"{s += $NF} END {print s}"}, false},
+		{[]string{"{s += $NF} END {print s}"}, true},
+		{[]string{"{s += $(NF-1)} END {print s}"}, false},
 		{[]string{"{s += $1.5} END {print s}"}, false},
 		{[]string{"NR > 1 {print $2}"}, false},
 		{[]string{"{print $1 $2}"}, false},
@@ -97,7 +106,8 @@ func TestAwkFastShapes(t *testing.T) {
 		{[]string{"-v", "x=1", "{print $1}"}, false},
 		{[]string{"-F", "[,;]", "{print $1}"}, false},
 		{[]string{"-F", `\`, "{print $1}"}, false},
-		{[]string{"{print $1}", "file"}, false},
+		{[]string{"{print $1}", "file"}, false}, // fast, on its files (TestAwkFastFiles)
+		{[]string{"{print $1}", "x=1", "file"}, false},
 		{[]string{"BEGIN {FS=\",\"} {print $1}"}, false},
 	} {
 		c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, tc.argv...))
@@ -107,6 +117,39 @@ func TestAwkFastShapes(t *testing.T) {
 		}
 		if fast := c.Rec != nil; fast != tc.fast {
 			t.Errorf("awk %q: fast form %v, want %v", tc.argv, fast, tc.fast)
+		}
+	}
+}
+
+// The fast forms on FILE operands, against gawk: files in turn, - for
+// the input, a directory skipped with a warning, a file that cannot be
+// opened ending the run with status 2 and no END.
+func TestAwkFastFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"f1": "1 2 3\na b\n", "f2": "4 5\n\n6\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{
+		{"{print $NF}", "f1", "f2"},
+		{"{print $2, $1}", "f2", "-", "f1"},
+		{"{s += $2} END {print s}", "f1", "d", "f2"},
+		{"{s += $NF} END {print s}", "f1", "nosuch", "f2"},
+		{"{print $1}", "f1", "nosuch", "f2"},
+		{"-F", " ", "{print $1}", "f2", "f2"},
+	} {
+		c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, argv...))
+		if err != nil || c.Fn == nil || c.Rec != nil {
+			t.Errorf("awk %q: %v", argv, err)
+		}
+		want := runGNU(t, dir, append([]string{"gawk"}, argv...), "stdin 1\n")
+		got := runBuiltin(t, dir, append([]string{"awk"}, argv...), "stdin 1\n")
+		if got.out != want.out || got.code != want.code || (got.err == "") != (want.err == "") {
+			t.Errorf("awk %q:\n tpipe: status %d, %q %q\n  gawk: status %d, %q %q", argv, got.code, got.out, got.err, want.code, want.out, want.err)
 		}
 	}
 }
@@ -139,9 +182,13 @@ func TestAwkFastRapidAgainstGawk(t *testing.T) {
 			in.WriteByte('\n')
 		}
 		field := rapid.IntRange(0, 5).Draw(rt, "field")
-		prog := fmt.Sprintf("{s += $%d} END {print s}", max(field, 1))
+		ref := fmt.Sprint(max(field, 1))
+		if rapid.Bool().Draw(rt, "NF") {
+			ref = "NF"
+		}
+		prog := fmt.Sprintf("{s += $%s} END {print s}", ref)
 		if rapid.Bool().Draw(rt, "print") {
-			prog = fmt.Sprintf("{print $%d, $%d}", field, rapid.IntRange(0, 5).Draw(rt, "second"))
+			prog = fmt.Sprintf("{print $%d, $%s}", field, ref)
 		}
 		argv := []string{prog}
 		if sep != "" {
