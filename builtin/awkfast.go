@@ -47,6 +47,16 @@ type awkFast struct {
 	sep    byte  // the field separator; 0 for the default (runs of blanks)
 	fields []int // the fields printed, or summed (one)
 	sum    bool  // {V += $N} END {print V}; else {print $N, ...}
+	count  *awkCount
+}
+
+// awkCount is `$N OP CONST {V++} END {print V}`: the lines whose field N
+// compares so with a constant.
+type awkCount struct {
+	op     string  // ==, !=, <, <=, >, >=
+	str    bool    // CONST is a string: fields compare as strings
+	num    float64 // CONST's value, if a number
+	numStr []byte  // and as a string (CONVFMT), for a field not numeric
 }
 
 var (
@@ -55,6 +65,8 @@ var (
 	// awkPrintShape is `{ print $N, $M, ... }`, or a bare print.
 	awkPrintShape = regexp.MustCompile(`^\{\n    print ((?:\$\(?(?:[0-9]+|NF)\)?(?:, )?)*)\n\}$`)
 	awkFieldRef   = regexp.MustCompile(`[0-9]+|NF`)
+	// awkCountShape is `$N OP CONST { V++ } END { print V }` (or V += 1).
+	awkCountShape = regexp.MustCompile(`^\$\(?([0-9]+|NF)\)? (==|!=|<|<=|>|>=) ("[A-Za-z0-9_./:-]*"|[0-9]+(?:\.[0-9]+)?) \{\n    ([A-Za-z_][A-Za-z_0-9]*)(?:\+\+| \+= 1)\n\}\n\nEND \{\n    print ([A-Za-z_][A-Za-z_0-9]*)\n\}$`)
 )
 
 // awkSpecialVars are awk's own variables: a sum into one of them is not a
@@ -78,6 +90,23 @@ func newAwkFast(prog *parser.Program, fs []string) *awkFast {
 		f.sep = sep
 	}
 	src := prog.String()
+	if m := awkCountShape.FindStringSubmatch(src); m != nil {
+		n, err := awkFastField(m[1])
+		if err != nil || n == 0 || m[4] != m[5] || awkSpecialVars[m[4]] {
+			return nil
+		}
+		c := &awkCount{op: m[2]}
+		if lit, ok := strings.CutPrefix(m[3], `"`); ok {
+			c.str, c.numStr = true, []byte(strings.TrimSuffix(lit, `"`))
+		} else {
+			if c.num, err = strconv.ParseFloat(m[3], 64); err != nil {
+				return nil
+			}
+			c.numStr = awkFormatNumber(nil, c.num)
+		}
+		f.fields, f.count = []int{n}, c
+		return f
+	}
 	if m := awkSumShape.FindStringSubmatch(src); m != nil {
 		if m[1] != m[3] || awkSpecialVars[m[1]] {
 			return nil
@@ -139,6 +168,23 @@ func awkFastSep(v string) (sep byte, ok bool) {
 // perRecord is the program's per-record form. The print form keeps no
 // state, so copies may share the lines (replicas).
 func (f *awkFast) perRecord() *task.PerRecord {
+	if c := f.count; c != nil {
+		n := 0
+		return &task.PerRecord{
+			Each: func(rec []byte, _ task.Emit) error {
+				if c.match(awkFieldOf(record.TrimEOL(rec), f.fields[0], f.sep)) {
+					n++
+				}
+				return nil
+			},
+			End: func(emit task.Emit) error {
+				if n == 0 {
+					return emit([]byte{'\n'}) // never set: ""
+				}
+				return emit(append(strconv.AppendInt(nil, int64(n), 10), '\n'))
+			},
+		}
+	}
 	if f.sum {
 		var s float64
 		lines := 0
@@ -266,6 +312,78 @@ func (f *awkFast) files(env *Env, names []string) func(context.Context, *buffer.
 		}
 		return nil
 	}
+}
+
+// match reports whether field
+// compares with the constant as c.op says, as gawk compares: a field that
+// looks like a number against a number numerically, anything else as
+// strings (the number in CONVFMT); a field past the last is "".
+func (c *awkCount) match(field []byte) bool {
+	var cmp int
+	switch v, num := awkNumeric(field); {
+	case num && !c.str:
+		cmp = compareFloat(v, c.num)
+	default:
+		cmp = bytes.Compare(field, c.numStr)
+	}
+	switch c.op {
+	case "==":
+		return cmp == 0
+	case "!=":
+		return cmp != 0
+	case "<":
+		return cmp < 0
+	case "<=":
+		return cmp <= 0
+	case ">":
+		return cmp > 0
+	}
+	return cmp >= 0
+}
+
+// compareFloat orders a and b as gawk does: a NaN above every number,
+// and equal to another NaN.
+func compareFloat(a, b float64) int {
+	switch {
+	case math.IsNaN(a):
+		if math.IsNaN(b) {
+			return 0
+		}
+		return 1
+	case math.IsNaN(b):
+		return -1
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// awkNumeric reports whether field looks like a number to gawk (white
+// space around a decimal number in strtod's grammar, or a signed inf or
+// nan; not hex), and its value.
+func awkNumeric(field []byte) (float64, bool) {
+	b := field
+	for len(b) > 0 && awkSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && awkSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	if len(b) == 4 && (b[0] == '+' || b[0] == '-') {
+		switch strings.ToLower(string(b[1:])) {
+		case "inf", "nan":
+			return awkNumber(b), true
+		}
+	}
+	if n := awkNumberLen(b); n == 0 || n != len(b) {
+		return 0, false
+	}
+	return awkNumber(b), true
 }
 
 // awkSpace is C's isspace in the C locale.

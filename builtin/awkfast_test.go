@@ -97,6 +97,13 @@ func TestAwkFastShapes(t *testing.T) {
 		{[]string{"{s += $1} END {print s + 0}"}, false},
 		{[]string{"{s += $NF} END {print s}"}, true},
 		{[]string{"{s += $(NF-1)} END {print s}"}, false},
+		{[]string{"$9 == 404 {n++} END {print n}"}, true},
+		{[]string{"$NF != \"x\" {n += 1} END {print n}"}, true},
+		{[]string{"$9 == 404 {n++} END {print m}"}, false},
+		{[]string{"$9 == 404 {NR++} END {print NR}"}, false},
+		{[]string{"$9 ~ 404 {n++} END {print n}"}, false},
+		{[]string{"$9 == 404 {n += 2} END {print n}"}, false},
+		{[]string{"$9 == -1 {n++} END {print n}"}, false},
 		{[]string{"{s += $1.5} END {print s}"}, false},
 		{[]string{"NR > 1 {print $2}"}, false},
 		{[]string{"{print $1 $2}"}, false},
@@ -193,6 +200,48 @@ func TestAwkFastRapidAgainstGawk(t *testing.T) {
 		argv := []string{prog}
 		if sep != "" {
 			argv = []string{"-F" + sep, prog}
+		}
+		want := runGNU(t, "", append([]string{"gawk"}, argv...), in.String())
+		got := runBuiltin(t, "", append([]string{"awk"}, argv...), in.String())
+		if got.out != want.out || got.code != want.code {
+			rt.Fatalf("awk %q on %q:\n tpipe: %d %q\n  gawk: %d %q", argv, in.String(), got.code, got.out, want.code, want.out)
+		}
+	})
+}
+
+// The counting form ($N OP CONST {n++} END {print n}) against gawk, on
+// random fields that are and are not numbers (spaces around, signs,
+// exponents, hex, inf and nan, empty, missing), with every operator and
+// number or string constants.
+func TestAwkFastCountRapidAgainstGawk(t *testing.T) {
+	pool := []string{"404", "404.0", " 404", "+404", "4.04e2", "0x194", "abc", "", "inf", "+inf", "-nan", "nan", "1e",
+		"-0", "0", "10", "9", "5.5", ".5", "1e400", "-1e400", "10a", "A"}
+	consts := []string{"0", "1", "5.5", "10", "404", "9", `"404"`, `""`, `"abc"`, `"10"`, `"9"`, `"0"`}
+	ops := []string{"==", "!=", "<", "<=", ">", ">="}
+	rapid.Check(t, func(rt *rapid.T) {
+		sep := rapid.SampledFrom([]string{"", ","}).Draw(rt, "sep")
+		var in strings.Builder
+		for range rapid.IntRange(0, 12).Draw(rt, "lines") {
+			for f := range rapid.IntRange(0, 4).Draw(rt, "fields") {
+				if f > 0 {
+					in.WriteString(map[string]string{"": " ", ",": ","}[sep])
+				}
+				v := rapid.SampledFrom(pool).Draw(rt, "field")
+				if sep == "" && (v == "" || strings.Contains(v, " ")) {
+					v = "x"
+				}
+				in.WriteString(v)
+			}
+			in.WriteByte('\n')
+		}
+		ref := rapid.SampledFrom([]string{"1", "2", "3", "NF"}).Draw(rt, "ref")
+		prog := fmt.Sprintf("$%s %s %s {n++} END {print n}", ref, rapid.SampledFrom(ops).Draw(rt, "op"), rapid.SampledFrom(consts).Draw(rt, "const"))
+		argv := []string{prog}
+		if sep != "" {
+			argv = []string{"-F" + sep, prog}
+		}
+		if c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, argv...)); err != nil || c.Rec == nil {
+			rt.Fatalf("awk %q: not run in the fast form (%v)", argv, err)
 		}
 		want := runGNU(t, "", append([]string{"gawk"}, argv...), in.String())
 		got := runBuiltin(t, "", append([]string{"awk"}, argv...), in.String())
