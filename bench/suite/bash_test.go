@@ -58,25 +58,7 @@ func BenchmarkVsBash(b *testing.B) {
 						}
 						cmd = func() *exec.Cmd { return exec.Command("bash", "-c", script) }
 					}
-					var peak int64
-					for i := 0; i < b.N; i++ {
-						c := cmd()
-						c.Env = append(os.Environ(), "LC_ALL=C")
-						c.Stdout = nil
-						if err := c.Start(); err != nil {
-							b.Fatalf("%s: %v", tool, err)
-						}
-						stop := make(chan struct{})
-						got := make(chan int64)
-						go func() { sum, _ := samplePeak(c.Process.Pid, stop); got <- sum }()
-						err := c.Wait()
-						close(stop)
-						peak = max(peak, <-got)
-						if err != nil {
-							b.Fatalf("%s: %v", tool, err)
-						}
-					}
-					b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+					runPeak(b, cmd)
 				})
 			}
 		}
