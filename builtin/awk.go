@@ -282,6 +282,9 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 			}
 		}
 	}
+	// length, substr, index, match and printf %c count characters in a
+	// UTF-8 locale and bytes in any other, as gawk does.
+	cfg.Chars = awkUTF8Locale(a.env.Environ)
 	in := &awkInput{}
 	if p.NumIn() > 0 {
 		in.r = record.NewReader(p.In(0), record.Lines)
@@ -313,6 +316,30 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 		return task.Exit(status)
 	}
 	return nil
+}
+
+// awkUTF8Locale reports whether the locale of environ (the process's
+// when nil) has UTF-8 characters: the first of LC_ALL, LC_CTYPE and LANG
+// that is set names it.
+func awkUTF8Locale(environ []string) bool {
+	get := os.Getenv
+	if environ != nil {
+		get = func(k string) string {
+			for i := len(environ) - 1; i >= 0; i-- {
+				if v, ok := strings.CutPrefix(environ[i], k+"="); ok {
+					return v
+				}
+			}
+			return ""
+		}
+	}
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := get(k); v != "" {
+			v = strings.ToLower(v)
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return false
 }
 
 // awkInput is the input port as GoAWK reads it, keeping the port's

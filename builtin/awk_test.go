@@ -1,7 +1,9 @@
 package builtin_test
 
 import (
+	"bytes"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -157,5 +159,29 @@ func TestAwkUnsupported(t *testing.T) {
 	}
 	if c, err := builtin.New(env, []string{"awk", "{print $2}", "@a"}); err != nil || len(c.Reads) != 1 {
 		t.Errorf("awk's fast form with an edge: %v", err)
+	}
+}
+
+// length, substr, index and match count characters in a UTF-8 locale and
+// bytes in the C locale, as gawk does in each (it counted bytes always).
+func TestAwkCharsByLocale(t *testing.T) {
+	prog := `{print length($0), substr($0, 2, 2), index($0, "l"), match($0, /l+/), RSTART, RLENGTH}`
+	in := "héllo wörld\n"
+	for _, loc := range []string{"C", "C.UTF-8", "POSIX"} {
+		var stdout, stderr bytes.Buffer
+		env := &builtin.Env{Stderr: &stderr, Environ: []string{"PATH=/usr/bin:/bin", "LC_ALL=" + loc}}
+		got := runWithEnv(t, env, &stdout, &stderr, []string{"awk", prog}, in)
+		want := map[string]string{"C": "13 é 4 4 4 2\n", "POSIX": "13 é 4 4 4 2\n", "C.UTF-8": "11 él 3 3 3 2\n"}[loc]
+		if got.out != want {
+			t.Errorf("LC_ALL=%s: %q, want %q", loc, got.out, want)
+		}
+		if path, err := exec.LookPath("gawk"); err == nil {
+			cmd := exec.Command(path, prog)
+			cmd.Env = []string{"LC_ALL=" + loc}
+			cmd.Stdin = strings.NewReader(in)
+			if out, err := cmd.Output(); err != nil || string(out) != want {
+				t.Errorf("gawk under LC_ALL=%s: %q, %v; the table says %q", loc, out, err, want)
+			}
+		}
 	}
 }

@@ -30,7 +30,8 @@ type result struct {
 func runBuiltin(t testing.TB, dir string, argv []string, stdin string) result {
 	t.Helper()
 	var stderr, stdout bytes.Buffer
-	env := &builtin.Env{Stderr: &stderr, TempDir: t.TempDir()}
+	// The C locale, as the GNU tools compared with run (runGNU).
+	env := &builtin.Env{Stderr: &stderr, TempDir: t.TempDir(), Environ: append(os.Environ(), "LC_ALL=C")}
 	if dir != "" {
 		env.Open = func(name string) (ioReadCloser, error) { return os.Open(join(dir, name)) }
 		env.Create = func(name string, app bool) (ioWriteCloser, error) {
