@@ -27,8 +27,10 @@ func init() {
 			"a variable before BEGIN, -f reads the program from a file. What GoAWK does not " +
 			"do as GNU awk does (gawk's functions and variables such as gensub, strftime, " +
 			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk. " +
-			"The one-liners {s += $N} END {print s} and {print $N, ...} ($NF too), with the default or a " +
-			"one-byte -F, run without the interpreter, as gawk would.",
+			"The one-liners {s += $N} END {print s}, {print $N, ...}, $N == 404 {n++} END {print n} " +
+			"(any comparison) and {c[$N]++} END {for (k in c) print k, c[k]} ($NF too), with the default or a " +
+			"one-byte -F, run without the interpreter, as gawk would; the last prints the values in the " +
+			"order they first came.",
 		New: awkNew,
 	})
 }

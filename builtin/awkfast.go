@@ -2,7 +2,8 @@ package builtin
 
 // awk's one-liners without the interpreter. The programs people type most
 // after a grep (`{s += $10} END {print s}`, `{print $1}`, `-F, '{print
-// $2, $5}'`) spend most of GoAWK's time handing each line over as a
+// $2, $5}'`, `$9 == 404 {n++} END {print n}`, `{c[$1]++} END {for (k in
+// c) print k, c[k]}`) spend most of GoAWK's time handing each line over as a
 // string and splitting all its fields into a new slice. When a program
 // has exactly one of these shapes ($NF for a field too), with the default
 // or a one-byte field separator, the builtin runs it on the port's records
@@ -48,6 +49,14 @@ type awkFast struct {
 	fields []int // the fields printed, or summed (one)
 	sum    bool  // {V += $N} END {print V}; else {print $N, ...}
 	count  *awkCount
+	group  *awkGroup
+}
+
+// awkGroup is `{A[$N]++} END {for (K in A) print K, A[K]}` (or A[K], K):
+// the lines of each value of field N, printed in the order the values
+// first came, which is stable from run to run (gawk's is its hash's).
+type awkGroup struct {
+	countFirst bool // print A[K], K
 }
 
 // awkCount is `$N OP CONST {V++} END {print V}`: the lines whose field N
@@ -65,6 +74,8 @@ var (
 	// awkPrintShape is `{ print $N, $M, ... }`, or a bare print.
 	awkPrintShape = regexp.MustCompile(`^\{\n    print ((?:\$\(?(?:[0-9]+|NF)\)?(?:, )?)*)\n\}$`)
 	awkFieldRef   = regexp.MustCompile(`[0-9]+|NF`)
+	// awkGroupShape is `{ A[$N]++ } END { for (K in A) print K, A[K] }`.
+	awkGroupShape = regexp.MustCompile(`^\{\n    ([A-Za-z_][A-Za-z_0-9]*)\[\$\(?([0-9]+|NF)\)?\](?:\+\+| \+= 1)\n\}\n\nEND \{\n    for \(([A-Za-z_][A-Za-z_0-9]*) in ([A-Za-z_][A-Za-z_0-9]*)\) \{\n        print ([A-Za-z_][A-Za-z_0-9]*(?:\[[A-Za-z_][A-Za-z_0-9]*\])?), ([A-Za-z_][A-Za-z_0-9]*(?:\[[A-Za-z_][A-Za-z_0-9]*\])?)\n    \}\n\}$`)
 	// awkCountShape is `$N OP CONST { V++ } END { print V }` (or V += 1).
 	awkCountShape = regexp.MustCompile(`^\$\(?([0-9]+|NF)\)? (==|!=|<|<=|>|>=) ("[A-Za-z0-9_./:-]*"|[0-9]+(?:\.[0-9]+)?) \{\n    ([A-Za-z_][A-Za-z_0-9]*)(?:\+\+| \+= 1)\n\}\n\nEND \{\n    print ([A-Za-z_][A-Za-z_0-9]*)\n\}$`)
 )
@@ -90,6 +101,24 @@ func newAwkFast(prog *parser.Program, fs []string) *awkFast {
 		f.sep = sep
 	}
 	src := prog.String()
+	if m := awkGroupShape.FindStringSubmatch(src); m != nil {
+		arr, key := m[1], m[3]
+		n, err := awkFastField(m[2])
+		elem := arr + "[" + key + "]"
+		if err != nil || n == 0 || m[4] != arr || key == arr || awkSpecialVars[key] || awkSpecialVars[arr] {
+			return nil
+		}
+		g := &awkGroup{}
+		switch {
+		case m[5] == key && m[6] == elem:
+		case m[5] == elem && m[6] == key:
+			g.countFirst = true
+		default:
+			return nil
+		}
+		f.fields, f.group = []int{n}, g
+		return f
+	}
 	if m := awkCountShape.FindStringSubmatch(src); m != nil {
 		n, err := awkFastField(m[1])
 		if err != nil || n == 0 || m[4] != m[5] || awkSpecialVars[m[4]] {
@@ -168,6 +197,41 @@ func awkFastSep(v string) (sep byte, ok bool) {
 // perRecord is the program's per-record form. The print form keeps no
 // state, so copies may share the lines (replicas).
 func (f *awkFast) perRecord() *task.PerRecord {
+	if g := f.group; g != nil {
+		index := map[string]int{}
+		var keys []string
+		var counts []int64
+		return &task.PerRecord{
+			Each: func(rec []byte, _ task.Emit) error {
+				v := awkFieldOf(record.TrimEOL(rec), f.fields[0], f.sep)
+				if i, ok := index[string(v)]; ok {
+					counts[i]++
+					return nil
+				}
+				index[string(v)] = len(keys)
+				keys = append(keys, string(v))
+				counts = append(counts, 1)
+				return nil
+			},
+			End: func(emit task.Emit) error {
+				var line []byte
+				for i, k := range keys {
+					line = line[:0]
+					if g.countFirst {
+						line = append(strconv.AppendInt(line, counts[i], 10), ' ')
+						line = append(line, k...)
+					} else {
+						line = append(append(line, k...), ' ')
+						line = strconv.AppendInt(line, counts[i], 10)
+					}
+					if err := emit(append(line, '\n')); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+		}
+	}
 	if c := f.count; c != nil {
 		n := 0
 		return &task.PerRecord{

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,6 +105,12 @@ func TestAwkFastShapes(t *testing.T) {
 		{[]string{"$9 ~ 404 {n++} END {print n}"}, false},
 		{[]string{"$9 == 404 {n += 2} END {print n}"}, false},
 		{[]string{"$9 == -1 {n++} END {print n}"}, false},
+		{[]string{"{c[$1]++} END {for (k in c) print k, c[k]}"}, true},
+		{[]string{"{c[$NF] += 1} END {for (k in c) print c[k], k}"}, true},
+		{[]string{"{c[$1]++} END {for (k in c) print k, c[j]}"}, false},
+		{[]string{"{c[$1]++} END {for (k in d) print k, c[k]}"}, false},
+		{[]string{"{c[$1]++} END {for (k in c) print k \" \" c[k]}"}, false},
+		{[]string{"{c[$1]++} END {for (NR in c) print NR, c[NR]}"}, false},
 		{[]string{"{s += $1.5} END {print s}"}, false},
 		{[]string{"NR > 1 {print $2}"}, false},
 		{[]string{"{print $1 $2}"}, false},
@@ -247,6 +254,74 @@ func TestAwkFastCountRapidAgainstGawk(t *testing.T) {
 		got := runBuiltin(t, "", append([]string{"awk"}, argv...), in.String())
 		if got.out != want.out || got.code != want.code {
 			rt.Fatalf("awk %q on %q:\n tpipe: %d %q\n  gawk: %d %q", argv, in.String(), got.code, got.out, want.code, want.out)
+		}
+	})
+}
+
+// The group form ({c[$N]++} END {for (k in c) print k, c[k]}) against
+// gawk, on random lines: the same lines, in the order each value first
+// came (gawk's order is its hash's, so lines are compared sorted).
+func TestAwkFastGroupAgainstGawk(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		sep := rapid.SampledFrom([]string{"", ","}).Draw(rt, "sep")
+		var in strings.Builder
+		var order []string
+		seen := map[string]bool{}
+		ref := rapid.SampledFrom([]string{"1", "2", "NF"}).Draw(rt, "ref")
+		for range rapid.IntRange(0, 20).Draw(rt, "lines") {
+			var fields []string
+			for range rapid.IntRange(0, 3).Draw(rt, "fields") {
+				fields = append(fields, rapid.SampledFrom([]string{"a", "b", "10", "010", "1e1", "x y"[:1], "é"}).Draw(rt, "field"))
+			}
+			d := map[string]string{"": " ", ",": ","}[sep]
+			in.WriteString(strings.Join(fields, d) + "\n")
+			key := ""
+			switch {
+			case ref == "NF" && len(fields) > 0:
+				key = fields[len(fields)-1]
+			case ref == "NF":
+			case ref == "1" && len(fields) > 0:
+				key = fields[0]
+			case ref == "2" && len(fields) > 1:
+				key = fields[1]
+			}
+			if !seen[key] {
+				seen[key] = true
+				order = append(order, key)
+			}
+		}
+		prog := fmt.Sprintf("{c[$%s]++} END {for (k in c) print k, c[k]}", ref)
+		countFirst := rapid.Bool().Draw(rt, "count first")
+		if countFirst {
+			prog = fmt.Sprintf("{n[$%s]++} END {for (v in n) print n[v], v}", ref)
+		}
+		argv := []string{prog}
+		if sep != "" {
+			argv = []string{"-F" + sep, prog}
+		}
+		if c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, argv...)); err != nil || c.Rec == nil {
+			rt.Fatalf("awk %q: not run in the fast form (%v)", argv, err)
+		}
+		want := runGNU(t, "", append([]string{"gawk"}, argv...), in.String())
+		got := runBuiltin(t, "", append([]string{"awk"}, argv...), in.String())
+		sorted := func(s string) []string { l := strings.SplitAfter(s, "\n"); slices.Sort(l); return l }
+		if !slices.Equal(sorted(got.out), sorted(want.out)) || got.code != want.code {
+			rt.Fatalf("awk %q on %q:\n tpipe: %d %q\n  gawk: %d %q", argv, in.String(), got.code, got.out, want.code, want.out)
+		}
+		var keys []string
+		for _, l := range strings.Split(strings.TrimSuffix(got.out, "\n"), "\n") {
+			if got.out == "" {
+				break
+			}
+			if countFirst {
+				_, k, _ := strings.Cut(l, " ")
+				keys = append(keys, k)
+			} else {
+				keys = append(keys, l[:strings.LastIndexByte(l, ' ')])
+			}
+		}
+		if !slices.Equal(keys, order) && !(len(keys) == 0 && len(order) == 0) {
+			rt.Fatalf("awk %q: keys in the order %q, want the order they came %q", argv, keys, order)
 		}
 	})
 }

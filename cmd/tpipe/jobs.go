@@ -270,8 +270,8 @@ matches PATTERN with the same first group, CMD runs with $1, $2... the
 paths of those files (argv words, never a shell; $1 is also its stdin);
 its stdout goes to OUTDIR/<group> atomically, then the files are removed.
 
-The third is pmjq 1.0's command line, run unchanged (docs/scale-out.md); it takes
-the flags below too, but --once (it has --quit-when-empty).
+The third is pmjq 1.0's command line, run unchanged (docs/scale-out.md); it
+takes the flags below too, but --once (it has --quit-when-empty).
 
 A job whose command fails is run again --retries times, then moved to the
 failed folder beside its input folder, INDIR.failed, with NAME.stderr and
