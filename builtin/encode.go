@@ -62,7 +62,7 @@ func encodeNew(env *Env, args []string) (*Cmd, error) {
 	case kindOf(e.name) == kindOther:
 		e.ffmpeg = true
 	default:
-		return nil, usagef("encode", "%s: no video format is known by the extension '%s': name the file .y4m, .mp4, .mkv or .webm, "+
+		return nil, usagef("encode", "%s: no video format is known by the extension '%s': name the file .y4m, .mp4, .mkv, .webm or .mov, "+
 			"or give -f FORMAT (as ffmpeg names it: matroska)", visible.Controls(e.name), visible.Controls(filepath.Ext(e.name)))
 	}
 	if e.ffmpeg && !haveFFmpeg() {

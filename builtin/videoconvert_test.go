@@ -81,7 +81,7 @@ func TestDecodeConverts(t *testing.T) {
 			"decode: png.mkv: rgb24 converted to 8-bit 4:4:4 (yuv444p) for the video builtins; --pix-fmt FMT asks for another\n", "4:4:4", 3},
 		{"gbrp.mkv", []string{"-pix_fmt", "gbrp", "-c:v", "ffv1"}, "converted to 8-bit 4:4:4 (yuv444p)", "4:4:4", 3},
 		{"ten.mkv", []string{"-pix_fmt", "yuv420p10le", "-c:v", "ffv1"},
-			"decode: ten.mkv: yuv420p10le converted to 8-bit 4:2:0 (yuv420p) for the video builtins; --pix-fmt yuv420p10le keeps it\n", "4:2:0", 1 + 2},
+			"decode: ten.mkv: yuv420p10le converted to 8-bit 4:2:0 (yuv420p) for the video builtins; --pix-fmt yuv420p10le keeps it, for other programs\n", "4:2:0", 1 + 2},
 		{"ten422.mkv", []string{"-pix_fmt", "yuv422p10le", "-c:v", "ffv1"}, "yuv422p10le converted to 8-bit 4:2:2 (yuv422p)", "4:2:2", 3},
 		{"ten265.mp4", []string{"-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params", "log-level=error"},
 			"yuv420p10le converted to 8-bit 4:2:0 (yuv420p)", "4:2:0", 3},

@@ -327,7 +327,7 @@ func convertNote(src string, h y4m.Header) string {
 	}
 	how := "--pix-fmt FMT asks for another"
 	if deepPixFmt.MatchString(src) {
-		how = "--pix-fmt " + src + " keeps it"
+		how = "--pix-fmt " + src + " keeps it, for other programs"
 	}
 	return fmt.Sprintf("%s converted to %s (%s) for the video builtins; %s", src, what, to, how)
 }

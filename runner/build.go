@@ -854,15 +854,16 @@ func suggest(name string) string {
 	names := builtin.Names()
 	sort.Strings(names)
 	for _, n := range names {
-		if d := distance(name, n); d < bestD {
+		if d := EditDistance(name, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
 }
 
-// distance is the Levenshtein edit distance.
-func distance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b: the fewest byte
+// insertions, deletions and substitutions that make one the other.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

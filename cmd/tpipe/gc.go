@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/tpipe/tpipe/internal/visible"
 	"github.com/tpipe/tpipe/spool"
@@ -28,7 +29,7 @@ runs left behind.
 A directory that is not a spool is refused, and so is one a run is using.
 `
 
-// gcCommand is `tpipe gc [--all] DIR`.
+// gcCommand is `tpipe gc [--intermediate | --all] DIR`.
 func gcCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tpipe gc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -50,12 +51,27 @@ func gcCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tpipe gc: give --all or --intermediate, not both (--all empties the spool)\n")
 		return 2
 	}
+	dir := fs.Arg(0)
+	// A spool that is not there is a typo, not an empty spool (opening
+	// one would make it).
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = &os.PathError{Path: dir, Err: errors.New("not a directory")}
+		}
+		fmt.Fprintf(stderr, "tpipe gc: %s; give the DIR of a --spool run\n", fileError(err))
+		return 1
+	}
 	gc := func(dir string, o place.Options) (spool.GCStats, error) { return spool.GC(dir, *all, o) }
 	if *inter {
 		gc = spool.GCIntermediate
 	}
-	st, err := gc(fs.Arg(0), place.Options{})
-	if err != nil {
+	st, err := gc(dir, place.Options{})
+	var ns *spool.NotSpoolError
+	switch {
+	case errors.As(err, &ns):
+		fmt.Fprintf(stderr, "tpipe gc: %s holds files and no graph: it is not the spool of a --spool run; nothing removed\n", visible.Controls(ns.Dir))
+		return 1
+	case err != nil:
 		fmt.Fprintf(stderr, "tpipe gc: %s\n", fileError(err))
 		return 1
 	}

@@ -38,7 +38,7 @@ var cmdForms = []cmdForm{
 	{"", "tpipe [flags]", "an interactive shell, on a terminal"},
 	{"bench", "tpipe bench [-quick] [-out DIR] [-runs N]", "the benchmark suite, run from a checkout: bench/README.md"},
 	{"bench", "tpipe bench -video [-quick] [-out DIR] [-runs N]", "stabilize against ffmpeg's deshake, vid.stab"},
-	{"gc", "tpipe gc [--all] DIR", "clean the spool DIR of --spool runs"},
+	{"gc", "tpipe gc [--intermediate | --all] DIR", "clean the spool DIR of --spool runs"},
 	{"pmjq", "tpipe pmjq ...", "folders as places, commands as transitions: tpipe pmjq --help; as pmjq, pmjq 1.0's command line"},
 	{"serve", "tpipe serve [flags] DIR 'PIPELINE'", "a pipeline as a service on DIR/in and DIR/out"},
 	{"put", "tpipe put [--name NAME] DIR FILE...", "submit jobs to a folder of pmjq or serve, whole"},

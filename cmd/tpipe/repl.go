@@ -112,11 +112,14 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 		if fi, err := os.Stat(hist); err == nil && !fi.Mode().IsRegular() {
 			return
 		}
-		if f, err := os.OpenFile(hist, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
-			f.Chmod(0o600)
-			line.WriteHistory(f)
-			f.Close()
+		f, err := os.OpenFile(hist, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "tpipe: history not kept: %s\n", fileError(err))
+			return
 		}
+		f.Chmod(0o600)
+		line.WriteHistory(f)
+		f.Close()
 	}()
 	// SIGINT is caught for the whole session: at the prompt the editor
 	// reads Ctrl-C as a key; while a pipeline runs it cancels that
@@ -176,7 +179,9 @@ func interactive(ctx context.Context, e *exiter, cfg runner.Config, o options, s
 		if strings.TrimSpace(cmd) == "" {
 			continue
 		}
-		line.AppendHistory(strings.ReplaceAll(cmd, "\n", " "))
+		// One line, without the blank a completion leaves at its end, so
+		// that the same statement is kept once.
+		line.AppendHistory(strings.TrimRight(strings.ReplaceAll(cmd, "\n", " "), " \t"))
 		if done, st := meta(cmd, r, stdout, stderr); done {
 			if st < 0 {
 				return status

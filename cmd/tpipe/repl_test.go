@@ -327,3 +327,31 @@ func TestHistoryNotAFile(t *testing.T) {
 		t.Fatalf("history path after the session: %v, %v; want the named pipe as it was", fi.Mode(), err)
 	}
 }
+
+// A history file that cannot be written (its folder is missing) is said
+// at the end, not lost without a word; a line ended by a completion's
+// blank is kept once with the same line typed without it.
+func TestHistoryNotKeptSaid(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "nodir", "history")
+	tm := startTerm(t, "", hist)
+	tm.expect("tpipe> ")
+	tm.send("\x04")
+	tm.expect("tpipe: history not kept: " + hist + ": No such file or directory")
+	if err := waitDone(tm); err != nil {
+		t.Fatal(err)
+	}
+	hist = filepath.Join(t.TempDir(), "history")
+	tm = startTerm(t, "", hist)
+	tm.expect("tpipe> ")
+	tm.send("seq 2 | wc -l \r")
+	tm.expect("2\r\n")
+	tm.send("seq 2 | wc -l\r")
+	tm.expect("2\r\n")
+	tm.send("\x04")
+	if err := waitDone(tm); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(hist); err != nil || string(b) != "seq 2 | wc -l\n" {
+		t.Errorf("history %q, %v; want the statement once", b, err)
+	}
+}

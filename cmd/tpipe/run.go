@@ -78,7 +78,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 			fmt.Fprintf(stderr, "tpipe: --%s\n", visible.Controls(badSetting.Error()))
 			return o, nil, 2, false
 		}
-		fmt.Fprintf(stderr, "tpipe: %s (see tpipe --help)\n", visible.Controls(err.Error()))
+		fmt.Fprintf(stderr, "tpipe: %s (see tpipe --help)\n", visible.Controls(unknownFlag(fs, err)))
 		return o, nil, 2, false
 	}
 	bad := func(format string, a ...any) (options, []string, int, bool) {
@@ -94,9 +94,43 @@ func parseFlags(args []string, stdout, stderr io.Writer) (options, []string, int
 	case o.explain && o.dot:
 		return bad("give --explain or --dot, not both")
 	case o.file == "" && fs.NArg() > 1:
+		if v := fs.Arg(0); v == "on" || v == "off" {
+			// --fallback off: an on/off flag takes its value after '='.
+			for i, a := range args[:len(args)-fs.NArg()] {
+				if f := fs.Lookup(strings.TrimLeft(a, "-")); f != nil && isBoolFlag(f) && i == len(args)-fs.NArg()-1 {
+					return bad("too many arguments: %s takes its value after '=', as in %s=%s", a, a, v)
+				}
+			}
+		}
 		return bad("too many arguments: quote the pipeline as one argument, as in tpipe 'a | b'")
 	}
 	return o, fs.Args(), 0, true
+}
+
+// unknownFlag words the flag package's error for a flag tpipe has not,
+// with its two dashes and the flag it may be a typo of: "unknown flag
+// --stat (--stats?)".
+func unknownFlag(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return err.Error()
+	}
+	msg := "unknown flag --" + name
+	best, dist := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := runner.EditDistance(name, f.Name); d < dist || d == dist && strings.HasPrefix(f.Name, name) {
+			best, dist = f.Name, d
+		}
+	})
+	if best != "" && dist <= 2 {
+		msg += " (--" + best + "?)"
+	}
+	return msg
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // isScriptFile reports whether the one argument given as a pipeline is

@@ -223,6 +223,9 @@ func TestGCIntermediate(t *testing.T) {
 		}
 		return readIf(filepath.Join(dir, "out.txt"))
 	}
+	if err := os.Mkdir(sp, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if _, errs, st := tpipeRun(t, dir, nil, 0, "gc", "--intermediate", sp); st != 1 || !strings.Contains(errs, "no run of its graph has finished") {
 		t.Errorf("gc --intermediate of a new spool: status %d, %q", st, errs)
 	}
@@ -255,6 +258,17 @@ func TestGCIntermediate(t *testing.T) {
 	}
 	if _, errs, st := tpipeRun(t, dir, nil, 0, "gc", "--all", "--intermediate", sp); st != 2 || !strings.Contains(errs, "not both") {
 		t.Errorf("gc --all --intermediate: status %d, %q", st, errs)
+	}
+	// A mistyped spool is refused, not made (it was made, and "removed 0
+	// tokens" said all was well); a folder of the user's is not a spool.
+	if _, errs, st := tpipeRun(t, dir, nil, 0, "gc", "sq"); st != 1 || !strings.Contains(errs, "sq: No such file or directory; give the DIR of a --spool run") {
+		t.Errorf("gc of a missing folder: status %d, %q", st, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sq")); err == nil {
+		t.Error("gc made the missing folder")
+	}
+	if _, errs, st := tpipeRun(t, dir, nil, 0, "gc", "."); st != 1 || !strings.Contains(errs, "it is not the spool of a --spool run; nothing removed") {
+		t.Errorf("gc of a folder of files: status %d, %q", st, errs)
 	}
 }
 
