@@ -428,6 +428,17 @@ func compareFloat(a, b float64) int {
 // space around a decimal number in strtod's grammar, or a signed inf or
 // nan; not hex), and its value.
 func awkNumeric(field []byte) (float64, bool) {
+	// The common case first: a few digits.
+	if n := len(field); n > 0 && n <= 15 {
+		var v uint64
+		i := 0
+		for ; i < n && '0' <= field[i] && field[i] <= '9'; i++ {
+			v = v*10 + uint64(field[i]-'0')
+		}
+		if i == n {
+			return float64(v), true
+		}
+	}
 	b := field
 	for len(b) > 0 && awkSpace(b[0]) {
 		b = b[1:]

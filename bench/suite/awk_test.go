@@ -30,7 +30,8 @@ func BenchmarkAwkVsGawk(b *testing.B) {
 		{"print-1-9", `{print $1, $9}`},
 		{"print-3-5", `{print $3, $5}`},
 		{"count-404", `$9 == 404 {n++} END {print n}`},
-		{"group-1", `{c[$1]++} END {for (k in c) n++; print n}`},
+		{"group-1", `{c[$1]++} END {for (k in c) print k, c[k]}`},
+		{"filter-print", `$9 != 200 {print $7}`},
 	}
 	type runner struct {
 		name string
