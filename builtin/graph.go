@@ -222,14 +222,7 @@ func joinNew(env *Env, args []string) (*Cmd, error) {
 	if n := re.NumSubexp(); n != 1 {
 		return nil, usagef("join", "RE has %d groups: it needs exactly one, the key", n)
 	}
-	key := func(rec []byte) ([]byte, bool) {
-		line := record.TrimEOL(rec)
-		m := re.FindSubmatchIndex(line)
-		if m == nil || m[2] < 0 {
-			return nil, false
-		}
-		return line[m[2]:m[3]], true
-	}
+	key := joinKey(re)
 	return &Cmd{Reads: edges, ReadsAny: true, Spills: true, Fn: func(ctx context.Context, p *buffer.Ports) error {
 		// Fields follow the ports' order, which must be the operands'.
 		for i, name := range edges {

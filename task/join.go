@@ -5,14 +5,12 @@ import (
 	"container/heap"
 	"context"
 	"encoding/binary"
-	"errors"
 	"hash/maphash"
 	"io"
 	"os"
 	"slices"
 
 	"github.com/tpipe/tpipe/buffer"
-	"github.com/tpipe/tpipe/record"
 	"github.com/tpipe/tpipe/record/recfile"
 )
 
@@ -97,44 +95,20 @@ func Join(key func(rec []byte) ([]byte, bool), unmatched func(input int, rec []b
 	}
 }
 
-// join is the state of one run of Join, or of the matching of one
-// partition after a spill.
+// join is the state of one run of Join.
 type join struct {
 	key   func(rec []byte) ([]byte, bool)
 	n     int
 	o     JoinOptions
 	emit  func(seq int64, joined []byte) error
-	slots map[string]*joinSlot
-	seq   int64  // arrival number of the next record
-	held  int    // about the bytes that slots take
-	buf   []byte // the joined record being built
-
+	tab   *joinTable // the waiting records, until a spill
+	seq   int64      // arrival number of the next record
+	tmp   []byte     // an entry being written to a partition
 	parts *joinParts // set once the waiting records went to disk
-	depth int        // 0 for Join's own state, then one more per split
 }
-
-// joinSlot holds the records of one key waiting for their partners: a
-// FIFO per input. At most n-1 FIFOs are non-empty, or they would have
-// been joined.
-type joinSlot struct {
-	fifo     [][]joinRec
-	nonEmpty int
-}
-
-type joinRec struct {
-	seq int64
-	rec []byte
-}
-
-// Costs in bytes, beyond the records' own, of a waiting record and of a
-// key's slot: a rough measure so that Memory means about what it says.
-const (
-	joinRecCost  = 48
-	joinSlotCost = 160
-)
 
 func newJoin(key func([]byte) ([]byte, bool), n int, o JoinOptions, emit func(int64, []byte) error) *join {
-	return &join{key: key, n: n, o: o, emit: emit, slots: map[string]*joinSlot{}}
+	return &join{key: key, n: n, o: o, emit: emit, tab: newJoinTable(n)}
 }
 
 // add takes record rec of input i, whose key is k, with the next arrival
@@ -144,114 +118,63 @@ func (j *join) add(i int, k, rec []byte) error {
 	seq := j.seq
 	j.seq++
 	if j.parts != nil {
-		return j.parts.add(k, seq, i, rec)
+		j.tmp = appendEntry(j.tmp[:0], seq, i, rec, k)
+		return j.parts.add(k, j.tmp)
 	}
-	if err := j.match(seq, i, k, rec); err != nil {
+	if err := j.tab.add(seq, i, k, rec, nil, j.emit); err != nil {
 		return err
 	}
-	if j.o.Memory > 0 && j.held > j.o.Memory {
+	if j.o.Memory > 0 && j.tab.mem() > j.o.Memory {
 		return j.spill()
 	}
 	return nil
 }
 
-// match is add in memory.
-func (j *join) match(seq int64, i int, k, rec []byte) error {
-	s := j.slots[string(k)]
-	if s == nil {
-		s = &joinSlot{fifo: make([][]joinRec, j.n)}
-		j.slots[string(k)] = s
-		j.held += len(k) + joinSlotCost
+// report passes the entry of every record still waiting in t to fn,
+// input by input, in arrival order.
+func report(t *joinTable, fn func(stored []byte, e joinEntry) error) error {
+	type waiting struct {
+		seq   int64
+		input int32
+		node  uint32
 	}
-	if len(s.fifo[i]) > 0 || s.nonEmpty < j.n-1 {
-		if len(s.fifo[i]) == 0 {
-			s.nonEmpty++
-		}
-		s.fifo[i] = append(s.fifo[i], joinRec{seq, slices.Clone(rec)})
-		j.held += len(rec) + joinRecCost
+	all := make([]waiting, 0, t.waited)
+	err := t.eachNode(func(x uint32, e joinEntry) error {
+		all = append(all, waiting{e.seq, int32(e.input), x})
 		return nil
-	}
-	b := j.buf[:0]
-	for x := range j.n {
-		if x > 0 {
-			b = append(b, '\t')
-		}
-		if x == i {
-			b = append(b, record.TrimEOL(rec)...)
-			continue
-		}
-		f := s.fifo[x]
-		b = append(b, record.TrimEOL(f[0].rec)...)
-		j.held -= len(f[0].rec) + joinRecCost
-		f[0] = joinRec{}
-		if s.fifo[x] = f[1:]; len(f) == 1 {
-			s.fifo[x] = nil
-			s.nonEmpty--
-		}
-	}
-	if s.nonEmpty == 0 {
-		delete(j.slots, string(k))
-		j.held -= len(k) + joinSlotCost
-	}
-	j.buf = append(b, '\n')
-	return j.emit(seq, j.buf)
-}
-
-// waiting is a record still waiting for its partners.
-type waiting struct {
-	input int
-	joinRec
-}
-
-// left returns every waiting record, input by input, in arrival order.
-func (j *join) left() []waiting {
-	var all []waiting
-	for _, s := range j.slots {
-		for x, f := range s.fifo {
-			for _, r := range f {
-				all = append(all, waiting{x, r})
-			}
-		}
+	})
+	if err != nil {
+		return err
 	}
 	slices.SortFunc(all, func(a, b waiting) int {
 		if a.input != b.input {
-			return a.input - b.input
+			return cmp.Compare(a.input, b.input)
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	return all
-}
-
-// report passes every record still waiting to fn, input by input, in
-// arrival order.
-func (j *join) report(fn func(input int, seq int64, rec []byte) error) error {
-	for _, w := range j.left() {
-		if err := fn(w.input, w.seq, w.rec); err != nil {
+	for _, w := range all {
+		b, e := t.stored(w.node)
+		if err := fn(b, e); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// spill moves every waiting record to partition files, in arrival order;
-// from now on add sends records there too.
+// spill moves every waiting record to partition files, in the order
+// they arrived; from now on add sends records there too. (Only the order
+// among the records of one key and one input matters: none waiting now
+// completes a match with another waiting now. A compaction keeps that
+// order.)
 func (j *join) spill() error {
 	parts, err := newJoinParts(j.o.Dir)
 	if err != nil {
 		return err
 	}
 	j.parts = parts
-	all := j.left()
-	slices.SortFunc(all, func(a, b waiting) int { return cmp.Compare(a.seq, b.seq) })
-	for _, w := range all {
-		k, _ := j.key(w.rec)
-		if err := parts.add(k, w.seq, w.input, w.rec); err != nil {
-			return err
-		}
-	}
-	clear(j.slots)
-	j.held = 0
-	return nil
+	err = j.tab.arena.each(func(b []byte, e joinEntry) error { return parts.add(e.key, b) })
+	j.tab = nil
+	return err
 }
 
 func (j *join) close() {
@@ -263,20 +186,21 @@ func (j *join) close() {
 // joinFanout is how many partitions a spill or a split makes, and
 // joinMaxDepth how many times a partition is split at most: a partition
 // still too large after that is one key's records, which no split helps.
+// joinNodeCost is about the bytes of memory a waiting record takes beyond
+// its entry (its node and its share of the table of keys).
 const (
 	joinFanout    = 16
 	joinMaxDepth  = 4
 	joinBlockSize = 64 << 10
+	joinNodeCost  = 40
 )
 
-// joinParts are partition files being written. Each record is stored
-// with its arrival number and input (see joinEncode).
+// joinParts are partition files being written, of entries.
 type joinParts struct {
 	seed  maphash.Seed
 	files [joinFanout]*os.File
 	w     [joinFanout]*recfile.Writer
-	size  [joinFanout]int64
-	tmp   []byte
+	size  [joinFanout]int64 // bytes of memory a partition's records would take
 }
 
 func newJoinParts(dir string) (*joinParts, error) {
@@ -293,11 +217,11 @@ func newJoinParts(dir string) (*joinParts, error) {
 	return p, nil
 }
 
-func (p *joinParts) add(k []byte, seq int64, input int, rec []byte) error {
+// add writes entry, of a record whose key is k, to its partition.
+func (p *joinParts) add(k, entry []byte) error {
 	i := maphash.Bytes(p.seed, k) % joinFanout
-	p.tmp = joinEncode(p.tmp[:0], seq, input, rec)
-	p.size[i] += int64(len(p.tmp))
-	return p.w[i].Add(p.tmp)
+	p.size[i] += int64(len(entry) + joinNodeCost)
+	return p.w[i].Add(entry)
 }
 
 // finish ends every file and rewinds it for reading.
@@ -322,63 +246,42 @@ func (p *joinParts) close() {
 	}
 }
 
-// joinEncode appends to b a record stored with its arrival number and its
-// input.
-func joinEncode(b []byte, seq int64, input int, rec []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(seq))
-	b = binary.AppendUvarint(b, uint64(input))
-	return append(b, rec...)
-}
-
-var errJoinCorrupt = errors.New("join: a partition file is damaged")
-
-func joinDecode(b []byte) (seq int64, input int, rec []byte, err error) {
-	s, n := binary.Uvarint(b)
-	if n <= 0 {
-		return 0, 0, nil, errJoinCorrupt
-	}
-	in, m := binary.Uvarint(b[n:])
-	if m <= 0 {
-		return 0, 0, nil, errJoinCorrupt
-	}
-	return int64(s), int(in), b[n+m:], nil
-}
-
 // end is called when every input has ended: it passes every record still
 // waiting to unmatched (if not nil). After a spill, it first matches each
 // partition on its own and writes the matches to out in the order they
 // would have been made in memory.
 func (j *join) end(ctx context.Context, out func([]byte) error, unmatched func(int, []byte)) error {
+	left := func(_ []byte, e joinEntry) error {
+		if unmatched != nil {
+			unmatched(e.input, e.rec)
+		}
+		return nil
+	}
 	if j.parts == nil {
-		return j.report(func(input int, _ int64, rec []byte) error {
-			if unmatched != nil {
-				unmatched(input, rec)
-			}
-			return nil
-		})
+		return report(j.tab, left)
 	}
 	if err := j.parts.finish(); err != nil {
 		return err
 	}
-	return j.matchParts(ctx, j.parts, j.depth+1, func(rec []byte) error {
-		_, _, joined, err := joinDecode(rec)
+	return j.matchParts(ctx, j.parts, 1, func(b []byte) error {
+		_, n := binary.Uvarint(b)
+		if n <= 0 {
+			return errJoinCorrupt
+		}
+		return out(b[n:])
+	}, func(b []byte) error {
+		e, err := decodeEntry(b)
 		if err != nil {
 			return err
 		}
-		return out(joined)
-	}, func(rec []byte) error {
-		_, input, r, err := joinDecode(rec)
-		if err == nil && unmatched != nil {
-			unmatched(input, r)
-		}
-		return err
+		return left(b, e)
 	})
 }
 
 // matchParts matches each finished partition of p on its own (matchPart)
 // and merges the results: the matches by arrival number into out, the
-// records left waiting by input and arrival number into left. Both get
-// records as stored (joinEncode).
+// records left waiting by input and arrival number into left. out gets
+// each match after its arrival number (a uvarint), left entries.
 func (j *join) matchParts(ctx context.Context, p *joinParts, depth int, out, left func([]byte) error) error {
 	var outs, lefts []*os.File
 	defer func() {
@@ -403,9 +306,9 @@ func (j *join) matchParts(ctx context.Context, p *joinParts, depth int, out, lef
 	return joinMerge(lefts, byInputSeq, left)
 }
 
-// eachStored calls fn with every record of partition file f: as stored,
-// and decoded, with its key.
-func (j *join) eachStored(f *os.File, fn func(stored []byte, seq int64, input int, rec, k []byte) error) error {
+// eachStored calls fn with every entry of partition file f, and the entry
+// decoded.
+func (j *join) eachStored(f *os.File, fn func(stored []byte, e joinEntry) error) error {
 	r := recfile.NewReader(f, 0)
 	for {
 		b, err := r.Next()
@@ -415,25 +318,25 @@ func (j *join) eachStored(f *os.File, fn func(stored []byte, seq int64, input in
 		if err != nil {
 			return err
 		}
-		seq, input, rec, err := joinDecode(b)
+		e, err := decodeEntry(b)
 		if err != nil {
 			return err
 		}
-		k, ok := j.key(rec)
-		if !ok || input >= j.n {
+		if e.size != len(b) || e.input >= j.n {
 			return errJoinCorrupt
 		}
-		if err := fn(b, seq, input, rec, k); err != nil {
+		if err := fn(b, e); err != nil {
 			return err
 		}
 	}
 }
 
-// matchPart matches the records of partition file f (size bytes stored)
-// and returns two files: the matches, each stored with the arrival number
-// of the record that completed it, in that order; and the records left
-// waiting, in input then arrival order. A partition larger than the
-// budget is split first, by another hash, and its parts' results merged.
+// matchPart matches the records of partition file f (which would take
+// size bytes in memory) and returns two files: the matches, each after
+// the arrival number of the record that completed it, in that order; and
+// the entries of the records left waiting, in input then arrival order. A
+// partition larger than the budget is split first, by another hash, and
+// its parts' results merged.
 func (j *join) matchPart(ctx context.Context, f *os.File, size int64, depth int) (outF, leftF *os.File, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -480,24 +383,21 @@ func (j *join) matchPart(ctx context.Context, f *os.File, size int64, depth int)
 	return outF, leftF, nil
 }
 
-// matchInMemory replays partition file f through an in-memory join.
+// matchInMemory replays partition file f through a table in memory.
 func (j *join) matchInMemory(f *os.File, ow, lw *recfile.Writer) error {
 	var tmp []byte
-	sub := newJoin(j.key, j.n, JoinOptions{}, func(seq int64, joined []byte) error {
+	emit := func(seq int64, joined []byte) error {
 		tmp = binary.AppendUvarint(tmp[:0], uint64(seq))
-		tmp = binary.AppendUvarint(tmp, 0)
 		return ow.Add(append(tmp, joined...))
-	})
-	err := j.eachStored(f, func(_ []byte, seq int64, input int, rec, k []byte) error {
-		return sub.match(seq, input, k, rec)
+	}
+	t := newJoinTable(j.n)
+	err := j.eachStored(f, func(b []byte, e joinEntry) error {
+		return t.add(e.seq, e.input, e.key, e.rec, b, emit)
 	})
 	if err != nil {
 		return err
 	}
-	return sub.report(func(input int, seq int64, rec []byte) error {
-		tmp = joinEncode(tmp[:0], seq, input, rec)
-		return lw.Add(tmp)
-	})
+	return report(t, func(b []byte, _ joinEntry) error { return lw.Add(b) })
 }
 
 // splitPart splits partition file f by a new hash and matches each part.
@@ -507,11 +407,7 @@ func (j *join) splitPart(ctx context.Context, f *os.File, depth int, ow, lw *rec
 		return err
 	}
 	defer p.close()
-	err = j.eachStored(f, func(stored []byte, _ int64, _ int, _, k []byte) error {
-		i := maphash.Bytes(p.seed, k) % joinFanout
-		p.size[i] += int64(len(stored))
-		return p.w[i].Add(stored)
-	})
+	err = j.eachStored(f, func(b []byte, e joinEntry) error { return p.add(e.key, b) })
 	if err != nil {
 		return err
 	}
@@ -521,8 +417,8 @@ func (j *join) splitPart(ctx context.Context, f *os.File, depth int, ow, lw *rec
 	return j.matchParts(ctx, p, depth+1, ow.Add, lw.Add)
 }
 
-// bySeq and byInputSeq order stored records (joinEncode) by arrival
-// number, and by input and then arrival number.
+// bySeq orders matches by arrival number, and byInputSeq entries by input
+// and then arrival number.
 func bySeq(a, b []byte) bool {
 	sa, _ := binary.Uvarint(a)
 	sb, _ := binary.Uvarint(b)
@@ -530,12 +426,12 @@ func bySeq(a, b []byte) bool {
 }
 
 func byInputSeq(a, b []byte) bool {
-	sa, ia, _, _ := joinDecode(a)
-	sb, ib, _, _ := joinDecode(b)
-	if ia != ib {
-		return ia < ib
+	ea, _ := decodeEntry(a)
+	eb, _ := decodeEntry(b)
+	if ea.input != eb.input {
+		return ea.input < eb.input
 	}
-	return sa < sb
+	return ea.seq < eb.seq
 }
 
 // joinMerge merges the sorted record files files by less into emit.
