@@ -1158,7 +1158,8 @@ func TestSedRandomPrograms(t *testing.T) {
 		"$!N;P;D", "N;P;D", "s/a/X/2g", "s/^b/B/Mg", "s/.$/E/M", `s/\w/\U&x/3`, "l 0", "T", "t",
 		"2,3c\\\nC", "/b/,/c/!c\\\nC", "D", "r f1", "R f1", "R f2", "0r f2"}
 	addrs := []string{"", "", "", "1", "2", "$", "/a/", "/b/,/c/", "2,3", "1~2", "0,/b/", "/a/,+1", "2,~3", "$!", "/^$/", "3,1"}
-	inputs := []string{"a\nb\nc\n", "abc\nbca\n\ncab\nbb", "a\n", "", "aa\nab\nac\nb\nc\na\nbbb\n"}
+	inputs := []string{"a\nb\nc\n", "abc\nbca\n\ncab\nbb", "a\n", "", "aa\nab\nac\nb\nc\na\nbbb\n",
+		"a\xc3\xa9b\n\x00c\xff\na\x00b"}
 	dir := textFiles(t, "f1", "x\ny\nz\n", "f2", "p\nq", "e", "")
 	r := rand.New(rand.NewPCG(21, 22))
 	for range runs {
@@ -1276,7 +1277,7 @@ func TestSedBackRefsLikeGNU(t *testing.T) {
 		t.Skip("sed not installed")
 	}
 	groups := []string{`\(a\)`, `\(.\)`, `\([ab]\)`, `\(ab\|b\)`, `\(a*\)`, `\([^ ]\+\)`}
-	atoms := []string{"a", "b", " ", ".", "[ab]", "x*", "^", "$", `\n`, `\w`}
+	atoms := []string{"a", "b", " ", ".", "[ab]", "x*", "^", "$", `\n`, `\w`, "\xa9", "[^a]"}
 	ops := []string{"", "", "*", `\+`, `\?`}
 	rapid.Check(t, func(rt *rapid.T) {
 		var pat strings.Builder
@@ -1314,11 +1315,18 @@ func TestSedBackRefsLikeGNU(t *testing.T) {
 		default:
 			script = "/" + pat.String() + "/" + strings.Trim(flags, "g2M") + "d"
 		}
-		var in strings.Builder
-		for _, l := range rapid.SliceOfN(rapid.StringOfN(rapid.SampledFrom([]rune("abAB ")), 0, 7, -1), 1, 6).Draw(rt, "lines") {
-			in.WriteString(l + "\n")
-		}
+		// Lines of bytes, some past ASCII; under -z, records that end
+		// in NUL and may hold newlines.
 		argv := []string{"sed", script}
+		alphabet, end := []byte("abAB \xc3\xa9\xff"), "\n"
+		if rapid.IntRange(0, 3).Draw(rt, "z") == 0 {
+			argv = []string{"sed", "-z", script}
+			alphabet, end = []byte("abAB \xa9\n"), "\x00"
+		}
+		var in strings.Builder
+		for _, l := range rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 7), 1, 6).Draw(rt, "lines") {
+			in.WriteString(string(l) + end)
+		}
 		want := runGNU(t, "", argv, in.String())
 		got, fellBack := runAsTpipe(t, &builtin.Env{}, "", argv, in.String())
 		wantErr := strings.ReplaceAll(want.err, gnuPath("sed")+": ", "sed: ")
@@ -1326,4 +1334,107 @@ func TestSedBackRefsLikeGNU(t *testing.T) {
 			rt.Fatalf("%q on %q:\n tpipe: status %d, %q %q (fell back: %v)\n   GNU: status %d, %q %q", script, in.String(), got.code, got.out, got.err, fellBack, want.code, want.out, wantErr)
 		}
 	})
+}
+
+// Bytes >= 0x80 and NULs, against GNU sed in the C locale (issue 30):
+// every byte is one character, so that a stray byte matches itself only
+// and '.' takes one byte; under -z, the M flag searches each piece of
+// the pattern space between NULs alone.
+func TestSedBytesLikeGNU(t *testing.T) {
+	type tc struct {
+		stdin string
+		argv  []string
+	}
+	in := func(stdin string, argv ...string) tc { return tc{stdin, append([]string{"sed"}, argv...)} }
+	hi := "\xc3\xa9x\xff\xb7\xa1 \xc2\xe7y\n\xe2\x82\xac\x80X\n"
+	cases := []tc{
+		// Fixed bugs: a stray byte matched any other.
+		in("\xb7\xa1x\n", "s/\xc2\xe7/Z/"),
+		in("\xb7\xa1x\n", "s/x*\xc2\xe7/Z/"),
+		in("\xb7\xa1x\n", "/\xc2/d"),
+		// Neighbours: patterns with high bytes, '.', brackets, g, y, I.
+		in(hi, "s/\xc2\xe7/Z/"),
+		in(hi, "s/\xe7/Z/g"),
+		in(hi, "s/./Z/g"),
+		in(hi, "s/./Z/3"),
+		in(hi, "s/x*/-/g"),
+		in(hi, "s/\\w*/-/g"),
+		in(hi, "s/\\W/-/g"),
+		in(hi, "s/[^x]/-/g"),
+		in(hi, "s/[\x80-\xff]/-/g"),
+		in(hi, "s/[a-\xff]/-/g"),
+		in(hi, "s/[\xa9\xff]\\+/<&>/g"),
+		in(hi, "s/^[^a-z]*/<&>/"),
+		in(hi, "s/[^\xff]*$/<&>/"),
+		in(hi, "s/\xa9*/-/g"),
+		in(hi, "s/\xc3\xa9*/-/g"),
+		in(hi, "s/\\(.\\)\\(.\\)/\\2\\1/g"),
+		in(hi, "-E", "s/(.)(.)/\\2\\1/g"),
+		in(hi, "s/\\(.\\)\\1*/<\\1>/g"),
+		in("\xc3\xc3x\xff\xff\n", "s/\\(.\\)\\1/<\\1>/g"),
+		in(hi, "s/X/-/gI"),
+		in(hi, "s/\xff\\|y/-/gI"),
+		in(hi, "s/.\\>/|&/g"),
+		in(hi, "s/\\b/|/g"),
+		in(hi, "y/\xc3x\xff/Ay\x01/"),
+		in(hi, "/\xa9/d"),
+		in(hi, "/\xa8/d"),
+		in(hi, "-n", "/^.x/p"),
+		in(hi, "-n", "/^..x/p"),
+		in(hi, "-n", "/^\xe2.\xac/p"),
+		in(hi, "s/.$/[&]/"),
+		in(hi, "-n", "l"),
+		in(hi, "N;s/.\\n./[&]/"),
+		in(hi, "N;s/.$/[&]/Mg"),
+		in(hi, "s/\xc3/\\U&x/"),
+		// GNU writes 0xFF for a high byte that \U \L \u \l convert.
+		in(hi, "s/.*/\\L&/"),
+		in(hi, "s/.*/\\u&/"),
+		in("a\n", "s/a/\\U\xc3b\xa9/"),
+		in("a\n", "s/a/\\l\xc3B\xa9/"),
+		in(hi, "s/\\(.\\)\\(..\\)/\\u\\2\\l\\1/"),
+		// Fixed bugs: under -z, M's ^ and $ hold at the NULs N put in.
+		in("a\x00b\x00c\x00", "-z", "N;N;s/^/X/mg;s/$/Y/mg"),
+		// Neighbours: newlines and NULs, with and without M.
+		in("a\nb\x00c\x00", "-z", "N;s/^/X/mg"),
+		in("a\nb\x00c\x00", "-z", "N;s/$/Y/mg"),
+		in("a\nb\x00c\x00", "-z", "N;s/a.b/Q/m"),
+		in("a\nb\x00c\x00", "-z", "N;s/b.c/Q/m"),
+		in("a\nb\x00c\x00", "-z", "N;s/b.c/Q/"),
+		in("a\nb\x00c\x00", "-z", "N;s/a.b/Q/"),
+		in("a\nb\x00c\x00", "-z", "N;s/b[^x]c/Q/m"),
+		in("a\nb\x00c\x00", "-z", "N;s/a[^x]b/Q/m"),
+		in("a\nb\x00c\x00", "-z", "N;s/a\\nb/Q/m"),
+		in("a\nb\x00c\x00", "-z", "N;s/^b/Q/mg"),
+		in("a\x00b\x00c\x00", "-z", "N;N;s/^b$/Q/m"),
+		in("a\x00b\x00c\x00", "-z", "N;N;s/^b$/Q/"),
+		in("ax\x00b\x00c\x00", "-z", "N;N;s/x*/Q/mg"),
+		in("ax\x00bx\x00c\x00", "-z", "N;N;s/x*$/Q/mg"),
+		in("ax\x00bx\x00c\x00", "-z", "N;N;s/x*$/Q/2m"),
+		in("ax\x00bx\x00c\x00", "-z", "N;N;s/x*$/Q/2gm"),
+		in("ax\x00bx\x00c\x00", "-z", "N;N;/^b/Ms/^/>/Mg"),
+		in("ax\x00bx\x00c\x00", "-z", "N;N;/^b/s/^/>/Mg"),
+		in("ax\x00bx\x00c\x00", "-z", "N;N;/x$/Mp;d"),
+		in("ax\x00bx\x00cx\x00", "-z", "N;N;s/\\(x\\)$/\\1\\1/Mg"),
+		in("ax\x00bx\x00cx\x00", "-z", "N;N;s/\\`./Q/Mg"),
+		in("ax\x00bx\x00cx\x00", "-z", "N;N;s/.\\'/Q/Mg"),
+		in("ab\x00ab\x00c\x00", "-z", "N;N;s/\\(b\\)$/\\1\\1/Mg"),
+		in("aa\x00ba\x00a\x00", "-z", "N;N;s/\\(a\\)\\1*$/<&>/Mg"),
+		in("aa\x00ba\x00a\x00", "-z", "N;N;s/^\\(.\\)\\1/<&>/Mg"),
+		in("a\xff\x00\xffb\x00", "-z", "N;s/^\xff/Q/Mg;s/\xff$/R/Mg"),
+		in("a\xff\x00\xffb\x00", "-z", "N;s/.$/Q/Mg"),
+		in("ax\x00bx\x00cx\x00", "-z", "G;H;P;d"),
+		in("ax\x00bx\x00cx\x00", "-z", "H;$!d;x;P;l;d"),
+		in("ax\x00bx\x00cx\x00", "-z", "N;N;D"),
+		in("a\nx\x00bx\x00cx\x00", "-z", "$!N;P;D"),
+		in("a\nx\x00bx\x00cx\x00", "-z", "N;N;s/\\n/|/g;s/x$/Y/Mg"),
+		in("a\nx\x00bx\x00cx\x00", "-z", "H;$!d;x;s/^x/Y/Mg"),
+		in("a\nx\x00bx\x00cx\x00", "-z", "H;$!d;g;s/.$/Y/Mg"),
+		in("a\nb\nc\n", "-z", "s/^b$/Y/M"),
+		in("a\nb\nc\n", "-z", "s/.$/Y/Mg"),
+		in("a\nb\nc\n", "s/x*$/Y/Mg;N;s/^/>/Mg"),
+	}
+	for _, c := range cases {
+		sameAsGNU(t, "", c.argv, c.stdin)
+	}
 }

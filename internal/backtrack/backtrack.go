@@ -9,7 +9,8 @@
 // compiled into a small tree that a depth-first search walks over the
 // input, trying every way to match, greedy ones first.
 // Input is read as Go's regexp reads it (UTF-8, a stray byte as U+FFFD),
-// so that both engines agree on everything but back-references.
+// so that both engines agree on everything but back-references; with
+// posixre.Bytes, the caller hands both the text through posixre.Encode.
 //
 // What a match is, as in POSIX: the leftmost start, and at that start the
 // longest match. Among the ways to match that longest text, the groups

@@ -31,10 +31,16 @@
 //   - IgnoreCase folds ASCII letters only: a letter becomes a class of its
 //     two cases.
 //
-// Go's regexp reads UTF-8, not bytes: a pattern or line with non-ASCII
-// bytes is matched as Go decodes it ('.' takes a whole valid UTF-8
-// sequence), which may differ from GNU in the C locale, where every byte
-// is a character.
+// Go's regexp reads UTF-8, not bytes: by default a pattern or line with
+// non-ASCII bytes is matched as Go decodes it ('.' takes a whole valid
+// UTF-8 sequence, and every stray byte reads as U+FFFD, so that any two
+// match each other). The Bytes flag reads them as GNU does in the C
+// locale, where every byte is a character: each byte c >= 0x80 of the
+// pattern becomes a rune of its own, ByteRune(c), and a line that holds
+// such bytes is matched through Encode, which writes each as that rune;
+// DecodeOffsets takes the offsets of a match back to the line. A line of
+// ASCII alone (HasHigh) reads the same either way and is matched as it
+// is. grep and sed use Bytes, with the backtracker as with RE2.
 //
 // A Matcher wraps a compiled pattern with a cheaper test for the common
 // shapes (strings joined by ".*", a string every match needs), so that

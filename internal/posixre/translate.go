@@ -1,6 +1,7 @@
 package posixre
 
 import (
+	"encoding/binary"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -38,6 +39,12 @@ const (
 	// Multiline is its other half: '^' and '$' also match after and
 	// before each newline. (GNU sed -z keeps the first half of M only.)
 	Multiline
+	// Bytes reads the pattern as GNU does in the C locale, where every
+	// byte is a character: a byte c >= 0x80 of the pattern stands for
+	// itself alone, as the rune ByteRune(c), so that '.' or [^a] takes
+	// one such byte and two different ones never match each other. The
+	// text must then be read through Encode (see HasHigh).
+	Bytes
 )
 
 // The names of the empty groups that stand for \< and \> in a
@@ -98,7 +105,7 @@ const MaxRepeat = 1000
 // valid for regexp.Compile, which may still refuse it for its size.
 func Translate(pat string, syn Syntax, fl Flags) (string, error) {
 	p := &parser{src: pat, ere: syn == Extended, icase: fl&IgnoreCase != 0, sed: fl&Sed != 0,
-		newline: fl&Newline != 0, backRefs: fl&BackRefs != 0}
+		newline: fl&Newline != 0, backRefs: fl&BackRefs != 0, bytes: fl&Bytes != 0}
 	var mode string
 	if p.sed && !p.newline {
 		mode += "s" // '.' takes the newlines of sed's pattern space
@@ -176,6 +183,7 @@ type parser struct {
 	icase   bool
 	sed     bool
 	newline bool
+	bytes   bool
 	// backRefs marks back-references instead of refusing them (BackRefs);
 	// opened counts the groups opened so far, which numbers them, and
 	// closed has bit n set for each group n closed in the branch being
@@ -695,6 +703,10 @@ func (p *parser) literalRune() (frag, error) {
 		p.pos++
 		return p.literal(c), nil
 	}
+	if p.bytes {
+		p.pos++
+		return frag{text: quote(c), simple: true}, nil
+	}
 	r, n := utf8.DecodeRuneInString(p.src[p.pos:])
 	p.pos += n
 	if r == utf8.RuneError && n == 1 {
@@ -720,9 +732,12 @@ func isWord(c byte) bool {
 	return isLetter(c) || c >= '0' && c <= '9' || c == '_'
 }
 
-// quote returns the RE2 text for the ASCII byte c alone.
+// quote returns the RE2 text for the ASCII byte c alone, or for a byte
+// c >= 0x80 read with Bytes.
 func quote(c byte) string {
 	switch {
+	case c >= utf8.RuneSelf:
+		return `\x{` + strconv.FormatUint(uint64(ByteRune(c)), 16) + `}`
 	case isWord(c) || c == ' ':
 		return string(c)
 	case c > ' ' && c < 0x7f:
@@ -830,14 +845,15 @@ func (p *parser) bracket() (frag, error) {
 		if !set[c] {
 			continue
 		}
-		if c >= utf8.RuneSelf {
+		if c >= utf8.RuneSelf && !p.bytes {
 			// A byte of a UTF-8 sequence: its rune is in runes.
 			continue
 		}
 		empty = false
 		word = word && isWord(byte(c))
 		e := c
-		for e+1 < utf8.RuneSelf && set[e+1] {
+		// A range stays on its side of 0x80, where the runes jump.
+		for e+1 < 256 && set[e+1] && (e+1 < utf8.RuneSelf) == (c < utf8.RuneSelf) {
 			e++
 		}
 		b.WriteString(quote(byte(c)))
@@ -853,7 +869,7 @@ func (p *parser) bracket() (frag, error) {
 	}
 	b.WriteByte(']')
 	if empty {
-		// Only bytes Go cannot see alone: match nothing.
+		// Only bytes Go cannot see alone (without Bytes): match nothing.
 		return frag{text: `[^\x00-\x{10FFFF}]`, simple: true}, nil
 	}
 	return frag{text: b.String(), simple: true, word: word}, nil
@@ -896,7 +912,7 @@ func (p *parser) bracketElem(set *[256]bool, runes *[]rune) (c byte, isChar bool
 		}
 	} else {
 		c = p.src[p.pos]
-		if c >= utf8.RuneSelf {
+		if c >= utf8.RuneSelf && !p.bytes {
 			r, n := utf8.DecodeRuneInString(p.src[p.pos:])
 			p.pos += n
 			if r == utf8.RuneError && n == 1 {
@@ -914,4 +930,75 @@ func (p *parser) bracketElem(set *[256]bool, runes *[]rune) (c byte, isChar bool
 		set[c] = true
 	}
 	return c, true, nil
+}
+
+// ByteRune is the rune that stands for the byte c >= 0x80 in a pattern
+// translated with Bytes, and in a text read through Encode: U+0180 to
+// U+01FF, two bytes of UTF-8 each, which no other byte turns into.
+func ByteRune(c byte) rune { return 0x100 + rune(c) }
+
+// RuneByte is the byte that the rune r stands for, if it is a ByteRune.
+func RuneByte(r rune) (byte, bool) {
+	if r >= 0x180 && r <= 0x1ff {
+		return byte(r - 0x100), true
+	}
+	return 0, false
+}
+
+// HasHigh reports whether b holds a byte >= 0x80: a text without one
+// reads the same through Encode, and is matched as it is.
+func HasHigh(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// Encode appends src to dst as a pattern translated with Bytes reads it:
+// each byte c >= 0x80 as the UTF-8 form of ByteRune(c), ASCII as it is.
+// Offsets into the result go back to src with DecodeOffsets.
+func Encode(dst, src []byte) []byte {
+	for _, c := range src {
+		if c < utf8.RuneSelf {
+			dst = append(dst, c)
+			continue
+		}
+		// ByteRune(c) is 0x100+c: its lead byte is 0xC6 or 0xC7, its
+		// second keeps the low six bits of c.
+		dst = append(dst, 0xC6|c>>6&1, 0x80|c&0x3F)
+	}
+	return dst
+}
+
+// DecodeOffsets turns offsets into enc, a text Encode made, each at the
+// start of a character or at the end, into offsets into its source, in
+// place. Negative offsets (a group that matched nothing) stay. Offsets
+// near each other, as the spans of successive matches and their groups
+// are, cost the distance between them.
+func DecodeOffsets(enc []byte, offs []int) {
+	pos, high := 0, 0 // high counts the bytes >= 0x80 in enc[:pos]
+	for i, off := range offs {
+		if off < 0 {
+			continue
+		}
+		for ; pos < off; pos++ {
+			if enc[pos] >= utf8.RuneSelf {
+				high++
+			}
+		}
+		for ; pos > off; pos-- {
+			if enc[pos-1] >= utf8.RuneSelf {
+				high--
+			}
+		}
+		offs[i] = off - high/2
+	}
 }

@@ -631,9 +631,13 @@ func (p *parser) compile(pat []byte, fl posixre.Flags, needGroup int) (*regex, e
 	if err != nil {
 		return nil, p.errorf("%s", err)
 	}
-	if p.script.delim != '\n' {
-		fl &^= posixre.Multiline // GNU: ^ and $ hold at newlines only when they end lines
+	segments := false
+	if p.script.delim != '\n' && fl&posixre.Multiline != 0 {
+		// GNU: ^ and $ hold at the NULs that end lines, not at newlines.
+		fl &^= posixre.Multiline
+		segments = true
 	}
+	fl |= posixre.Bytes
 	syn := posixre.Basic
 	if p.o.Extended {
 		syn = posixre.Extended
@@ -641,7 +645,11 @@ func (p *parser) compile(pat []byte, fl posixre.Flags, needGroup int) (*regex, e
 	re, err := posixre.Compile(string(text), syn, fl|posixre.Sed)
 	var pe *posixre.Error
 	if errors.As(err, &pe) && pe.Backtrack {
-		return p.compileBacktrack(pat, string(text), syn, fl|posixre.Sed, needGroup)
+		rx, err := p.compileBacktrack(pat, string(text), syn, fl|posixre.Sed, needGroup)
+		if rx != nil {
+			rx.segments = segments
+		}
+		return rx, err
 	}
 	if err != nil {
 		if pe != nil && pe.Unsupported {
@@ -653,8 +661,8 @@ func (p *parser) compile(pat []byte, fl posixre.Flags, needGroup int) (*regex, e
 		return nil, p.errorf("invalid reference \\%d on `s' command's RHS", needGroup)
 	}
 	re.Longest()
-	rx := &regex{m: posixre.NewMatcher(re), newline: fl&posixre.Newline != 0, groups: re.NumSubexp()}
-	rx.fast = fastOf(re, fl&posixre.Multiline != 0)
+	rx := &regex{m: posixre.NewMatcher(re), newline: fl&posixre.Newline != 0, segments: segments, groups: re.NumSubexp()}
+	rx.fast = fastOf(re, fl&posixre.Multiline != 0 || segments)
 	return rx, nil
 }
 

@@ -70,6 +70,7 @@ type Run struct {
 
 	tmp   []byte
 	spans []int
+	enc   []byte // a text with bytes >= 0x80 as a regex reads it
 }
 
 // rangeState is the state of a command's range: never active, active
@@ -802,7 +803,7 @@ func (r *Run) match(a *address) bool {
 		r.noPrevious()
 		return false
 	}
-	return re.match(r.ps)
+	return re.match(r.ps, &r.enc)
 }
 
 // noPrevious stops the run, as GNU does, when the empty regex is used

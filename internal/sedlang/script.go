@@ -149,7 +149,9 @@ type address struct {
 }
 
 // regex is a compiled address or s regex, with the fastest way found to
-// run it (see fastOf). A pattern RE2 cannot run (a back-reference, a \<
+// run it (see fastOf). It is read with posixre.Bytes, each byte one
+// character as in GNU's C locale: a text with bytes >= 0x80 goes to the
+// regexp (or the backtracker) through posixre.Encode. A pattern RE2 cannot run (a back-reference, a \<
 // or \> away from a word character) runs on the backtracker bt instead,
 // behind m, its RE2 prefilter: a line the prefilter turns away has no
 // match, and most lines are turned away without a backtracking step.
@@ -158,7 +160,11 @@ type regex struct {
 	bt      *backtrack.Regexp
 	fast    fast
 	newline bool // M: the Matcher's ".*" chains would cross newlines
-	groups  int
+	// segments is set for M under -z: as in GNU, each piece of the
+	// pattern space between NULs is searched alone, so that ^ and $
+	// hold at its ends and no match crosses a NUL.
+	segments bool
+	groups   int
 }
 
 // caseConv is how the replacement's text is changed as it is appended:

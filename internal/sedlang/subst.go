@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"unicode/utf8"
+
+	"github.com/tpipe/tpipe/internal/posixre"
 )
 
 // fast is a way to find the matches of a regex without Go's regexp, for
@@ -92,19 +94,29 @@ func fastOf(re *regexp.Regexp, multiline bool) fast {
 	return fast{}
 }
 
-// literal returns the bytes of a case-sensitive ASCII string.
+// literal returns the bytes of a case-sensitive string: ASCII, and the
+// bytes >= 0x80 a translation with posixre.Bytes writes as runes.
 func literal(re *syntax.Regexp) ([]byte, bool) {
 	if re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase != 0 {
 		return nil, false
 	}
 	b := make([]byte, 0, len(re.Rune))
 	for _, r := range re.Rune {
-		if r >= utf8.RuneSelf {
+		c, ok := byteOf(r)
+		if !ok {
 			return nil, false
 		}
-		b = append(b, byte(r))
+		b = append(b, c)
 	}
 	return b, true
+}
+
+// byteOf returns the byte the rune r of a translation stands for.
+func byteOf(r rune) (byte, bool) {
+	if r < utf8.RuneSelf {
+		return byte(r), true
+	}
+	return posixre.RuneByte(r)
 }
 
 // run recognises a repeated class of ASCII bytes: C*, C+, C?, C{m,n},
@@ -128,24 +140,30 @@ func run(re *syntax.Regexp) (set *[256]bool, lo, hi int, ok bool) {
 	set = new([256]bool)
 	switch sub := re.Sub[0]; sub.Op {
 	case syntax.OpLiteral:
-		if len(sub.Rune) != 1 || sub.Rune[0] >= utf8.RuneSelf {
+		if len(sub.Rune) != 1 {
 			return nil, 0, 0, false
 		}
-		c := byte(sub.Rune[0])
+		c, ok := byteOf(sub.Rune[0])
+		if !ok {
+			return nil, 0, 0, false
+		}
 		set[c] = true
 		if sub.Flags&syntax.FoldCase != 0 {
 			set[upper(c)], set[lower(c)] = true, true
 		}
 	case syntax.OpCharClass:
+		// Each byte is one character (posixre.Bytes): a byte is in the
+		// set if the rune that stands for it is in the class.
 		for i := 0; i < len(sub.Rune); i += 2 {
 			from, to := sub.Rune[i], sub.Rune[i+1]
-			if to >= utf8.RuneSelf {
-				// A class with non-ASCII characters matches runes, which
-				// a scan of bytes cannot count.
-				return nil, 0, 0, false
-			}
-			for c := from; c <= to; c++ {
-				set[c] = true
+			for c := range 256 {
+				r := rune(c)
+				if c >= utf8.RuneSelf {
+					r = posixre.ByteRune(byte(c))
+				}
+				if from <= r && r <= to {
+					set[c] = true
+				}
 			}
 		}
 	default:
@@ -154,24 +172,86 @@ func run(re *syntax.Regexp) (set *[256]bool, lo, hi int, ok bool) {
 	return set, lo, hi, true
 }
 
-// match reports whether b holds a match of re.
-func (re *regex) match(b []byte) bool {
+// match reports whether b holds a match of re; enc is room for b as the
+// regexp reads it.
+func (re *regex) match(b []byte, enc *[]byte) bool {
 	switch re.fast.kind {
 	case fastNone:
-		switch {
-		case re.bt != nil:
-			// Match runs the RE2 prefilter itself; the Matcher's
-			// required string turns most lines away before it.
-			return (re.m == nil || re.m.MayMatch(b)) && re.bt.Match(b)
-		case re.newline:
-			return re.m.MayMatch(b) && re.m.Regexp().Match(b)
-		}
-		return re.m.Match(b)
 	case fastPlain:
 		return bytes.Contains(b, re.fast.lit)
+	default:
+		_, _, ok := re.fast.anchored(b)
+		return ok
 	}
-	_, _, ok := re.fast.anchored(b)
-	return ok
+	if !re.segments {
+		return re.matchText(b, enc)
+	}
+	for beg := 0; ; {
+		end := segmentEnd(b, beg)
+		if re.matchText(b[beg:end], enc) {
+			return true
+		}
+		if end == len(b) {
+			return false
+		}
+		beg = end + 1
+	}
+}
+
+// segmentEnd returns the end of the piece of b that starts at beg: the
+// next NUL, or the end of b.
+func segmentEnd(b []byte, beg int) int {
+	if i := bytes.IndexByte(b[beg:], 0); i >= 0 {
+		return beg + i
+	}
+	return len(b)
+}
+
+// matchText reports whether b holds a match of re, by the regexp or the
+// backtracker.
+func (re *regex) matchText(b []byte, enc *[]byte) bool {
+	if posixre.HasHigh(b) {
+		*enc = posixre.Encode((*enc)[:0], b)
+		b = *enc
+	}
+	switch {
+	case re.bt != nil:
+		// Match runs the RE2 prefilter itself; the Matcher's
+		// required string turns most lines away before it.
+		return (re.m == nil || re.m.MayMatch(b)) && re.bt.Match(b)
+	case re.newline:
+		return re.m.MayMatch(b) && re.m.Regexp().Match(b)
+	}
+	return re.m.Match(b)
+}
+
+// findAll appends to spans the first limit matches of re in b (all of
+// them for a negative limit), with their groups, as offsets into b, by
+// the regexp or the backtracker. enc is room for b as they read it.
+func (re *regex) findAll(b []byte, limit int, spans []int, enc *[]byte) []int {
+	text := b
+	if posixre.HasHigh(b) {
+		*enc = posixre.Encode((*enc)[:0], b)
+		text = *enc
+	}
+	n := len(spans)
+	switch {
+	case re.bt != nil:
+		if from := re.firstStart(text); from >= 0 {
+			spans = re.btFindAll(text, from, limit, spans)
+		}
+	case !re.m.MayMatch(text):
+	case limit == 1:
+		spans = append(spans, re.m.Regexp().FindSubmatchIndex(text)...)
+	default:
+		for _, m := range re.m.Regexp().FindAllSubmatchIndex(text, limit) {
+			spans = append(spans, m...)
+		}
+	}
+	if len(text) != len(b) {
+		posixre.DecodeOffsets(text, spans[n:])
+	}
+	return spans
 }
 
 // firstStart returns the first offset of b where a match of the
@@ -192,14 +272,14 @@ func (re *regex) firstStart(b []byte) int {
 	return loc[0]
 }
 
-// findAll appends to spans the first limit matches of the backtracker
+// btFindAll appends to spans the first limit matches of the backtracker
 // regex re in b (all of them for a negative limit), with their groups, as
 // regexp's FindAllSubmatchIndex finds them for the RE2 path: each search
 // starts where the last match ended, with the text before it as context
 // for ^ and word edges, and an empty match right after a match does not
 // count. GNU sed counts and replaces the same matches. No match starts
 // before from.
-func (re *regex) findAll(b []byte, from, limit int, spans []int) []int {
+func (re *regex) btFindAll(b []byte, from, limit int, spans []int) []int {
 	stride := 2 * (re.groups + 1)
 	prevEnd := -1
 	for pos, n := from, 0; pos <= len(b) && (limit < 0 || n < limit); {
@@ -270,27 +350,32 @@ func (r *Run) subst(s *subst) error {
 	// multiplying nth, which may be as large as an int holds.
 	stride := 2
 	r.spans = r.spans[:0]
-	switch {
-	case re.bt != nil:
-		from := re.firstStart(r.ps)
-		if from < 0 {
-			return nil
-		}
+	switch re.fast.kind {
+	case fastNone:
 		stride = 2 * (re.groups + 1)
-		r.spans = re.findAll(r.ps, from, limit, r.spans)
-	case re.fast.kind == fastNone:
-		if !re.m.MayMatch(r.ps) {
-			return nil
+		if !re.segments {
+			r.spans = re.findAll(r.ps, limit, r.spans, &r.enc)
+			break
 		}
-		stride = 2 * (re.groups + 1)
-		if limit == 1 {
-			r.spans = append(r.spans, re.m.Regexp().FindSubmatchIndex(r.ps)...)
-		} else {
-			for _, m := range re.m.Regexp().FindAllSubmatchIndex(r.ps, limit) {
-				r.spans = append(r.spans, m...)
+		for beg := 0; ; {
+			end := segmentEnd(r.ps, beg)
+			left := -1
+			if limit >= 0 {
+				left = limit - len(r.spans)/stride
 			}
+			n := len(r.spans)
+			r.spans = re.findAll(r.ps[beg:end], left, r.spans, &r.enc)
+			for i := n; i < len(r.spans); i++ {
+				if r.spans[i] >= 0 {
+					r.spans[i] += beg
+				}
+			}
+			if end == len(r.ps) || limit >= 0 && len(r.spans)/stride >= limit {
+				break
+			}
+			beg = end + 1
 		}
-	case re.fast.kind == fastPlain:
+	case fastPlain:
 		for at := 0; limit < 0 || len(r.spans)/stride < limit; {
 			i := bytes.Index(r.ps[at:], re.fast.lit)
 			if i < 0 {

@@ -2,6 +2,7 @@ package sedlang
 
 import (
 	"errors"
+	"unicode/utf8"
 
 	"github.com/tpipe/tpipe/internal/posixre"
 )
@@ -186,9 +187,9 @@ func appendConv(dst, s []byte, conv caseConv) []byte {
 	}
 	if conv&caseOneShot != 0 {
 		if conv&caseUpperFirst != 0 {
-			dst = append(dst, upper(s[0]))
+			dst = append(dst, convHigh(upper(s[0])))
 		} else {
-			dst = append(dst, lower(s[0]))
+			dst = append(dst, convHigh(lower(s[0])))
 		}
 		s = s[1:]
 		conv &^= caseOneShot
@@ -202,7 +203,18 @@ func appendConv(dst, s []byte, conv caseConv) []byte {
 		} else {
 			c = lower(c)
 		}
-		dst = append(dst, c)
+		dst = append(dst, convHigh(c))
 	}
 	return dst
+}
+
+// convHigh is what GNU sed 4.9 writes, in the C locale, for a byte that
+// \U \L \u or \l converts: the byte itself if it is ASCII, 0xFF for any
+// other (its conversion goes through a wide character the C locale has
+// none for).
+func convHigh(c byte) byte {
+	if c >= utf8.RuneSelf {
+		return 0xff
+	}
+	return c
 }
