@@ -81,9 +81,11 @@ func grepNewMatcher(patterns []string, matcher byte, icase bool, mode grepMode) 
 		}
 		return newGrepLiteral(pats, icase, mode), nil
 	}
-	var fl posixre.Flags
+	// Every byte is a character, as in GNU's C locale: a line with bytes
+	// >= 0x80 is matched through posixre.Encode (grepText).
+	fl := posixre.Bytes
 	if icase {
-		fl = posixre.IgnoreCase
+		fl |= posixre.IgnoreCase
 	}
 	srcs := make([]string, len(patterns))
 	for i, p := range patterns {
@@ -366,7 +368,38 @@ type grepRegex struct {
 	need    grepNeedle     // a string every match holds, if any
 }
 
-func (g *grepRegex) match(line []byte) bool { return g.Match(line) }
+func (g *grepRegex) match(line []byte) bool { return g.Match(grepText(line)) }
+
+// grepText returns line as a regexp translated with posixre.Bytes reads
+// it: line itself if it is ASCII, or a new encoding of it.
+func grepText(line []byte) []byte {
+	if posixre.HasHigh(line) {
+		return posixre.Encode(nil, line)
+	}
+	return line
+}
+
+// grepDecode takes the spans dst[from:], found in text, the encoding of
+// line (grepText), back to offsets into line.
+func grepDecode(line, text []byte, dst [][2]int, from int) {
+	if len(text) == len(line) || from == len(dst) {
+		return
+	}
+	offs := make([]int, 0, 2*(len(dst)-from))
+	for _, m := range dst[from:] {
+		offs = append(offs, m[0], m[1])
+	}
+	posixre.DecodeOffsets(text, offs)
+	for i := range dst[from:] {
+		dst[from+i] = [2]int{offs[2*i], offs[2*i+1]}
+	}
+}
+
+// grepMidChar reports whether offset i of text, an encoding made by
+// grepText, falls inside a character: its second byte.
+func grepMidChar(text []byte, i int) bool {
+	return i < len(text) && text[i] >= 0x80 && text[i] < 0xC0
+}
 
 func (g *grepRegex) seeks() bool { return g.need.text != nil }
 
@@ -396,18 +429,20 @@ func (g *grepRegex) find(line []byte, dst [][2]int) [][2]int {
 	}
 	switch g.mode {
 	case grepLine:
-		if len(line) > 0 && g.Match(line) {
+		if len(line) > 0 && g.match(line) {
 			dst = append(dst, [2]int{0, len(line)})
 		}
 		return dst
 	case grepWord:
 		return g.words.find(line, dst)
 	}
-	for _, m := range g.longest.FindAllIndex(line, -1) {
+	text, from := grepText(line), len(dst)
+	for _, m := range g.longest.FindAllIndex(text, -1) {
 		if m[1] > m[0] {
 			dst = append(dst, [2]int{m[0], m[1]})
 		}
 	}
+	grepDecode(line, text, dst, from)
 	return dst
 }
 
@@ -436,6 +471,7 @@ func (b *grepBacktrack) mayMatch(i int, line []byte) bool {
 }
 
 func (b *grepBacktrack) match(line []byte) bool {
+	line = grepText(line)
 	for i, re := range b.res {
 		if !b.mayMatch(i, line) {
 			continue
@@ -451,7 +487,7 @@ func (b *grepBacktrack) match(line []byte) bool {
 			}
 		case grepWord:
 			for i := 0; i <= len(line); i++ {
-				if wordStartOK(line, i) && re.MatchAt(line, i, func(end int) bool { return wordEndOK(line, end) }) {
+				if !grepMidChar(line, i) && wordStartOK(line, i) && re.MatchAt(line, i, func(end int) bool { return wordEndOK(line, end) }) {
 					return true
 				}
 			}
@@ -469,6 +505,14 @@ func (b *grepBacktrack) find(line []byte, dst [][2]int) [][2]int {
 		}
 		return dst
 	}
+	text, from := grepText(line), len(dst)
+	dst = b.findText(text, dst)
+	grepDecode(line, text, dst, from)
+	return dst
+}
+
+// findText is find on line as grepText encoded it.
+func (b *grepBacktrack) findText(line []byte, dst [][2]int) [][2]int {
 	var res []*backtrack.Regexp
 	for i, re := range b.res {
 		if b.mayMatch(i, line) {
@@ -478,7 +522,7 @@ func (b *grepBacktrack) find(line []byte, dst [][2]int) [][2]int {
 	for pos := 0; pos <= len(line) && len(res) > 0; {
 		start, end := -1, -1
 		for i := pos; i <= len(line) && start < 0; i++ {
-			if b.mode == grepWord && !wordStartOK(line, i) {
+			if grepMidChar(line, i) || b.mode == grepWord && !wordStartOK(line, i) {
 				continue
 			}
 			for _, re := range res {

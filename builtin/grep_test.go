@@ -374,3 +374,31 @@ func BenchmarkGrepKeep(b *testing.B) {
 		})
 	}
 }
+
+// Bytes >= 0x80 against GNU grep in the C locale (issue 30): every byte
+// is a character, so that a stray byte of a pattern matches that byte
+// only and '.' takes one byte, on each of grep's matchers.
+func TestGrepBytesLikeGNU(t *testing.T) {
+	input := "\xb7\xa1x\n\xc2\xe7y\n\xc3\xa9x \xc3\xa9\xc3\xa9\nab\xff\xffcd\n\xe2\x82\xac x\xa9\nplain\n"
+	var cases [][]string
+	for _, pat := range []string{
+		// Fixed bugs: a stray byte matched any other.
+		"x*\xc2\xe7", "\xc2\xe7\\|zz", "[\xc2]\xe7",
+		// Neighbours.
+		"\xc2\xe7", "^.x", "^..x", "^\xc3.x", ".\xa9", "[\x80-\xff]\\+", "[^a-z ]\\{2\\}",
+		"[a-\xff]*d", "\xa9*x", "\\(\xc3\xa9\\)\\1", "\\(.\\)\\1", "\\W\\W", "\\<x", "x\\>", "\\bx\\b",
+	} {
+		for _, opts := range []string{"-n", "-on", "-c", "-ow", "-x", "-oi"} {
+			cases = append(cases, []string{"grep", opts, pat})
+		}
+	}
+	cases = append(cases,
+		[]string{"grep", "-onE", "(.)\\1|\xa9+"},
+		[]string{"grep", "-oE", "\xc3.|x."},
+		[]string{"grep", "-ciE", "X.*\xa9"},
+		[]string{"grep", "-e", "\xa1x", "-e", "^."},
+	)
+	for _, argv := range cases {
+		sameAsGNU(t, "", argv, input)
+	}
+}
