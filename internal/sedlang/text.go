@@ -2,7 +2,6 @@ package sedlang
 
 import (
 	"errors"
-	"unicode/utf8"
 
 	"github.com/tpipe/tpipe/internal/posixre"
 )
@@ -180,16 +179,18 @@ func replacement(t []byte) (parts []replPart, maxGroup int) {
 }
 
 // appendConv appends s to dst changed as conv says, in the C locale:
-// ASCII letters only.
+// ASCII letters only, other bytes as they are. (GNU sed 4.9 writes 0xFF
+// for a byte >= 0x80 that it converts there, which loses the byte; issue
+// 30 rules that quirk out.)
 func appendConv(dst, s []byte, conv caseConv) []byte {
 	if conv == caseAsIs || len(s) == 0 {
 		return append(dst, s...)
 	}
 	if conv&caseOneShot != 0 {
 		if conv&caseUpperFirst != 0 {
-			dst = append(dst, convHigh(upper(s[0])))
+			dst = append(dst, upper(s[0]))
 		} else {
-			dst = append(dst, convHigh(lower(s[0])))
+			dst = append(dst, lower(s[0]))
 		}
 		s = s[1:]
 		conv &^= caseOneShot
@@ -203,18 +204,7 @@ func appendConv(dst, s []byte, conv caseConv) []byte {
 		} else {
 			c = lower(c)
 		}
-		dst = append(dst, convHigh(c))
+		dst = append(dst, c)
 	}
 	return dst
-}
-
-// convHigh is what GNU sed 4.9 writes, in the C locale, for a byte that
-// \U \L \u or \l converts: the byte itself if it is ASCII, 0xFF for any
-// other (its conversion goes through a wide character the C locale has
-// none for).
-func convHigh(c byte) byte {
-	if c >= utf8.RuneSelf {
-		return 0xff
-	}
-	return c
 }
