@@ -428,16 +428,8 @@ func compareFloat(a, b float64) int {
 // space around a decimal number in strtod's grammar, or a signed inf or
 // nan; not hex), and its value.
 func awkNumeric(field []byte) (float64, bool) {
-	// The common case first: a few digits.
-	if n := len(field); n > 0 && n <= 15 {
-		var v uint64
-		i := 0
-		for ; i < n && '0' <= field[i] && field[i] <= '9'; i++ {
-			v = v*10 + uint64(field[i]-'0')
-		}
-		if i == n {
-			return float64(v), true
-		}
+	if v, ok := awkDigits(field); ok {
+		return v, true
 	}
 	b := field
 	for len(b) > 0 && awkSpace(b[0]) {
@@ -464,18 +456,27 @@ func awkNumeric(field []byte) (float64, bool) {
 // awkSpace is C's isspace in the C locale.
 func awkSpace(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
 
+// awkDigits is the value of b when it is the common case, up to 15
+// digits and nothing else (exact in a float64).
+func awkDigits(b []byte) (float64, bool) {
+	n := len(b)
+	if n == 0 || n > 15 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return float64(v), true
+}
+
 // awkNumber is the numeric value gawk gives an input field.
 func awkNumber(b []byte) float64 {
-	// The common case first: a few digits.
-	if n := len(b); n > 0 && n <= 15 {
-		var v uint64
-		i := 0
-		for ; i < n && '0' <= b[i] && b[i] <= '9'; i++ {
-			v = v*10 + uint64(b[i]-'0')
-		}
-		if i == n {
-			return float64(v)
-		}
+	if v, ok := awkDigits(b); ok {
+		return v
 	}
 	for len(b) > 0 && awkSpace(b[0]) {
 		b = b[1:]

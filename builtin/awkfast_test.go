@@ -247,11 +247,7 @@ func TestAwkFastCountRapidAgainstGawk(t *testing.T) {
 		if sep != "" {
 			argv = []string{"-F" + sep, prog}
 		}
-		if c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, argv...)); err != nil || c.Rec == nil {
-			rt.Fatalf("awk %q: not run in the fast form (%v)", argv, err)
-		}
-		want := runGNU(t, "", append([]string{"gawk"}, argv...), in.String())
-		got := runBuiltin(t, "", append([]string{"awk"}, argv...), in.String())
+		got, want := fastAndGawk(t, rt, argv, in.String())
 		if got.out != want.out || got.code != want.code {
 			rt.Fatalf("awk %q on %q:\n tpipe: %d %q\n  gawk: %d %q", argv, in.String(), got.code, got.out, want.code, want.out)
 		}
@@ -299,11 +295,7 @@ func TestAwkFastGroupAgainstGawk(t *testing.T) {
 		if sep != "" {
 			argv = []string{"-F" + sep, prog}
 		}
-		if c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, argv...)); err != nil || c.Rec == nil {
-			rt.Fatalf("awk %q: not run in the fast form (%v)", argv, err)
-		}
-		want := runGNU(t, "", append([]string{"gawk"}, argv...), in.String())
-		got := runBuiltin(t, "", append([]string{"awk"}, argv...), in.String())
+		got, want := fastAndGawk(t, rt, argv, in.String())
 		sorted := func(s string) []string { l := strings.SplitAfter(s, "\n"); slices.Sort(l); return l }
 		if !slices.Equal(sorted(got.out), sorted(want.out)) || got.code != want.code {
 			rt.Fatalf("awk %q on %q:\n tpipe: %d %q\n  gawk: %d %q", argv, in.String(), got.code, got.out, want.code, want.out)
@@ -324,4 +316,13 @@ func TestAwkFastGroupAgainstGawk(t *testing.T) {
 			rt.Fatalf("awk %q: keys in the order %q, want the order they came %q", argv, keys, order)
 		}
 	})
+}
+
+// fastAndGawk runs awk argv on in as the builtin, which must take it in a
+// fast form, and as gawk.
+func fastAndGawk(t *testing.T, rt *rapid.T, argv []string, in string) (got, want result) {
+	if c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, argv...)); err != nil || c.Rec == nil {
+		rt.Fatalf("awk %q: not run in the fast form (%v)", argv, err)
+	}
+	return runBuiltin(t, "", append([]string{"awk"}, argv...), in), runGNU(t, "", append([]string{"gawk"}, argv...), in)
 }
