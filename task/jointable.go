@@ -343,6 +343,11 @@ func (t *joinTable) stored(x uint32) ([]byte, joinEntry) {
 // eachNode calls fn with every waiting record's node and entry: key by
 // key in table order, and within a key input by input, oldest first.
 func (t *joinTable) eachNode(fn func(x uint32, e joinEntry) error) error {
+	return t.walk(func(x uint32) error { return fn(x, t.entry(x)) })
+}
+
+// walk calls fn with every waiting record's node, in eachNode's order.
+func (t *joinTable) walk(fn func(x uint32) error) error {
 	s := t.n + 1
 	for at := 0; at < len(t.slots); at += s {
 		if t.slots[at] == 0 {
@@ -353,7 +358,7 @@ func (t *joinTable) eachNode(fn func(x uint32, e joinEntry) error) error {
 				continue
 			}
 			for x := t.node(tail - 1).next; ; x = t.node(x).next {
-				if err := fn(x, t.entry(x)); err != nil {
+				if err := fn(x); err != nil {
 					return err
 				}
 				if x == tail-1 {
@@ -371,26 +376,13 @@ func (t *joinTable) compact() {
 	old := t.arena
 	t.arena = joinArena{}
 	t.packed++
-	s := t.n + 1
-	for at := 0; at < len(t.slots); at += s {
-		if t.slots[at] == 0 {
-			continue
-		}
-		for _, tail := range t.slots[at+1 : at+s] {
-			if tail == 0 {
-				continue
-			}
-			for x := t.node(tail - 1).next; ; x = t.node(x).next {
-				nd := t.node(x)
-				b := old.at(nd.chunk, nd.off)
-				e, _ := decodeEntry(b)
-				nd.chunk, nd.off = t.arena.put(b[:e.size], nil)
-				if x == tail-1 {
-					break
-				}
-			}
-		}
-	}
+	t.walk(func(x uint32) error {
+		nd := t.node(x)
+		b := old.at(nd.chunk, nd.off)
+		e, _ := decodeEntry(b)
+		nd.chunk, nd.off = t.arena.put(b[:e.size], nil)
+		return nil
+	})
 }
 
 // joinArena is the entries' memory: chunks filled one after another,
