@@ -349,17 +349,9 @@ func (s *operand) Chunk() ([]byte, error) {
 		return piece, err
 	}
 	for s.chunkOff == len(s.chunk) {
-		if s.chunkErr != nil {
-			if s.chunkErr == io.EOF {
-				return nil, io.EOF
-			}
-			return nil, &fileError{name: s.name, err: s.chunkErr}
+		if err := s.fill(); err != nil {
+			return nil, err
 		}
-		if s.chunk == nil {
-			s.chunk = make([]byte, operandChunk)
-		}
-		n, err := s.rc.Read(s.chunk[:cap(s.chunk)])
-		s.chunk, s.chunkOff, s.chunkErr = s.chunk[:n], 0, err
 	}
 	piece := s.chunk[s.chunkOff:]
 	if i := bytes.IndexByte(piece, '\n'); i >= 0 {
@@ -583,3 +575,21 @@ func (w *textWriter) write(b []byte) error {
 
 // flush ends the output; an unfinished line needs nothing more.
 func (w *textWriter) flush() error { return w.err }
+
+// fill reads the next piece of the operand's file into s.chunk, from its
+// start; it returns io.EOF after the end, a *fileError when the file could
+// not be read.
+func (s *operand) fill() error {
+	if s.chunkErr != nil {
+		if s.chunkErr == io.EOF {
+			return io.EOF
+		}
+		return &fileError{name: s.name, err: s.chunkErr}
+	}
+	if s.chunk == nil {
+		s.chunk = make([]byte, operandChunk)
+	}
+	n, err := s.rc.Read(s.chunk[:cap(s.chunk)])
+	s.chunk, s.chunkOff, s.chunkErr = s.chunk[:n], 0, err
+	return nil
+}

@@ -269,17 +269,9 @@ func (s *operand) block() ([]byte, error) {
 	if s.in != nil {
 		return s.in.ReadBytes()
 	}
-	if s.chunkErr != nil {
-		if s.chunkErr == io.EOF {
-			return nil, io.EOF
-		}
-		return nil, &fileError{name: s.name, err: s.chunkErr}
+	if err := s.fill(); err != nil {
+		return nil, err
 	}
-	if s.chunk == nil {
-		s.chunk = make([]byte, operandChunk)
-	}
-	n, err := s.rc.Read(s.chunk[:cap(s.chunk)])
-	s.chunk, s.chunkErr = s.chunk[:n], err
 	return s.chunk, nil
 }
 

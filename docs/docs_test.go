@@ -137,18 +137,8 @@ func brokenLinks(root, file string) []string {
 // outsideCode returns the lines of text with fenced blocks and code spans
 // blanked, so that a link shown as code is not taken for one.
 func outsideCode(text string) []string {
-	lines := strings.Split(text, "\n")
-	fenced := false
+	lines := outsideCodeKeepSpans(text)
 	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			fenced = !fenced
-			lines[i] = ""
-			continue
-		}
-		if fenced {
-			lines[i] = ""
-			continue
-		}
 		lines[i] = codeSpan.ReplaceAllString(l, "")
 	}
 	return lines
