@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -1322,6 +1323,11 @@ func TestSedBackRefsLikeGNU(t *testing.T) {
 		if rapid.IntRange(0, 3).Draw(rt, "z") == 0 {
 			argv = []string{"sed", "-z", script}
 			alphabet, end = []byte("abAB \xa9\n"), "\x00"
+		}
+		if strings.ContainsAny(repl, "Uu") {
+			// GNU writes 0xFF for a high byte \U or \u converts, a quirk
+			// not copied (TestSedCaseKeepsHighBytes): ASCII lines here.
+			alphabet = slices.DeleteFunc(slices.Clone(alphabet), func(c byte) bool { return c >= 0x80 })
 		}
 		var in strings.Builder
 		for _, l := range rapid.SliceOfN(rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 7), 1, 6).Draw(rt, "lines") {
