@@ -271,36 +271,3 @@ func TestLeftoverCopyNotBusy(t *testing.T) {
 	}
 	look(false, 0)
 }
-
-// TestConsumerDeletedMadeAgain: a place's consumer deleted under a
-// worker that pulls from it (by a person mending a stuck one, as the
-// guard's line says) is made again, and the jobs put after come to it.
-// The pulls used to end for good.
-func TestConsumerDeletedMadeAgain(t *testing.T) {
-	s := natstest.Start(t)
-	n := dial(t, s, "again", Options{Lease: 2 * time.Second})
-	in, _ := n.OpenPlace(n.Root() + "/in")
-	c, err := in.Watch(context.Background(), jobs.WatchConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	if err := n.stream.DeleteConsumer(context.Background(), in.durable); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(renewPause + time.Second)
-	if err := in.PutJob("a", strings.NewReader("x\n")); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-c:
-	case <-time.After(30 * time.Second):
-		info, err := in.info(context.Background())
-		t.Fatalf("the job did not come after the consumer was deleted; consumer %+v, %v", info, err)
-	}
-	if tok, err := in.Take("a", false); err != nil {
-		t.Fatalf("Take: %v", err)
-	} else if _, err := tok.Done(nil); err != nil {
-		t.Fatal(err)
-	}
-}
