@@ -27,10 +27,11 @@ func init() {
 			"a variable before BEGIN, -f reads the program from a file. What GoAWK does not " +
 			"do as GNU awk does (gawk's functions and variables such as gensub, strftime, " +
 			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk. " +
-			"The one-liners {s += $N} END {print s}, {print $N, ...}, $N == 404 {n++} END {print n} " +
-			"(any comparison) and {c[$N]++} END {for (k in c) print k, c[k]} ($NF too), with the default or a " +
-			"one-byte -F, run without the interpreter, as gawk would; the last prints the values in the " +
-			"order they first came.",
+			"The one-liners {print $N, ...}, {n++} END {print n}, {s += $N} END {print s} and " +
+			"{c[$N]++} END {for (k in c) print k, c[k]} ($NF too), each alone or after one condition " +
+			"($N == 404 or any comparison with a constant, NR > 1, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/; " +
+			"a condition alone prints the line), with the default or a one-byte -F, run without the " +
+			"interpreter, as gawk would; the group form prints the values in the order they first came.",
 		New: awkNew,
 	})
 }
@@ -127,7 +128,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		// system's awk shares its real descriptors with the command.
 		return nil, unsupportedf("awk", "running a command (| getline, print |, system)")
 	}
-	if f := newAwkFast(a.prog, fs); f != nil && !assigns && !slices.ContainsFunc(operands, awkIsAssignment) {
+	if f := newAwkFast(a.prog, fs, awkUTF8Locale(env.Environ)); f != nil && !assigns && !slices.ContainsFunc(operands, awkIsAssignment) {
 		if len(operands) == 0 {
 			rec := f.perRecord()
 			return &Cmd{ReadsInput: true, Rec: rec, Fn: rec.Func()}, nil

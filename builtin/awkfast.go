@@ -3,12 +3,14 @@ package builtin
 // awk's one-liners without the interpreter. The programs people type most
 // after a grep (`{s += $10} END {print s}`, `{print $1}`, `-F, '{print
 // $2, $5}'`, `$9 == 404 {n++} END {print n}`, `{c[$1]++} END {for (k in
-// c) print k, c[k]}`) spend most of GoAWK's time handing each line over as a
-// string and splitting all its fields into a new slice. When a program
-// has exactly one of these shapes ($NF for a field too), with the default
-// or a one-byte field separator, the builtin runs it on the port's records
-// or its FILE operands directly, with no allocation per line, as GNU awk
-// would:
+// c) print k, c[k]}`, `/GET/ {print $7}`, `NR > 1`) spend most of
+// GoAWK's time handing each line over as a string and splitting all its
+// fields into a new slice. When a program has exactly one of these
+// shapes, an action (print fields, count, sum, group; $NF for a field
+// too) after an optional condition ($N OP CONST, NR OP N, /RE/, !/RE/,
+// $N ~ /RE/, $N !~ /RE/), with the default or a one-byte field
+// separator, the builtin runs it on the port's records or its FILE
+// operands directly, with no allocation per line, as GNU awk would:
 //
 //   - fields as gawk splits them: the default FS splits at runs of
 //     blanks (space, tab), ignoring those at the ends; a one-byte FS
@@ -19,7 +21,9 @@ package builtin
 //     -nan spelled alone are themselves), summed in float64;
 //   - the sum printed as gawk prints a number: an integral value in full
 //     (with %d, or %.0f out of a long's range), +inf, -nan and so on, else
-//     OFMT's %.6g; and nothing but a newline when no line came.
+//     OFMT's %.6g; and nothing but a newline when no line came;
+//   - comparisons as gawk's (awkCompare.match) and regular expressions
+//     as grep -E's matcher in the C locale (awkFastRegex says which).
 //
 // The shapes are recognised on GoAWK's parse of the program, printed in
 // its canonical form (parser.Program.String), so spacing, semicolons and
@@ -43,12 +47,14 @@ import (
 	"github.com/tpipe/tpipe/task"
 )
 
-// awkFast is a program run without GoAWK.
+// awkFast is a program run without GoAWK: an optional condition, then
+// one action on the lines it holds for.
 type awkFast struct {
-	sep    byte  // the field separator; 0 for the default (runs of blanks)
-	fields []int // the fields printed, or summed (one)
-	sum    bool  // {V += $N} END {print V}; else {print $N, ...}
-	count  *awkCount
+	sep    byte     // the field separator; 0 for the default (runs of blanks)
+	cond   *awkCond // nil: every line
+	fields []int    // the fields printed, or summed (one)
+	sum    bool     // {V += $N} END {print V}; else {print $N, ...}
+	count  bool     // {V++} END {print V}
 	group  *awkGroup
 }
 
@@ -59,25 +65,51 @@ type awkGroup struct {
 	countFirst bool // print A[K], K
 }
 
-// awkCount is `$N OP CONST {V++} END {print V}`: the lines whose field N
-// compares so with a constant.
-type awkCount struct {
+// awkCond is a pattern the fast forms test each line with: field N (the
+// line for 0) compared with a constant, or matched by a regular
+// expression, or the line's number compared with a number.
+type awkCond struct {
+	field int
+	cmp   *awkCompare
+	re    grepMatcher
+	not   bool // !~ or !/RE/
+	nr    bool // cmp compares NR
+}
+
+// awkCompare is `OP CONST`: a value compared with a constant.
+type awkCompare struct {
 	op     string  // ==, !=, <, <=, >, >=
 	str    bool    // CONST is a string: fields compare as strings
 	num    float64 // CONST's value, if a number
 	numStr []byte  // and as a string (CONVFMT), for a field not numeric
 }
 
+const (
+	awkName  = `[A-Za-z_][A-Za-z_0-9]*`
+	awkField = `\$\(?([0-9]+|NF)\)?`
+	awkOp    = `(==|!=|<|<=|>|>=)`
+	// awkRegex is a regular expression literal the fast forms take: a
+	// backslash only before a character it makes literal, where awk and
+	// grep -E agree (and \/, a slash).
+	awkRegex = `/((?:[^/\\\n]|\\[.\[\](){}*+?^$|\\/])*)/`
+)
+
 var (
+	// awkCondShape is a pattern as GoAWK prints it: $N OP CONST, NR OP
+	// NUMBER, /RE/, !/RE/, $N ~ /RE/ or $N !~ /RE/.
+	awkCondShape = regexp.MustCompile(`^(?:` + awkField + ` ` + awkOp + ` ("[A-Za-z0-9_./:-]*"|[0-9]+(?:\.[0-9]+)?)` +
+		`|NR ` + awkOp + ` ([0-9]+)` +
+		`|(!?)` + awkRegex +
+		`|` + awkField + ` (!?~) ` + awkRegex + `)`)
 	// awkSumShape is `{ V += $N } END { print V }` as GoAWK prints it.
-	awkSumShape = regexp.MustCompile(`^\{\n    ([A-Za-z_][A-Za-z_0-9]*) \+= \$\(?([0-9]+|NF)\)?\n\}\n\nEND \{\n    print ([A-Za-z_][A-Za-z_0-9]*)\n\}$`)
+	awkSumShape = regexp.MustCompile(`^\{\n    (` + awkName + `) \+= ` + awkField + `\n\}\n\nEND \{\n    print (` + awkName + `)\n\}$`)
 	// awkPrintShape is `{ print $N, $M, ... }`, or a bare print.
 	awkPrintShape = regexp.MustCompile(`^\{\n    print ((?:\$\(?(?:[0-9]+|NF)\)?(?:, )?)*)\n\}$`)
 	awkFieldRef   = regexp.MustCompile(`[0-9]+|NF`)
 	// awkGroupShape is `{ A[$N]++ } END { for (K in A) print K, A[K] }`.
-	awkGroupShape = regexp.MustCompile(`^\{\n    ([A-Za-z_][A-Za-z_0-9]*)\[\$\(?([0-9]+|NF)\)?\](?:\+\+| \+= 1)\n\}\n\nEND \{\n    for \(([A-Za-z_][A-Za-z_0-9]*) in ([A-Za-z_][A-Za-z_0-9]*)\) \{\n        print ([A-Za-z_][A-Za-z_0-9]*(?:\[[A-Za-z_][A-Za-z_0-9]*\])?), ([A-Za-z_][A-Za-z_0-9]*(?:\[[A-Za-z_][A-Za-z_0-9]*\])?)\n    \}\n\}$`)
-	// awkCountShape is `$N OP CONST { V++ } END { print V }` (or V += 1).
-	awkCountShape = regexp.MustCompile(`^\$\(?([0-9]+|NF)\)? (==|!=|<|<=|>|>=) ("[A-Za-z0-9_./:-]*"|[0-9]+(?:\.[0-9]+)?) \{\n    ([A-Za-z_][A-Za-z_0-9]*)(?:\+\+| \+= 1)\n\}\n\nEND \{\n    print ([A-Za-z_][A-Za-z_0-9]*)\n\}$`)
+	awkGroupShape = regexp.MustCompile(`^\{\n    (` + awkName + `)\[` + awkField + `\](?:\+\+| \+= 1)\n\}\n\nEND \{\n    for \((` + awkName + `) in (` + awkName + `)\) \{\n        print (` + awkName + `(?:\[` + awkName + `\])?), (` + awkName + `(?:\[` + awkName + `\])?)\n    \}\n\}$`)
+	// awkCountShape is `{ V++ } END { print V }` (or V += 1).
+	awkCountShape = regexp.MustCompile(`^\{\n    (` + awkName + `)(?:\+\+| \+= 1)\n\}\n\nEND \{\n    print (` + awkName + `)\n\}$`)
 )
 
 // awkSpecialVars are awk's own variables: a sum into one of them is not a
@@ -89,9 +121,10 @@ var awkSpecialVars = map[string]bool{
 }
 
 // newAwkFast returns the fast form of prog run with the values of its -F
-// options, or nil when it has none. A command line with a -v or an
-// operand has none.
-func newAwkFast(prog *parser.Program, fs []string) *awkFast {
+// options, or nil when it has none. utf8 says the locale's characters
+// are UTF-8, where a regular expression's . and [^...] take a character
+// (those run on GoAWK there).
+func newAwkFast(prog *parser.Program, fs []string, utf8 bool) *awkFast {
 	f := &awkFast{}
 	for _, v := range fs {
 		sep, ok := awkFastSep(v)
@@ -101,6 +134,20 @@ func newAwkFast(prog *parser.Program, fs []string) *awkFast {
 		f.sep = sep
 	}
 	src := prog.String()
+	if m := awkCondShape.FindStringSubmatch(src); m != nil {
+		c, ok := newAwkCond(m, utf8)
+		if !ok {
+			return nil
+		}
+		f.cond = c
+		if src = src[len(m[0]):]; src == "" {
+			f.fields = []int{0} // no action: print the line
+			return f
+		}
+		if src, ok = strings.CutPrefix(src, " "); !ok {
+			return nil
+		}
+	}
 	if m := awkGroupShape.FindStringSubmatch(src); m != nil {
 		arr, key := m[1], m[3]
 		n, err := awkFastField(m[2])
@@ -120,20 +167,10 @@ func newAwkFast(prog *parser.Program, fs []string) *awkFast {
 		return f
 	}
 	if m := awkCountShape.FindStringSubmatch(src); m != nil {
-		n, err := awkFastField(m[1])
-		if err != nil || n == 0 || m[4] != m[5] || awkSpecialVars[m[4]] {
+		if m[1] != m[2] || awkSpecialVars[m[1]] {
 			return nil
 		}
-		c := &awkCount{op: m[2]}
-		if lit, ok := strings.CutPrefix(m[3], `"`); ok {
-			c.str, c.numStr = true, []byte(strings.TrimSuffix(lit, `"`))
-		} else {
-			if c.num, err = strconv.ParseFloat(m[3], 64); err != nil {
-				return nil
-			}
-			c.numStr = awkFormatNumber(nil, c.num)
-		}
-		f.fields, f.count = []int{n}, c
+		f.count = true
 		return f
 	}
 	if m := awkSumShape.FindStringSubmatch(src); m != nil {
@@ -162,6 +199,112 @@ func newAwkFast(prog *parser.Program, fs []string) *awkFast {
 		f.fields = []int{0} // print: the record
 	}
 	return f
+}
+
+// newAwkCond is the condition awkCondShape's match m names, with ok false
+// for one the fast forms do not take.
+func newAwkCond(m []string, utf8 bool) (c *awkCond, ok bool) {
+	c = &awkCond{}
+	var err error
+	switch {
+	case m[2] != "": // $N OP CONST
+		if c.field, err = awkFastField(m[1]); err != nil || c.field == 0 {
+			return nil, false
+		}
+		if c.cmp, ok = newAwkCompare(m[2], m[3]); !ok {
+			return nil, false
+		}
+	case m[4] != "": // NR OP NUMBER
+		c.nr = true
+		if c.cmp, ok = newAwkCompare(m[4], m[5]); !ok {
+			return nil, false
+		}
+	case m[9] != "": // $N ~ /RE/
+		if c.field, err = awkFastField(m[8]); err != nil {
+			return nil, false
+		}
+		c.not = m[9] == "!~"
+		if c.re, ok = awkFastRegex(m[10], utf8); !ok {
+			return nil, false
+		}
+	default: // /RE/ or !/RE/
+		c.not = m[6] == "!"
+		if c.re, ok = awkFastRegex(m[7], utf8); !ok {
+			return nil, false
+		}
+	}
+	return c, true
+}
+
+// awkFastRegex compiles re as grep -E does in the C locale, where it
+// means what it means to gawk: a POSIX extended regular expression whose
+// backslashes make the next character literal. In a UTF-8 locale gawk
+// matches characters, which bytes match alike only where re has no .,
+// [^...] or [:class:] and is all ASCII.
+func awkFastRegex(re string, utf8 bool) (grepMatcher, bool) {
+	if awkBracketBackslash(re) {
+		// In a bracket expression a backslash escapes to awk and is
+		// itself to grep.
+		return nil, false
+	}
+	re = strings.ReplaceAll(re, `\/`, "/")
+	if utf8 && (strings.Contains(strings.ReplaceAll(re, `\.`, ""), ".") || strings.Contains(re, "[^") || strings.Contains(re, "[:") || strings.IndexFunc(re, func(r rune) bool { return r >= 0x80 }) >= 0) {
+		return nil, false
+	}
+	m, err := grepNewMatcher([]string{re}, 'E', false, grepAny)
+	return m, err == nil
+}
+
+// awkBracketBackslash reports whether a backslash stands inside a bracket
+// expression of re ([...], where a ] first is literal and [:class:],
+// [=c=] and [.c.] hold a ]), or re ends inside one.
+func awkBracketBackslash(re string) bool {
+	for i := 0; i < len(re); i++ {
+		switch re[i] {
+		case '\\':
+			i++
+		case '[':
+			j := i + 1
+			if j < len(re) && re[j] == '^' {
+				j++
+			}
+			if j < len(re) && re[j] == ']' {
+				j++
+			}
+			for ; j < len(re) && re[j] != ']'; j++ {
+				switch {
+				case re[j] == '\\':
+					return true
+				case re[j] == '[' && j+1 < len(re) && strings.IndexByte(":=.", re[j+1]) >= 0:
+					end := strings.Index(re[j+2:], string(re[j+1])+"]")
+					if end < 0 {
+						return true
+					}
+					j += 2 + end + 1
+				}
+			}
+			if j >= len(re) {
+				return true
+			}
+			i = j
+		}
+	}
+	return false
+}
+
+// newAwkCompare is `op lit`, lit a number or a string in double quotes.
+func newAwkCompare(op, lit string) (*awkCompare, bool) {
+	c := &awkCompare{op: op}
+	if s, ok := strings.CutPrefix(lit, `"`); ok {
+		c.str, c.numStr = true, []byte(strings.TrimSuffix(s, `"`))
+		return c, true
+	}
+	var err error
+	if c.num, err = strconv.ParseFloat(lit, 64); err != nil {
+		return nil, false
+	}
+	c.numStr = awkFormatNumber(nil, c.num)
+	return c, true
 }
 
 // awkNF stands for $NF among awkFast's fields.
@@ -195,15 +338,21 @@ func awkFastSep(v string) (sep byte, ok bool) {
 }
 
 // perRecord is the program's per-record form. The print form keeps no
-// state, so copies may share the lines (replicas).
+// state, so copies may share the lines (replicas), unless its condition
+// counts lines.
 func (f *awkFast) perRecord() *task.PerRecord {
+	keep := f.cond.tester(f.sep)
 	if g := f.group; g != nil {
 		index := map[string]int{}
 		var keys []string
 		var counts []int64
 		return &task.PerRecord{
 			Each: func(rec []byte, _ task.Emit) error {
-				v := awkFieldOf(record.TrimEOL(rec), f.fields[0], f.sep)
+				line := record.TrimEOL(rec)
+				if !keep(line) {
+					return nil
+				}
+				v := awkFieldOf(line, f.fields[0], f.sep)
 				if i, ok := index[string(v)]; ok {
 					counts[i]++
 					return nil
@@ -232,11 +381,11 @@ func (f *awkFast) perRecord() *task.PerRecord {
 			},
 		}
 	}
-	if c := f.count; c != nil {
+	if f.count {
 		n := 0
 		return &task.PerRecord{
 			Each: func(rec []byte, _ task.Emit) error {
-				if c.match(awkFieldOf(record.TrimEOL(rec), f.fields[0], f.sep)) {
+				if keep(record.TrimEOL(rec)) {
 					n++
 				}
 				return nil
@@ -254,8 +403,11 @@ func (f *awkFast) perRecord() *task.PerRecord {
 		lines := 0
 		return &task.PerRecord{
 			Each: func(rec []byte, _ task.Emit) error {
-				s += awkNumber(awkFieldOf(record.TrimEOL(rec), f.fields[0], f.sep))
-				lines++
+				line := record.TrimEOL(rec)
+				if keep(line) {
+					s += awkNumber(awkFieldOf(line, f.fields[0], f.sep))
+					lines++
+				}
 				return nil
 			},
 			End: func(emit task.Emit) error {
@@ -267,9 +419,12 @@ func (f *awkFast) perRecord() *task.PerRecord {
 		}
 	}
 	var buf []byte
-	return &task.PerRecord{
+	r := &task.PerRecord{
 		Each: func(rec []byte, emit task.Emit) error {
 			line := record.TrimEOL(rec)
+			if !keep(line) {
+				return nil
+			}
 			buf = buf[:0]
 			for i, n := range f.fields {
 				if i > 0 {
@@ -279,8 +434,31 @@ func (f *awkFast) perRecord() *task.PerRecord {
 			}
 			return emit(append(buf, '\n'))
 		},
-		Fresh: f.perRecord,
 	}
+	if f.cond == nil || !f.cond.nr {
+		r.Fresh = f.perRecord
+	}
+	return r
+}
+
+// tester is the condition as a test of a line (without its end), true
+// for every line when c is nil. Each tester counts lines of its own.
+func (c *awkCond) tester(sep byte) func(line []byte) bool {
+	switch {
+	case c == nil:
+		return func([]byte) bool { return true }
+	case c.nr:
+		nr := 0
+		return func([]byte) bool {
+			nr++
+			return c.cmp.compare(float64(nr))
+		}
+	case c.re != nil:
+		return func(line []byte) bool {
+			return c.re.match(awkFieldOf(line, c.field, sep)) != c.not
+		}
+	}
+	return func(line []byte) bool { return c.cmp.match(awkFieldOf(line, c.field, sep)) }
 }
 
 // awkFieldOf returns field n of line ($0 for 0), or nothing past the
@@ -382,14 +560,21 @@ func (f *awkFast) files(env *Env, names []string) func(context.Context, *buffer.
 // compares with the constant as c.op says, as gawk compares: a field that
 // looks like a number against a number numerically, anything else as
 // strings (the number in CONVFMT); a field past the last is "".
-func (c *awkCount) match(field []byte) bool {
-	var cmp int
+func (c *awkCompare) match(field []byte) bool {
 	switch v, num := awkNumeric(field); {
 	case num && !c.str:
-		cmp = compareFloat(v, c.num)
+		return c.holds(compareFloat(v, c.num))
 	default:
-		cmp = bytes.Compare(field, c.numStr)
+		return c.holds(bytes.Compare(field, c.numStr))
 	}
+}
+
+// compare reports whether the number v compares with the constant, a
+// number, as c.op says.
+func (c *awkCompare) compare(v float64) bool { return c.holds(compareFloat(v, c.num)) }
+
+// holds reports whether c.op holds of an order cmp (-1, 0, 1).
+func (c *awkCompare) holds(cmp int) bool {
 	switch c.op {
 	case "==":
 		return cmp == 0

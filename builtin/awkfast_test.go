@@ -112,7 +112,21 @@ func TestAwkFastShapes(t *testing.T) {
 		{[]string{"{c[$1]++} END {for (k in c) print k \" \" c[k]}"}, false},
 		{[]string{"{c[$1]++} END {for (NR in c) print NR, c[NR]}"}, false},
 		{[]string{"{s += $1.5} END {print s}"}, false},
-		{[]string{"NR > 1 {print $2}"}, false},
+		{[]string{"NR > 1 {print $2}"}, true},
+		{[]string{"NR % 2 == 0"}, false},
+		{[]string{"$9 != 200 {print $7}"}, true},
+		{[]string{"$9 == 404"}, true},
+		{[]string{"/GET/ {print $7}"}, true},
+		{[]string{"!/GET/"}, true},
+		{[]string{"$7 ~ /\\.ico$/ {n++} END {print n}"}, true},
+		{[]string{"$1 !~ /^1[0-9]\\./ {s += $10} END {print s}"}, true},
+		{[]string{"/\\/api\\// {c[$1]++} END {for (k in c) print k, c[k]}"}, true},
+		{[]string{"/[\\]]/"}, false},
+		{[]string{"/\\t/"}, false},
+		{[]string{"$7 ~ \"x\""}, false},
+		{[]string{"/a/ && /b/"}, false},
+		{[]string{"/a/ {print $1; n++}"}, false},
+		{[]string{"{n++} END {print n}"}, true},
 		{[]string{"{print $1 $2}"}, false},
 		{[]string{"{print $1, $2 > \"/dev/stderr\"}"}, false},
 		{[]string{"{print ($1)}"}, false},
@@ -124,7 +138,7 @@ func TestAwkFastShapes(t *testing.T) {
 		{[]string{"{print $1}", "x=1", "file"}, false},
 		{[]string{"BEGIN {FS=\",\"} {print $1}"}, false},
 	} {
-		c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, tc.argv...))
+		c, err := builtin.New(&builtin.Env{Environ: []string{"LC_ALL=C"}}, append([]string{"awk"}, tc.argv...))
 		if err != nil {
 			t.Errorf("awk %q: %v", tc.argv, err)
 			continue
@@ -321,8 +335,89 @@ func TestAwkFastGroupAgainstGawk(t *testing.T) {
 // fastAndGawk runs awk argv on in as the builtin, which must take it in a
 // fast form, and as gawk.
 func fastAndGawk(t *testing.T, rt *rapid.T, argv []string, in string) (got, want result) {
-	if c, err := builtin.New(&builtin.Env{}, append([]string{"awk"}, argv...)); err != nil || c.Rec == nil {
+	if c, err := builtin.New(&builtin.Env{Environ: []string{"LC_ALL=C"}}, append([]string{"awk"}, argv...)); err != nil || c.Rec == nil {
 		rt.Fatalf("awk %q: not run in the fast form (%v)", argv, err)
 	}
 	return runBuiltin(t, "", append([]string{"awk"}, argv...), in), runGNU(t, "", append([]string{"gawk"}, argv...), in)
+}
+
+// In a UTF-8 locale a regular expression whose . or [^...] or class would
+// take a character where the fast forms take a byte runs on GoAWK.
+func TestAwkFastRegexByLocale(t *testing.T) {
+	for _, tc := range []struct {
+		prog       string
+		utf8, cLoc bool
+	}{
+		{"/ab/", true, true},
+		{"/a\\.b/", true, true},
+		{"/[0-9]+x/", true, true},
+		{"/a.b/", false, true},
+		{"/[^a]/", false, true},
+		{"/[[:alpha:]]/", false, true},
+		{"/é/", false, true},
+	} {
+		for _, loc := range []struct {
+			env  string
+			fast bool
+		}{{"LC_ALL=C.UTF-8", tc.utf8}, {"LC_ALL=C", tc.cLoc}} {
+			c, err := builtin.New(&builtin.Env{Environ: []string{loc.env}}, []string{"awk", tc.prog})
+			if err != nil {
+				t.Fatalf("awk %q: %v", tc.prog, err)
+			}
+			if fast := c.Rec != nil; fast != loc.fast {
+				t.Errorf("awk %q under %s: fast form %v, want %v", tc.prog, loc.env, fast, loc.fast)
+			}
+		}
+	}
+}
+
+// The conditions of the fast forms ($N OP CONST, NR OP N, /RE/, !/RE/,
+// $N ~ /RE/, $N !~ /RE/) before each action (none, print, count, sum,
+// group) against gawk on random lines.
+func TestAwkFastCondRapidAgainstGawk(t *testing.T) {
+	words := []string{"a", "ab", "b", "aab", "x.y", "a.b", "10", "9", "404", "/p/", "1.5", "é", "]", "A", "ba"}
+	regexes := []string{"a", "^a", "b$", "a|b", "[0-9]+", "x*", "^$", "", `\.`, `a\.b`, `\/p`, "[[:digit:]]", "(ab)+",
+		"a{2}", "[^a]", ".", `^[0-9][0-9]\.`, "[]a]", "[a-c]$", `\$`, "B"}
+	ops := []string{"==", "!=", "<", "<=", ">", ">="}
+	rapid.Check(t, func(rt *rapid.T) {
+		sep := rapid.SampledFrom([]string{"", ","}).Draw(rt, "sep")
+		var in strings.Builder
+		for range rapid.IntRange(0, 15).Draw(rt, "lines") {
+			for f := range rapid.IntRange(0, 3).Draw(rt, "fields") {
+				if f > 0 {
+					in.WriteString(map[string]string{"": " ", ",": ","}[sep])
+				}
+				in.WriteString(rapid.SampledFrom(words).Draw(rt, "word"))
+			}
+			in.WriteByte('\n')
+		}
+		ref := rapid.SampledFrom([]string{"1", "2", "NF"}).Draw(rt, "ref")
+		var cond string
+		switch rapid.IntRange(0, 3).Draw(rt, "cond") {
+		case 0:
+			cond = fmt.Sprintf("$%s %s %s", ref, rapid.SampledFrom(ops).Draw(rt, "op"),
+				rapid.SampledFrom([]string{"9", "10", `"a"`, `"ab"`, "1.5"}).Draw(rt, "const"))
+		case 1:
+			cond = fmt.Sprintf("NR %s %d", rapid.SampledFrom(ops).Draw(rt, "op"), rapid.IntRange(0, 5).Draw(rt, "nr"))
+		case 2:
+			cond = rapid.SampledFrom([]string{"", "!"}).Draw(rt, "not") + "/" + rapid.SampledFrom(regexes).Draw(rt, "re") + "/"
+		default:
+			cond = fmt.Sprintf("$%s %s /%s/", ref, rapid.SampledFrom([]string{"~", "!~"}).Draw(rt, "match"), rapid.SampledFrom(regexes).Draw(rt, "re"))
+		}
+		action := rapid.SampledFrom([]string{"", " {print}", " {print $0}", " {print $2, $1}", " {n++} END {print n}",
+			" {s += $1} END {print s}", " {c[$1]++} END {for (k in c) print k, c[k]}"}).Draw(rt, "action")
+		argv := []string{cond + action}
+		if sep != "" {
+			argv = []string{"-F" + sep, cond + action}
+		}
+		got, want := fastAndGawk(t, rt, argv, in.String())
+		if strings.Contains(action, "for (k in c)") {
+			// gawk's order is its hash's: compare the lines sorted.
+			sorted := func(s string) string { l := strings.SplitAfter(s, "\n"); slices.Sort(l); return strings.Join(l, "") }
+			got.out, want.out = sorted(got.out), sorted(want.out)
+		}
+		if got.out != want.out || got.code != want.code {
+			rt.Fatalf("awk %q on %q:\n tpipe: %d %q\n  gawk: %d %q", argv, in.String(), got.code, got.out, want.code, want.out)
+		}
+	})
 }

@@ -32,6 +32,9 @@ func BenchmarkAwkVsGawk(b *testing.B) {
 		{"count-404", `$9 == 404 {n++} END {print n}`},
 		{"group-1", `{c[$1]++} END {for (k in c) print k, c[k]}`},
 		{"filter-print", `$9 != 200 {print $7}`},
+		{"regex-print", `/POST/ {print $7}`},
+		{"field-regex", `$7 ~ /\.ico$/ {n++} END {print n}`},
+		{"nr-modulo", `NR % 2 == 0`}, // GoAWK: no fast form
 	}
 	type runner struct {
 		name string
