@@ -27,6 +27,7 @@ func init() {
 			"a variable before BEGIN, -f reads the program from a file. What GoAWK does not " +
 			"do as GNU awk does (gawk's functions and variables such as gensub, strftime, " +
 			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk. " +
+			"for (k in a) takes its keys in a fixed order: integers ascending, then the rest in byte order. " +
 			"The one-liners {print $N, ...}, {n++} END {print n}, {s += $N} END {print s} and " +
 			"{c[$N]++} END {for (k in c) print k, c[k]} ($NF too), each alone or after one condition " +
 			"($N == 404 or any comparison with a constant, NR > 1, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/; " +
@@ -41,8 +42,11 @@ func init() {
 type awkCmd struct {
 	env  *Env
 	prog *parser.Program
-	vars []string // name, value pairs: -F and -v
-	args []string // FILE and VAR=VALUE operands
+	// ordered is prog written over for GoAWK to run it as gawk would
+	// (awkRewrite), run with an awkKeys' functions; nil if it needs none.
+	ordered *parser.Program
+	vars    []string // name, value pairs: -F and -v
+	args    []string // FILE and VAR=VALUE operands
 }
 
 var awkLongs = []longOpt{
@@ -109,7 +113,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		operands = operands[1:]
 	}
 	src := strings.Join(sources, "\n")
-	if what := awkNeedsGawk(src); what != "" {
+	if what := awkNeedsGawk(src, a.vars, awkUTF8Locale(env.Environ)); what != "" {
 		return nil, unsupportedf("awk", "%s", what)
 	}
 	a.prog, err = parser.ParseProgram([]byte(src), nil)
@@ -129,15 +133,22 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		return nil, unsupportedf("awk", "running a command (| getline, print |, system)")
 	}
 	if f := newAwkFast(a.prog, fs, awkUTF8Locale(env.Environ)); f != nil && !assigns && !slices.ContainsFunc(operands, awkIsAssignment) {
+		// The group form keeps every value it has seen.
+		unbounded := f.group != nil
 		if len(operands) == 0 {
 			rec := f.perRecord()
-			return &Cmd{ReadsInput: true, Rec: rec, Fn: rec.Func()}, nil
+			return &Cmd{ReadsInput: true, Rec: rec, Fn: rec.Func(), Unbounded: unbounded}, nil
 		}
 		if reads, err := env.edgeOperands("awk", operands); err == nil {
-			return &Cmd{ReadsInput: readsInput(operands), Reads: reads, Fn: f.files(env, operands)}, nil
+			return &Cmd{ReadsInput: readsInput(operands), Reads: reads, Fn: f.files(env, operands), Unbounded: unbounded}, nil
 		}
 	}
 	a.args = operands
+	if src, ok := awkRewrite(src, awkUTF8Locale(env.Environ)); ok {
+		// A program that does not parse once rewritten (which would be
+		// a fault of the rewriting) runs as it was written.
+		a.ordered, _ = parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: (&awkKeys{}).funcs()})
+	}
 	var names []string
 	for _, o := range operands {
 		if !awkIsAssignment(o) {
@@ -152,19 +163,51 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		// GoAWK opens files and runs commands in the process's directory.
 		return nil, unsupportedf("awk", "with files in another directory")
 	}
-	return &Cmd{ReadsInput: readsInput(names), Fn: a.run, Effects: awkWritesFiles(a.prog)}, nil
+	// GoAWK keeps what the program stores, arrays and strings, unbudgeted.
+	return &Cmd{ReadsInput: readsInput(names), Fn: a.run, Effects: awkWritesFiles(a.prog), Unbounded: true}, nil
 }
 
-// awkNeedsGawk names what in the program src GoAWK would run differently
-// from GNU awk, or returns "".
-func awkNeedsGawk(src string) string {
+// awkNeedsGawk names what in the program src, run with the variables
+// vars (name, value pairs of -F and -v), GoAWK would run differently from
+// GNU awk, or returns "". utf8 says the locale's characters are UTF-8.
+func awkNeedsGawk(src string, vars []string, utf8 bool) string {
+	const chars = "splitting into characters outside a UTF-8 locale (GoAWK splits UTF-8 characters, gawk bytes)"
+	for i := 0; i+1 < len(vars); i += 2 {
+		if vars[i] == "FS" && vars[i+1] == "" && !utf8 {
+			return chars
+		}
+	}
 	l := lexer.NewLexer([]byte(src))
+	var last [3]lexer.Token // the tokens before this one, latest first
+	var vals [3]string      // and their values
+	// Inside split( at depth splits[i], having passed commas[i] commas.
+	depth := 0
+	var splits, commas []int
 	for {
 		_, tok, val := l.Scan()
 		switch tok {
 		case lexer.EOF, lexer.ILLEGAL:
 			return ""
-		case lexer.F_RAND, lexer.F_SRAND:
+		case lexer.LPAREN:
+			depth++
+			if last[0] == lexer.F_SPLIT {
+				splits, commas = append(splits, depth), append(commas, 0)
+			}
+		case lexer.RPAREN:
+			n := len(splits)
+			if n > 0 && splits[n-1] == depth {
+				// split(s, a, ""): the third argument the empty string.
+				if commas[n-1] == 2 && last[0] == lexer.STRING && vals[0] == "" && last[1] == lexer.COMMA && !utf8 {
+					return chars
+				}
+				splits, commas = splits[:n-1], commas[:n-1]
+			}
+			depth--
+		case lexer.COMMA:
+			if n := len(splits); n > 0 && splits[n-1] == depth {
+				commas[n-1]++
+			}
+		case lexer.F_RAND:
 			return "rand() (GoAWK's numbers differ from gawk's)"
 		case lexer.NAME:
 			// A regex is scanned as if it were division and words: a
@@ -173,7 +216,19 @@ func awkNeedsGawk(src string) string {
 			if awkGawkOnly[val] {
 				return val
 			}
+		case lexer.NUMBER:
+			// $-1 or $(-1): gawk stops with a fatal error, GoAWK takes
+			// the last field.
+			if last[0] == lexer.SUB && (last[1] == lexer.DOLLAR || last[1] == lexer.LPAREN && last[2] == lexer.DOLLAR) {
+				return "a negative field number"
+			}
+		case lexer.STRING:
+			if val == "" && last[0] == lexer.ASSIGN && last[1] == lexer.NAME && vals[1] == "FS" && !utf8 {
+				return chars
+			}
 		}
+		last[0], last[1], last[2] = tok, last[0], last[1]
+		vals[0], vals[1], vals[2] = val, vals[0], vals[1]
 	}
 }
 
@@ -295,7 +350,12 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 		in.r = strings.NewReader("")
 	}
 	cfg.Stdin = in
-	it, err := interp.New(a.prog)
+	prog := a.prog
+	if a.ordered != nil {
+		prog = a.ordered
+		cfg.Funcs = (&awkKeys{}).funcs()
+	}
+	it, err := interp.New(prog)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,62 @@
+package builtin
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/benhoyt/goawk/parser"
+)
+
+// The rewriting of for-in loops: loops in code are rewritten, words in
+// strings, regular expressions and comments are not, a / is told from a
+// regular expression as awk's grammar tells it, and a function with a
+// loop gets the snapshot as extra parameters.
+func TestAwkOrderForInRewrite(t *testing.T) {
+	for _, tc := range []struct {
+		src   string
+		sites int      // loops rewritten
+		keep  []string // texts that must stay as written
+	}{
+		{`BEGIN { for (k in a) print k }`, 1, nil},
+		{`BEGIN { print "for (k in a)" }`, 0, nil},
+		{"# for (k in a)\nBEGIN { print 1 }", 0, nil},
+		{`$0 ~ /for \(k in a\)/ { print }`, 0, nil},
+		{`{ x = $1 / 2; y = x / 3 } /for (k in a)/ { n++ } END { for (k in c) print k / 2 }`, 1, []string{"/for (k in a)/"}},
+		{`{ n = length / 2 } END { for (k in c) print k }`, 1, nil},
+		{"function f() {\n\tfor (k in a) print k\n}\nBEGIN { f() }", 1, []string{"function f(__tpk1, __tpi1)"}},
+		{"function g(x, y,   k) { for (k in x) for (j in y) n++; return n }\nBEGIN { g(a, b) }", 2,
+			[]string{"function g(x, y,   k, __tpk1, __tpi1, __tpk2, __tpi2)"}},
+		{`BEGIN { for (k in ENVIRON) n++; print n > 0 }`, 0, nil},
+		{`BEGIN { for (i = 0; i < 3; i++) for (k in a) print k }`, 1, nil},
+		{`BEGIN { for ((k) in a) print k }`, 0, nil},
+	} {
+		out, ok := awkRewrite(tc.src, true)
+		if !ok {
+			if tc.sites != 0 {
+				t.Errorf("%q: not rewritten", tc.src)
+			}
+			continue
+		}
+		if got := strings.Count(out, "__tpkeys(") - 1; got != tc.sites { // one in the function itself
+			t.Errorf("%q: %d loops rewritten, want %d:\n%s", tc.src, got, tc.sites, out)
+		}
+		for _, k := range tc.keep {
+			if !strings.Contains(out, k) {
+				t.Errorf("%q: lost %q:\n%s", tc.src, k, out)
+			}
+		}
+		if _, err := parser.ParseProgram([]byte(out), &parser.ParserConfig{Funcs: (&awkKeys{}).funcs()}); err != nil {
+			t.Errorf("%q: the rewritten program does not parse: %v\n%s", tc.src, err, out)
+		}
+	}
+}
+
+// Keys in order: integers as awk writes them by value, then the rest by
+// bytes.
+func TestAwkSortKeys(t *testing.T) {
+	got := awkSortKeys(strings.Split("b,10,-3,2,01,1.5,,a,0,-0,+4,99999999999999999999,9", ","))
+	want := "-3,0,2,9,10,,+4,-0,01,1.5,99999999999999999999,a,b"
+	if strings.Join(got, ",") != want {
+		t.Errorf("got %s, want %s", strings.Join(got, ","), want)
+	}
+}

@@ -1,0 +1,374 @@
+package builtin
+
+// Programs written over before GoAWK parses them, where GoAWK would run
+// them otherwise than gawk and the difference can be mended in the
+// program's text (GoAWK is a library here, used as it is):
+//
+//   - `for (k in a)` in a stable order. GoAWK ranges over a Go map,
+//     whose order changes from run to run, and skips a key deleted while
+//     the loop runs. gawk walks a list of the keys taken when the loop
+//     starts (a key deleted meanwhile still comes), in an order that is
+//     its hash tables' but the same every run: ascending for an array of
+//     integers such as split's. Programs and their tests lean on that, so
+//     each such loop becomes a plain for loop on a snapshot of the keys in
+//     a fixed order: integers first, ascending, then every other key in
+//     byte order (gawk's order for integer keys; its hash order for
+//     strings is not worth copying). The snapshot is made by an awk
+//     function appended to the program, with Go functions
+//     (interp.Config.Funcs) sorting the keys. A loop inside a function
+//     keeps its snapshot in two extra parameters of that function, so
+//     recursion gets one per call.
+//   - String literals: a backslash before a newline is dropped with the
+//     newline, and \u is a plain u, as gawk 5.2 reads them (GoAWK keeps
+//     the newline and reads \u as a Unicode escape).
+//   - tolower and toupper change only ASCII letters outside a UTF-8
+//     locale, as gawk's do there (GoAWK's change every letter).
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/benhoyt/goawk/lexer"
+)
+
+// awkKeysFunc is the awk function the rewritten loops call: it returns
+// the keys of a, last first, each followed by the byte __tpk_sep()
+// returns after it, for split. An array of the keys 1 to n (split's, or
+// a[NR]) is told in a few bytes a key (__tpk_seq); any other is handed
+// to Go a key at a time and sorted there.
+const awkKeysFunc = `
+function __tpkeys(a,    k, n, i) {
+	n = length(a)
+	for (i = 1; i <= n; i++)
+		if (!(i in a))
+			break
+	if (i > n)
+		return __tpk_seq(n)
+	for (k in a)
+		__tpk_add(k)
+	return __tpk_sorted()
+}
+`
+
+// awkKeys is one run's side of __tpkeys: the keys handed over, and the
+// separator of the last list handed back.
+type awkKeys struct {
+	keys []string
+	sep  string
+}
+
+// funcs are the Go functions a rewritten program calls (__tpkeys, the
+// loops, tolower and toupper in ASCII), for interp.Config.Funcs and
+// parser.ParserConfig.Funcs.
+func (s *awkKeys) funcs() map[string]any {
+	return map[string]any{
+		"__tp_tolower": func(v string) string { return awkMapASCII(v, 'A', 'a') },
+		"__tp_toupper": func(v string) string { return awkMapASCII(v, 'a', 'A') },
+		"__tpk_add":    func(k string) { s.keys = append(s.keys, k) },
+		"__tpk_seq": func(n int) string {
+			s.sep = "\x01"
+			var b []byte
+			for i := n; i >= 1; i-- {
+				b = strconv.AppendInt(b, int64(i), 10)
+				b = append(b, 1)
+			}
+			return string(b)
+		},
+		"__tpk_sorted": func() (string, error) {
+			defer func() { s.keys = s.keys[:0] }()
+			var seen [256]bool
+			size := 0
+			for _, k := range s.keys {
+				for i := 0; i < len(k); i++ {
+					seen[k[i]] = true
+				}
+				size += len(k) + 1
+			}
+			sep := slices.IndexFunc(awkSeps[:], func(c byte) bool { return !seen[c] })
+			if sep < 0 {
+				return "", errors.New("for (k in a): the keys hold every byte value, and cannot be listed in order")
+			}
+			s.sep = string(awkSeps[sep])
+			sorted := awkSortKeys(s.keys)
+			b := make([]byte, 0, size)
+			for i := len(sorted) - 1; i >= 0; i-- {
+				b = append(append(b, sorted[i]...), awkSeps[sep])
+			}
+			return string(b), nil
+		},
+		"__tpk_sep": func() string { return s.sep },
+	}
+}
+
+// awkMapASCII returns v with its ASCII letters from..from+25 moved to
+// to..to+25, and every other byte as it was.
+func awkMapASCII(v string, from, to byte) string {
+	i := 0
+	for i < len(v) && !(from <= v[i] && v[i] <= from+25) {
+		i++
+	}
+	if i == len(v) {
+		return v
+	}
+	b := []byte(v)
+	for ; i < len(b); i++ {
+		if from <= b[i] && b[i] <= from+25 {
+			b[i] += to - from
+		}
+	}
+	return string(b)
+}
+
+// awkSeps are the bytes a list of keys may be split at, in the order
+// tried: controls first, never a space (split's "any blanks").
+var awkSeps = func() (seps [255]byte) {
+	i := 0
+	for c := 1; c < 256; c++ {
+		if c != ' ' {
+			seps[i] = byte(c)
+			i++
+		}
+	}
+	seps[i] = 0
+	return seps
+}()
+
+// awkSortKeys sorts keys as awkKeyOrder says, reading each key once.
+func awkSortKeys(keys []string) []string {
+	type key struct {
+		s     string
+		v     int64
+		isInt bool
+	}
+	ks := make([]key, len(keys))
+	for i, k := range keys {
+		v, ok := awkIntKey(k)
+		ks[i] = key{k, v, ok}
+	}
+	slices.SortFunc(ks, func(a, b key) int {
+		switch {
+		case a.isInt && b.isInt:
+			return compareInt(a.v, b.v)
+		case a.isInt:
+			return -1
+		case b.isInt:
+			return 1
+		}
+		return strings.Compare(a.s, b.s)
+	})
+	out := keys[:0]
+	for _, k := range ks {
+		out = append(out, k.s)
+	}
+	return out
+}
+
+// compareInt orders two integers.
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// awkIntKey reports whether k is an integer as awk writes one (no sign
+// but -, no leading zero, not -0) and its value.
+func awkIntKey(k string) (int64, bool) {
+	digits := strings.TrimPrefix(k, "-")
+	if digits == "" || len(digits) > 18 || digits[0] == '0' && (len(digits) > 1 || k != digits) {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseInt(k, 10, 64)
+	return v, err == nil
+}
+
+// awkRewrite returns src written over as this file's comment says, to
+// be parsed and run with awkRewriteFuncs, or ok false when nothing in src
+// needs it or src is not lexed cleanly (GoAWK then runs it as it is).
+// utf8 says the locale's characters are UTF-8.
+func awkRewrite(src string, utf8 bool) (out string, ok bool) {
+	if strings.IndexByte(src, '\r') >= 0 {
+		return "", false // GoAWK's columns skip a CR: offsets would drift
+	}
+	lineStart := []int{0}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			lineStart = append(lineStart, i+1)
+		}
+	}
+	type token struct {
+		tok lexer.Token
+		val string
+		at  int // byte offset in src
+	}
+	var toks []token
+	l := lexer.NewLexer([]byte(src))
+	var prev lexer.Token = lexer.NEWLINE
+	for {
+		pos, tok, val := l.Scan()
+		if (tok == lexer.DIV || tok == lexer.DIV_ASSIGN) && !awkEndsOperand(prev) {
+			pos, tok, val = l.ScanRegex()
+		}
+		if tok == lexer.ILLEGAL {
+			return "", false
+		}
+		if tok == lexer.EOF {
+			break
+		}
+		toks = append(toks, token{tok, val, lineStart[pos.Line-1] + pos.Column - 1})
+		prev = tok
+	}
+
+	type edit struct {
+		from, to int
+		text     string
+	}
+	var edits []edit
+	sites := 0
+	// The function being read: where its parameter list ends, whether it
+	// has parameters, its body's brace depth, and its loops' names.
+	inFunc, funcBody, depth := false, false, 0
+	paramsEnd, hasParams := 0, false
+	var locals []string
+	endFunc := func() {
+		if len(locals) > 0 {
+			sep := ", "
+			if !hasParams {
+				sep = ""
+			}
+			edits = append(edits, edit{paramsEnd, paramsEnd, sep + strings.Join(locals, ", ")})
+		}
+		inFunc, funcBody, locals = false, false, nil
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.tok {
+		case lexer.FUNCTION:
+			if inFunc {
+				return "", false
+			}
+			// function NAME ( PARAMS ) {
+			j := i + 1
+			for j < len(toks) && toks[j].tok != lexer.RPAREN {
+				j++
+			}
+			if j == len(toks) || j < i+3 {
+				return "", false
+			}
+			inFunc, paramsEnd, hasParams = true, toks[j].at, toks[j-1].tok != lexer.LPAREN
+			i = j
+		case lexer.LBRACE:
+			if inFunc {
+				funcBody = true
+			}
+			depth++
+		case lexer.RBRACE:
+			depth--
+			if inFunc && funcBody && depth == 0 {
+				endFunc()
+			}
+		case lexer.STRING:
+			if fixed, end, changed := awkFixString(src, t.at); changed {
+				edits = append(edits, edit{t.at, end, fixed})
+			}
+		case lexer.F_TOLOWER, lexer.F_TOUPPER:
+			if !utf8 {
+				name := "__tp_tolower"
+				if t.tok == lexer.F_TOUPPER {
+					name = "__tp_toupper"
+				}
+				edits = append(edits, edit{t.at, t.at + len("tolower"), name})
+			}
+		case lexer.FOR:
+			// for ( NAME in NAME )
+			if i+5 >= len(toks) || toks[i+1].tok != lexer.LPAREN || toks[i+2].tok != lexer.NAME ||
+				toks[i+3].tok != lexer.IN || toks[i+4].tok != lexer.NAME || toks[i+5].tok != lexer.RPAREN {
+				continue
+			}
+			key, arr := toks[i+2].val, toks[i+4].val
+			if arr == "ENVIRON" || arr == "ARGV" {
+				continue // special arrays GoAWK will not pass to a function
+			}
+			sites++
+			keys, idx := fmt.Sprintf("__tpk%d", sites), fmt.Sprintf("__tpi%d", sites)
+			if inFunc {
+				locals = append(locals, keys, idx)
+			}
+			edits = append(edits, edit{t.at, toks[i+5].at + 1, fmt.Sprintf(
+				"for (%s = split(__tpkeys(%s), %s, __tpk_sep()) - 1; %s > 0 && ((%s = %s[%s--]) || 1); )",
+				idx, arr, keys, idx, key, keys, idx)})
+			i += 5
+		}
+	}
+	if inFunc || depth != 0 || len(edits) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	last := 0
+	slices.SortStableFunc(edits, func(a, b edit) int { return a.from - b.from })
+	for _, e := range edits {
+		b.WriteString(src[last:e.from])
+		b.WriteString(e.text)
+		last = e.to
+	}
+	b.WriteString(src[last:])
+	if sites > 0 {
+		b.WriteString("\n")
+		b.WriteString(awkKeysFunc)
+	}
+	return b.String(), true
+}
+
+// awkFixString reads the string literal at src[at] (its opening quote)
+// and returns its text as gawk reads it, written for GoAWK, the offset
+// past its closing quote, and whether the two differ: a backslash and
+// the newline after it dropped, \u made a plain u.
+func awkFixString(src string, at int) (fixed string, end int, changed bool) {
+	var b strings.Builder
+	b.WriteByte('"')
+	i := at + 1
+	for i < len(src) && src[i] != '"' {
+		if src[i] == '\\' && i+1 < len(src) {
+			switch src[i+1] {
+			case '\n':
+				changed = true
+			case 'u':
+				b.WriteByte('u')
+				changed = true
+			default:
+				b.WriteString(src[i : i+2])
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(src[i])
+		i++
+	}
+	if i == len(src) {
+		return "", 0, false
+	}
+	b.WriteByte('"')
+	return b.String(), i + 1, changed
+}
+
+// awkEndsOperand reports whether a / after tok divides (tok ends an
+// operand) rather than starts a regular expression.
+func awkEndsOperand(tok lexer.Token) bool {
+	switch tok {
+	case lexer.NAME, lexer.NUMBER, lexer.STRING, lexer.REGEX, lexer.RPAREN, lexer.RBRACKET,
+		lexer.INCR, lexer.DECR, lexer.F_LENGTH:
+		return true
+	}
+	return false
+}
