@@ -168,6 +168,11 @@ type Cmd struct {
 	// at most Env.SortMemory of it in memory and moves the rest to
 	// unlinked files in Env.TempDir.
 	Spills bool
+	// Unbounded is set for a command whose memory grows with what it is
+	// given and has no budget: awk's arrays (GoAWK's, or the group
+	// form's values). The runner then leaves the GC no memory limit,
+	// which such a program would pass and make collect without end.
+	Unbounded bool
 	// ReadsBytes marks a command that reads its input as one byte stream
 	// (decode reads y4m video) rather than as lines: the runner may give
 	// it a '<' file or stdin as it is through Env.Input, not cut into

@@ -501,6 +501,9 @@ func (b *builder) noteMemory(name string, cmd *builtin.Cmd, env *builtin.Env) {
 	if cmd.Spills {
 		b.job.Spilling = append(b.job.Spilling, name)
 	}
+	if cmd.Unbounded {
+		b.job.Unbounded = append(b.job.Unbounded, name)
+	}
 }
 
 // builtinForms gives the builtin's task tk the forms some policies run

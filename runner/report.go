@@ -80,6 +80,9 @@ func Explain(w io.Writer, j *Job) {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory%s) for %s: %s in all, allocated as lines arrive; past it they spill to unlinked temp files\n",
 			size(j.TaskMemory), j.TaskMemoryWhy, strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
 	}
+	if len(j.Unbounded) > 0 {
+		fmt.Fprintf(w, "unbounded memory: what %s stores (awk's arrays) is kept with no budget and no spill, and the GC has no memory limit\n", strings.Join(j.Unbounded, ", "))
+	}
 	for _, c := range j.Cuts {
 		fmt.Fprintf(w, "%s\n", c)
 	}

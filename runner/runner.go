@@ -615,6 +615,9 @@ type Job struct {
 	// to TaskMemory bytes in memory before it spills to disk.
 	Spilling   []string
 	TaskMemory int64
+	// Unbounded names the tasks whose memory has no budget
+	// (builtin.Cmd.Unbounded): an interpreter's arrays.
+	Unbounded []string
 	// TaskMemoryWhy says how TaskMemory was chosen when --sort-memory is
 	// auto: ": auto, 1/8 of ... available".
 	TaskMemoryWhy string
