@@ -21,10 +21,11 @@ import (
 func init() {
 	register(&Spec{
 		Name:  "awk",
-		Usage: "awk [-F FS] [-v VAR=VALUE]... ['PROGRAM' | -f FILE]... [FILE | VAR=VALUE]...",
+		Usage: "awk [-F FS] [-v VAR=VALUE]... ['PROGRAM' | -f FILE | -e 'PROGRAM']... [FILE | VAR=VALUE]...",
 		Help: "The AWK language, in process (GoAWK, a POSIX awk in Go): records from the " +
 			"input or the FILEs, output to the next command. -F sets the field separator, -v " +
-			"a variable before BEGIN, -f reads the program from a file. What GoAWK does not " +
+			"a variable before BEGIN, -f reads the program from a file, -e (gawk's) takes a piece of it; " +
+			"gawk's and, or, xor, lshift and rshift are there. What GoAWK does not " +
 			"do as GNU awk does (gawk's functions and variables such as gensub, strftime, " +
 			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk. " +
 			"for (k in a) takes its keys in a fixed order: integers ascending, then the rest in byte order. " +
@@ -53,6 +54,7 @@ var awkLongs = []longOpt{
 	{name: "field-separator", short: 'F', hasArg: true},
 	{name: "assign", short: 'v', hasArg: true},
 	{name: "file", short: 'f', hasArg: true},
+	{name: "source", short: 'e', hasArg: true},
 }
 
 // awkGawkOnly are names that mean something to GNU awk alone: functions
@@ -70,7 +72,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 	a := &awkCmd{env: env}
 	var sources, fs []string
 	fromFile, assigns := false, false
-	operands, err := getopt{cmd: "awk", shorts: "F:v:f:", longs: awkLongs, inOrder: true}.parse(args, func(c byte, arg string) error {
+	operands, err := getopt{cmd: "awk", shorts: "F:v:f:e:", longs: awkLongs, inOrder: true}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'F':
 			a.vars = append(a.vars, "FS", arg)
@@ -99,6 +101,10 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 			}
 			sources = append(sources, b.String())
 			fromFile = true
+		case 'e':
+			// gawk's program text as an option, in turn with -f's.
+			sources = append(sources, arg)
+			fromFile = true
 		}
 		return nil
 	})
@@ -116,7 +122,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 	if what := awkNeedsGawk(src, a.vars, awkUTF8Locale(env.Environ)); what != "" {
 		return nil, unsupportedf("awk", "%s", what)
 	}
-	a.prog, err = parser.ParseProgram([]byte(src), nil)
+	a.prog, err = parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})})
 	if err != nil {
 		// A syntax error, or gawk's syntax (BEGINFILE, gensub, @include):
 		// the system's awk says which.
@@ -147,7 +153,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 	if src, ok := awkRewrite(src, awkUTF8Locale(env.Environ)); ok {
 		// A program that does not parse once rewritten (which would be
 		// a fault of the rewriting) runs as it was written.
-		a.ordered, _ = parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: (&awkKeys{}).funcs()})
+		a.ordered, _ = parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})})
 	}
 	var names []string
 	for _, o := range operands {
@@ -353,8 +359,8 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 	prog := a.prog
 	if a.ordered != nil {
 		prog = a.ordered
-		cfg.Funcs = (&awkKeys{}).funcs()
 	}
+	cfg.Funcs = awkFuncs(&awkKeys{})
 	it, err := interp.New(prog)
 	if err != nil {
 		return err
@@ -379,6 +385,17 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 		return task.Exit(status)
 	}
 	return nil
+}
+
+// awkFuncs are the Go functions a program may call: gawk's bit
+// functions, and those of a rewritten program (awkRewrite) with keys as
+// their state. Parsing and running take the same names.
+func awkFuncs(keys *awkKeys) map[string]any {
+	funcs := keys.funcs()
+	for name, f := range awkBitFuncs {
+		funcs[name] = f
+	}
+	return funcs
 }
 
 // awkUTF8Locale reports whether the locale of environ (the process's

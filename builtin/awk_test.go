@@ -103,6 +103,13 @@ func TestAwkSameAsGawk(t *testing.T) {
 		{"", []string{"BEGIN {printf \"%s %s %s\\n\", \"a\", \"b\"}"}},
 		{"", []string{"BEGIN {s = sprintf(\"%03d\", 7); print s}"}},
 		{"", []string{"BEGIN { print length(\"héllo\") }"}},
+		// gawk's bit functions (awkfuncs.go) and -e.
+		{"", []string{"BEGIN {print and(12, 10), or(12, 10), xor(12, 10, 1), lshift(1, 40), rshift(1024, 3), and(5.9, \"3x\")}"}},
+		{"", []string{"BEGIN {print and(-1, 3)}"}},
+		{"", []string{"BEGIN {print rshift(8, -1)}"}},
+		{"", []string{"BEGIN {print or(1)}"}},
+		{awkText, []string{"-e", "BEGIN {x = 1}", "-e", "{print x, $1}"}},
+		{"", []string{"-e", "{print FILENAME}", "t.txt"}},
 		// Written over before GoAWK reads them (awkrewrite.go).
 		{"", []string{"BEGIN { print \"a\\u20b\", \"c\\\\ud\", \"\\x41\\qz\" }"}},
 		{"", []string{"BEGIN { print \"ab\\\ncd\"; print \"ef\" }"}},
@@ -130,7 +137,6 @@ func TestAwkUnsupported(t *testing.T) {
 		{"{print rand()}"},
 		{"BEGINFILE {print}"},
 		{"--posix", "{print}"},
-		{"-e", "{print}"},
 		{"{print strftime()}"},
 		// A command would share the task's ports with os/exec's copying
 		// goroutines: the system's awk runs it on real descriptors.
