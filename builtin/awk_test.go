@@ -116,6 +116,7 @@ func TestAwkSameAsGawk(t *testing.T) {
 		{"", []string{"BEGIN { print toupper(\"héllo\"), tolower(\"ÀB\"), toupper(7.5) }"}},
 		{"é x\n", []string{"{ print tolower($0) toupper($1) }"}},
 		{"", []string{"BEGIN { print srand(); srand(7); print srand() }"}},
+		{"011 0x1A\n", []string{"{ print 0x11, 011, 0x1A + 1, 08, 0.5, 00, 019, 1e3, 0X1f, or(0xffffffff, 1), $1 + 1 }"}},
 		{"", []string{"BEGIN { printf \"%s\", \"for (k in a) /x/\" } # for (k in a)\nEND { for (k in c) print k }"}},
 	} {
 		argv := append([]string{"awk"}, tc.argv...)

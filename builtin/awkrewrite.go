@@ -23,10 +23,15 @@ package builtin
 //     the newline and reads \u as a Unicode escape).
 //   - tolower and toupper change only ASCII letters outside a UTF-8
 //     locale, as gawk's do there (GoAWK's change every letter).
+//   - A constant written in hex (0x1A) or octal (011) in the program is
+//     that number, as gawk takes it (GoAWK reads 0x1A as 0 then a name,
+//     011 as eleven); input is never read so, by either.
 
 import (
 	"errors"
 	"fmt"
+	"math/big"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,6 +283,10 @@ func awkRewrite(src string, utf8 bool) (out string, ok bool) {
 			if inFunc && funcBody && depth == 0 {
 				endFunc()
 			}
+		case lexer.NUMBER:
+			if m := awkBaseNumber.FindString(src[t.at:]); m != "" {
+				edits = append(edits, edit{t.at, t.at + len(m), awkDecimal(m)})
+			}
 		case lexer.STRING:
 			if fixed, end, changed := awkFixString(src, t.at); changed {
 				edits = append(edits, edit{t.at, end, fixed})
@@ -328,6 +337,25 @@ func awkRewrite(src string, utf8 bool) (out string, ok bool) {
 		b.WriteString(awkKeysFunc)
 	}
 	return b.String(), true
+}
+
+// awkBaseNumber is a hex or octal constant at the start of a number in
+// the program's text, not followed by more of a number.
+var awkBaseNumber = regexp.MustCompile(`^(?:0[xX][0-9a-fA-F]+|0[0-7]+)(?:[^0-9a-zA-Z_.]|$)`)
+
+// awkDecimal writes the hex or octal constant m (with the byte after it,
+// if any, which it keeps) in decimal.
+func awkDecimal(m string) string {
+	tail := ""
+	if c := m[len(m)-1]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+		m, tail = m[:len(m)-1], m[len(m)-1:]
+	}
+	n := new(big.Int)
+	if _, ok := n.SetString(m, 0); !ok {
+		return m + tail
+	}
+	f, _ := new(big.Float).SetInt(n).Float64()
+	return strconv.FormatFloat(f, 'f', -1, 64) + tail
 }
 
 // awkFixString reads the string literal at src[at] (its opening quote)
