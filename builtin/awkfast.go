@@ -6,11 +6,12 @@ package builtin
 // c) print k, c[k]}`, `/GET/ {print $7}`, `NR > 1`) spend most of
 // GoAWK's time handing each line over as a string and splitting all its
 // fields into a new slice. When a program has exactly one of these
-// shapes, an action (print fields, count, sum, group; $NF for a field
-// too) after an optional condition ($N OP CONST, NR OP N, /RE/, !/RE/,
-// $N ~ /RE/, $N !~ /RE/), with the default or a one-byte field
-// separator, the builtin runs it on the port's records or its FILE
-// operands directly, with no allocation per line, as GNU awk would:
+// shapes, an action (print fields, count, sum, group by count or sum;
+// $NF for a field too) after an optional condition ($N OP CONST, NR OP
+// N, NF, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/), or END {print NR}, with
+// the default or a one-byte field separator (-F or BEGIN {FS = "C"}),
+// the builtin runs it on the port's records or its FILE operands
+// directly, with no allocation per line, as GNU awk would:
 //
 //   - fields as gawk splits them: the default FS splits at runs of
 //     blanks (space, tab), ignoring those at the ends; a one-byte FS
@@ -36,6 +37,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,14 +57,17 @@ type awkFast struct {
 	fields []int    // the fields printed, or summed (one)
 	sum    bool     // {V += $N} END {print V}; else {print $N, ...}
 	count  bool     // {V++} END {print V}
+	lines  bool     // END {print NR}: count prints 0 for no line
 	group  *awkGroup
 }
 
 // awkGroup is `{A[$N]++} END {for (K in A) print K, A[K]}` (or A[K], K):
-// the lines of each value of field N, printed in the order the values
-// first came, which is stable from run to run (gawk's is its hash's).
+// the lines of each value of field N, or `{A[$N] += $M} ...`, the sum of
+// field M over them, printed in the order for-in takes keys elsewhere
+// (awkSortKeys: integers ascending, then bytes; gawk's is its hash's).
 type awkGroup struct {
 	countFirst bool // print A[K], K
+	sum        int  // the field summed, or 0 to count lines
 }
 
 // awkCond is a pattern the fast forms test each line with: field N (the
@@ -74,6 +79,7 @@ type awkCond struct {
 	re    grepMatcher
 	not   bool // !~ or !/RE/
 	nr    bool // cmp compares NR
+	nf    bool // NF: the line has a field
 }
 
 // awkCompare is `OP CONST`: a value compared with a constant.
@@ -96,18 +102,20 @@ const (
 
 var (
 	// awkCondShape is a pattern as GoAWK prints it: $N OP CONST, NR OP
-	// NUMBER, /RE/, !/RE/, $N ~ /RE/ or $N !~ /RE/.
+	// NUMBER, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/ or NF.
 	awkCondShape = regexp.MustCompile(`^(?:` + awkField + ` ` + awkOp + ` ("[A-Za-z0-9_./:-]*"|[0-9]+(?:\.[0-9]+)?)` +
 		`|NR ` + awkOp + ` ([0-9]+)` +
 		`|(!?)` + awkRegex +
-		`|` + awkField + ` (!?~) ` + awkRegex + `)`)
+		`|` + awkField + ` (!?~) ` + awkRegex + `|(NF))`)
+	// awkBeginFS is `BEGIN { FS = "C" }` before the rest, C one byte.
+	awkBeginFS = regexp.MustCompile(`^BEGIN \{\n    FS = "([^"\\]|\\t)"\n\}\n\n`)
 	// awkSumShape is `{ V += $N } END { print V }` as GoAWK prints it.
 	awkSumShape = regexp.MustCompile(`^\{\n    (` + awkName + `) \+= ` + awkField + `\n\}\n\nEND \{\n    print (` + awkName + `)\n\}$`)
 	// awkPrintShape is `{ print $N, $M, ... }`, or a bare print.
 	awkPrintShape = regexp.MustCompile(`^\{\n    print ((?:\$\(?(?:[0-9]+|NF)\)?(?:, )?)*)\n\}$`)
 	awkFieldRef   = regexp.MustCompile(`[0-9]+|NF`)
 	// awkGroupShape is `{ A[$N]++ } END { for (K in A) print K, A[K] }`.
-	awkGroupShape = regexp.MustCompile(`^\{\n    (` + awkName + `)\[` + awkField + `\](?:\+\+| \+= 1)\n\}\n\nEND \{\n    for \((` + awkName + `) in (` + awkName + `)\) \{\n        print (` + awkName + `(?:\[` + awkName + `\])?), (` + awkName + `(?:\[` + awkName + `\])?)\n    \}\n\}$`)
+	awkGroupShape = regexp.MustCompile(`^\{\n    (` + awkName + `)\[` + awkField + `\](?:\+\+| \+= 1| \+= ` + awkField + `)\n\}\n\nEND \{\n    for \((` + awkName + `) in (` + awkName + `)\) \{\n        print (` + awkName + `(?:\[` + awkName + `\])?), (` + awkName + `(?:\[` + awkName + `\])?)\n    \}\n\}$`)
 	// awkCountShape is `{ V++ } END { print V }` (or V += 1).
 	awkCountShape = regexp.MustCompile(`^\{\n    (` + awkName + `)(?:\+\+| \+= 1)\n\}\n\nEND \{\n    print (` + awkName + `)\n\}$`)
 )
@@ -134,6 +142,18 @@ func newAwkFast(prog *parser.Program, fs []string, utf8 bool) *awkFast {
 		f.sep = sep
 	}
 	src := prog.String()
+	if m := awkBeginFS.FindStringSubmatch(src); m != nil {
+		v := m[1]
+		if v == `\t` {
+			v = "\t"
+		}
+		f.sep, _ = awkFastSep(v)
+		src = src[len(m[0]):]
+	}
+	if src == "END {\n    print NR\n}" {
+		f.count, f.lines = true, true
+		return f
+	}
 	if m := awkCondShape.FindStringSubmatch(src); m != nil {
 		c, ok := newAwkCond(m, utf8)
 		if !ok {
@@ -149,16 +169,22 @@ func newAwkFast(prog *parser.Program, fs []string, utf8 bool) *awkFast {
 		}
 	}
 	if m := awkGroupShape.FindStringSubmatch(src); m != nil {
-		arr, key := m[1], m[3]
+		// m: array, field, field summed (if any), key, array, printed, printed.
+		arr, key := m[1], m[4]
 		n, err := awkFastField(m[2])
 		elem := arr + "[" + key + "]"
-		if err != nil || n == 0 || m[4] != arr || key == arr || awkSpecialVars[key] || awkSpecialVars[arr] {
+		if err != nil || n == 0 || m[5] != arr || key == arr || awkSpecialVars[key] || awkSpecialVars[arr] {
 			return nil
 		}
 		g := &awkGroup{}
+		if m[3] != "" {
+			if g.sum, err = awkFastField(m[3]); err != nil || g.sum == 0 {
+				return nil
+			}
+		}
 		switch {
-		case m[5] == key && m[6] == elem:
-		case m[5] == elem && m[6] == key:
+		case m[6] == key && m[7] == elem:
+		case m[6] == elem && m[7] == key:
 			g.countFirst = true
 		default:
 			return nil
@@ -219,6 +245,8 @@ func newAwkCond(m []string, utf8 bool) (c *awkCond, ok bool) {
 		if c.cmp, ok = newAwkCompare(m[4], m[5]); !ok {
 			return nil, false
 		}
+	case m[11] != "": // NF
+		c.nf = true
 	case m[9] != "": // $N ~ /RE/
 		if c.field, err = awkFastField(m[8]); err != nil {
 			return nil, false
@@ -346,6 +374,7 @@ func (f *awkFast) perRecord() *task.PerRecord {
 		index := map[string]int{}
 		var keys []string
 		var counts []int64
+		var sums []float64
 		return &task.PerRecord{
 			Each: func(rec []byte, _ task.Emit) error {
 				line := record.TrimEOL(rec)
@@ -353,25 +382,32 @@ func (f *awkFast) perRecord() *task.PerRecord {
 					return nil
 				}
 				v := awkFieldOf(line, f.fields[0], f.sep)
-				if i, ok := index[string(v)]; ok {
-					counts[i]++
-					return nil
+				i, ok := index[string(v)]
+				if !ok {
+					i = len(keys)
+					index[string(v)] = i
+					keys = append(keys, string(v))
+					counts, sums = append(counts, 0), append(sums, 0)
 				}
-				index[string(v)] = len(keys)
-				keys = append(keys, string(v))
-				counts = append(counts, 1)
+				counts[i]++
+				if g.sum != 0 {
+					sums[i] += awkNumber(awkFieldOf(line, g.sum, f.sep))
+				}
 				return nil
 			},
 			End: func(emit task.Emit) error {
 				var line []byte
-				for i, k := range keys {
+				for _, k := range awkSortKeys(keys) {
+					i := index[k]
 					line = line[:0]
+					value := strconv.AppendInt(nil, counts[i], 10)
+					if g.sum != 0 {
+						value = awkFormatNumber(nil, sums[i])
+					}
 					if g.countFirst {
-						line = append(strconv.AppendInt(line, counts[i], 10), ' ')
-						line = append(line, k...)
+						line = append(append(append(line, value...), ' '), k...)
 					} else {
-						line = append(append(line, k...), ' ')
-						line = strconv.AppendInt(line, counts[i], 10)
+						line = append(append(append(line, k...), ' '), value...)
 					}
 					if err := emit(append(line, '\n')); err != nil {
 						return err
@@ -391,7 +427,7 @@ func (f *awkFast) perRecord() *task.PerRecord {
 				return nil
 			},
 			End: func(emit task.Emit) error {
-				if n == 0 {
+				if n == 0 && !f.lines {
 					return emit([]byte{'\n'}) // never set: ""
 				}
 				return emit(append(strconv.AppendInt(nil, int64(n), 10), '\n'))
@@ -452,6 +488,13 @@ func (c *awkCond) tester(sep byte) func(line []byte) bool {
 		return func([]byte) bool {
 			nr++
 			return c.cmp.compare(float64(nr))
+		}
+	case c.nf:
+		if sep != 0 {
+			return func(line []byte) bool { return len(line) > 0 }
+		}
+		return func(line []byte) bool {
+			return slices.ContainsFunc(line, func(c byte) bool { return c != ' ' && c != '\t' })
 		}
 	case c.re != nil:
 		return func(line []byte) bool {
