@@ -108,7 +108,7 @@ var (
 		`|(!?)` + awkRegex +
 		`|` + awkField + ` (!?~) ` + awkRegex + `|(NF))`)
 	// awkBeginFS is `BEGIN { FS = "C" }` before the rest, C one byte.
-	awkBeginFS = regexp.MustCompile(`^BEGIN \{\n    FS = "([^"\\]|\\t)"\n\}\n\n`)
+	awkBeginFS = regexp.MustCompile(`^BEGIN \{\n    FS = "([^"\\]|\\[t"])"\n\}\n\n`)
 	// awkSumShape is `{ V += $N } END { print V }` as GoAWK prints it.
 	awkSumShape = regexp.MustCompile(`^\{\n    (` + awkName + `) \+= ` + awkField + `\n\}\n\nEND \{\n    print (` + awkName + `)\n\}$`)
 	// awkPrintShape is `{ print $N, $M, ... }`, or a bare print.
@@ -143,8 +143,8 @@ func newAwkFast(prog *parser.Program, fs []string, utf8 bool) *awkFast {
 	}
 	src := prog.String()
 	if m := awkBeginFS.FindStringSubmatch(src); m != nil {
-		v := m[1]
-		if v == `\t` {
+		v := strings.TrimPrefix(m[1], `\`)
+		if m[1] == `\t` {
 			v = "\t"
 		}
 		f.sep, _ = awkFastSep(v)

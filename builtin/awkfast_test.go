@@ -71,6 +71,7 @@ func TestAwkFastSameAsGawk(t *testing.T) {
 		{text, []string{"BEGIN {FS=\",\"} {print $2, $4}"}},
 		{text, []string{"BEGIN {FS=\"\\t\"} {print $2}"}},
 		{text, []string{"BEGIN {FS=\" \"} {print $2}"}},
+		{"a\"b\"c\n", []string{"BEGIN {FS=\"\\\"\"} {print $2}"}},
 		{text, []string{"-F,", "BEGIN {FS=\";\"} {print $2}"}},
 		{text, []string{"NF"}},
 		{text, []string{"-F,", "NF {print $1}"}},

@@ -39,22 +39,26 @@ import (
 	"github.com/benhoyt/goawk/lexer"
 )
 
-// awkKeysFunc is the awk function the rewritten loops call: it returns
-// the keys of a, last first, each followed by the byte __tpk_sep()
-// returns after it, for split. An array of the keys 1 to n (split's, or
-// a[NR]) is told in a few bytes a key (__tpk_seq); any other is handed
-// to Go a key at a time and sorted there.
+// awkKeysFunc is the awk function the rewritten loops call. It fills
+// out with the keys of a and returns how many, to be taken from out[n]
+// down to out[1]; or, for an array of the keys 1 to n (split's, a[NR]),
+// sets out[0] to n and returns -n, for the loop to count 1 to n itself.
+// Other keys are handed to Go a key at a time, and come back sorted in one
+// string that split cuts at a byte none of them holds (__tpk_sep).
 const awkKeysFunc = `
-function __tpkeys(a,    k, n, i) {
+function __tpkeys(a, out,    k, n, i) {
+	delete out
 	n = length(a)
 	for (i = 1; i <= n; i++)
 		if (!(i in a))
 			break
-	if (i > n)
-		return __tpk_seq(n)
+	if (i > n) {
+		out[0] = n
+		return -n
+	}
 	for (k in a)
 		__tpk_add(k)
-	return __tpk_sorted()
+	return split(__tpk_sorted(), out, __tpk_sep()) - 1
 }
 `
 
@@ -73,15 +77,6 @@ func (s *awkKeys) funcs() map[string]any {
 		"__tp_tolower": func(v string) string { return awkMapASCII(v, 'A', 'a') },
 		"__tp_toupper": func(v string) string { return awkMapASCII(v, 'a', 'A') },
 		"__tpk_add":    func(k string) { s.keys = append(s.keys, k) },
-		"__tpk_seq": func(n int) string {
-			s.sep = "\x01"
-			var b []byte
-			for i := n; i >= 1; i-- {
-				b = strconv.AppendInt(b, int64(i), 10)
-				b = append(b, 1)
-			}
-			return string(b)
-		},
 		"__tpk_sorted": func() (string, error) {
 			defer func() { s.keys = s.keys[:0] }()
 			var seen [256]bool
@@ -315,8 +310,8 @@ func awkRewrite(src string, utf8 bool) (out string, ok bool) {
 				locals = append(locals, keys, idx)
 			}
 			edits = append(edits, edit{t.at, toks[i+5].at + 1, fmt.Sprintf(
-				"for (%s = split(__tpkeys(%s), %s, __tpk_sep()) - 1; %s > 0 && ((%s = %s[%s--]) || 1); )",
-				idx, arr, keys, idx, key, keys, idx)})
+				"for (%[1]s = __tpkeys(%[2]s, %[3]s); %[1]s != 0 && ((%[4]s = %[1]s > 0 ? %[3]s[%[1]s--] : %[3]s[0] + %[1]s++ + 1) || 1); )",
+				idx, arr, keys, key)})
 			i += 5
 		}
 	}

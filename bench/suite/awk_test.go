@@ -34,7 +34,11 @@ func BenchmarkAwkVsGawk(b *testing.B) {
 		{"filter-print", `$9 != 200 {print $7}`},
 		{"regex-print", `/POST/ {print $7}`},
 		{"field-regex", `$7 ~ /\.ico$/ {n++} END {print n}`},
-		{"nr-modulo", `NR % 2 == 0`}, // GoAWK: no fast form
+		{"group-sum", `{s[$1] += $10} END {for (k in s) print k, s[k]}`},
+		{"begin-fs", `BEGIN {FS = "\""} {print $2}`},
+		{"nr-modulo", `NR % 2 == 0`},                                 // GoAWK: no fast form
+		{"concat", `{print $1 " " $9}`},                              // GoAWK
+		{"array-nr", `{a[NR] = $7} END {for (k in a) n++; print n}`}, // GoAWK, for-in rewritten
 	}
 	type runner struct {
 		name string
