@@ -29,7 +29,7 @@ func init() {
 			"do as GNU awk does (gawk's functions and variables such as gensub, strftime, " +
 			"IGNORECASE, FPAT; rand, whose numbers differ; gawk's options) runs the system's awk. " +
 			"for (k in a) takes its keys in a fixed order: integers ascending, then the rest in byte order. " +
-			"The one-liners {print $N, ...}, {n++} END {print n}, {s += $N} END {print s}, " +
+			"The one-liners {print $N, ...} (fields, NR, NF and strings, side by side too), {n++} END {print n}, {s += $N} END {print s}, " +
 			"{c[$N]++} END {for (k in c) print k, c[k]} and {s[$N] += $M} END {...} ($NF too), each alone or after one condition " +
 			"($N == 404 or any comparison with a constant, NR > 1, NF, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/; " +
 			"a condition alone prints the line), and END {print NR}, with the default or a one-byte -F " +

@@ -6,7 +6,8 @@ package builtin
 // c) print k, c[k]}`, `/GET/ {print $7}`, `NR > 1`) spend most of
 // GoAWK's time handing each line over as a string and splitting all its
 // fields into a new slice. When a program has exactly one of these
-// shapes, an action (print fields, count, sum, group by count or sum;
+// shapes, an action (print fields, NR, NF and strings, count, sum,
+// group by count or sum;
 // $NF for a field too) after an optional condition ($N OP CONST, NR OP
 // N, NF, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/), or END {print NR}, with
 // the default or a one-byte field separator (-F or BEGIN {FS = "C"}),
@@ -52,12 +53,13 @@ import (
 // awkFast is a program run without GoAWK: an optional condition, then
 // one action on the lines it holds for.
 type awkFast struct {
-	sep    byte     // the field separator; 0 for the default (runs of blanks)
-	cond   *awkCond // nil: every line
-	fields []int    // the fields printed, or summed (one)
-	sum    bool     // {V += $N} END {print V}; else {print $N, ...}
-	count  bool     // {V++} END {print V}
-	lines  bool     // END {print NR}: count prints 0 for no line
+	sep    byte           // the field separator; 0 for the default (runs of blanks)
+	cond   *awkCond       // nil: every line
+	fields []int          // the field summed or grouped by
+	print  [][]awkOperand // {print ...}: its items, each a concatenation
+	sum    bool           // {V += $N} END {print V}
+	count  bool           // {V++} END {print V}
+	lines  bool           // END {print NR}: count prints 0 for no line
 	group  *awkGroup
 }
 
@@ -111,9 +113,11 @@ var (
 	awkBeginFS = regexp.MustCompile(`^BEGIN \{\n    FS = "([^"\\]|\\[t"])"\n\}\n\n`)
 	// awkSumShape is `{ V += $N } END { print V }` as GoAWK prints it.
 	awkSumShape = regexp.MustCompile(`^\{\n    (` + awkName + `) \+= ` + awkField + `\n\}\n\nEND \{\n    print (` + awkName + `)\n\}$`)
-	// awkPrintShape is `{ print $N, $M, ... }`, or a bare print.
-	awkPrintShape = regexp.MustCompile(`^\{\n    print ((?:\$\(?(?:[0-9]+|NF)\)?(?:, )?)*)\n\}$`)
-	awkFieldRef   = regexp.MustCompile(`[0-9]+|NF`)
+	// awkPrintShape is `{ print ITEM, ... }`, or a bare print.
+	awkPrintShape = regexp.MustCompile(`^\{\n    print (.*)\n\}$`)
+	// awkPrintOperand is an operand of a printed item: $N, NR, NF or a
+	// string with no escape but \t, \n, \", \\ and \/.
+	awkPrintOperand = regexp.MustCompile(`^(?:\$\(?([0-9]+|NF)\)?|(NR)|(NF)|"((?:[^"\\]|\\[tn"\\/])*)")`)
 	// awkGroupShape is `{ A[$N]++ } END { for (K in A) print K, A[K] }`.
 	awkGroupShape = regexp.MustCompile(`^\{\n    (` + awkName + `)\[` + awkField + `\](?:\+\+| \+= 1| \+= ` + awkField + `)\n\}\n\nEND \{\n    for \((` + awkName + `) in (` + awkName + `)\) \{\n        print (` + awkName + `(?:\[` + awkName + `\])?), (` + awkName + `(?:\[` + awkName + `\])?)\n    \}\n\}$`)
 	// awkCountShape is `{ V++ } END { print V }` (or V += 1).
@@ -161,7 +165,7 @@ func newAwkFast(prog *parser.Program, fs []string, utf8 bool) *awkFast {
 		}
 		f.cond = c
 		if src = src[len(m[0]):]; src == "" {
-			f.fields = []int{0} // no action: print the line
+			f.print = awkPrintLine // no action: print the line
 			return f
 		}
 		if src, ok = strings.CutPrefix(src, " "); !ok {
@@ -211,20 +215,98 @@ func newAwkFast(prog *parser.Program, fs []string, utf8 bool) *awkFast {
 		return f
 	}
 	m := awkPrintShape.FindStringSubmatch(src)
-	if m == nil || m[1] != "" && strings.HasSuffix(m[1], ", ") {
+	if m == nil {
 		return nil
 	}
-	for _, ref := range awkFieldRef.FindAllString(m[1], -1) {
-		n, err := awkFastField(ref)
-		if err != nil {
-			return nil
-		}
-		f.fields = append(f.fields, n)
+	items, ok := awkParsePrint(m[1])
+	if !ok {
+		return nil
 	}
-	if len(f.fields) == 0 {
-		f.fields = []int{0} // print: the record
-	}
+	f.print = items
 	return f
+}
+
+// awkOperand is an operand of a printed item.
+type awkOperand struct {
+	kind  uint8 // awkOpField, awkOpNR, awkOpNF or awkOpString
+	field int
+	text  []byte
+}
+
+const (
+	awkOpField = iota
+	awkOpNR
+	awkOpNF
+	awkOpString
+)
+
+// awkPrintLine is print's list when it prints the line.
+var awkPrintLine = [][]awkOperand{{{kind: awkOpField, field: 0}}}
+
+// awkParsePrint reads print's list as GoAWK prints it: items separated
+// by ", " (joined by OFS, a space), each operands separated by " " (a
+// concatenation); ok is false for anything else.
+func awkParsePrint(list string) (items [][]awkOperand, ok bool) {
+	if list == "" {
+		return awkPrintLine, true
+	}
+	var item []awkOperand
+	for {
+		m := awkPrintOperand.FindStringSubmatch(list)
+		if m == nil {
+			return nil, false
+		}
+		var o awkOperand
+		switch {
+		case m[1] != "":
+			n, err := awkFastField(m[1])
+			if err != nil {
+				return nil, false
+			}
+			o.field = n
+		case m[2] != "":
+			o.kind = awkOpNR
+		case m[3] != "":
+			o.kind = awkOpNF
+		default:
+			o.kind = awkOpString
+			o.text = []byte(awkStringEscapes.Replace(m[4]))
+		}
+		item = append(item, o)
+		list = list[len(m[0]):]
+		switch {
+		case list == "":
+			return append(items, item), true
+		case strings.HasPrefix(list, ", "):
+			items, item, list = append(items, item), nil, list[2:]
+		case strings.HasPrefix(list, " "):
+			list = list[1:]
+		default:
+			return nil, false
+		}
+	}
+}
+
+// awkStringEscapes are the escapes awkPrintOperand lets through.
+var awkStringEscapes = strings.NewReplacer(`\t`, "\t", `\n`, "\n", `\"`, `"`, `\\`, `\`, `\/`, "/")
+
+// awkCountFields is NF of line, split as awkFieldOf splits.
+func awkCountFields(line []byte, sep byte) int {
+	if sep != 0 {
+		if len(line) == 0 {
+			return 0
+		}
+		return bytes.Count(line, []byte{sep}) + 1
+	}
+	n, in := 0, false
+	for _, c := range line {
+		blank := c == ' ' || c == '\t'
+		if !blank && !in {
+			n++
+		}
+		in = !blank
+	}
+	return n
 }
 
 // newAwkCond is the condition awkCondShape's match m names, with ok false
@@ -455,23 +537,41 @@ func (f *awkFast) perRecord() *task.PerRecord {
 		}
 	}
 	var buf []byte
+	nr, counts := 0, false // NR, and whether an item prints it
+	for _, item := range f.print {
+		for _, o := range item {
+			counts = counts || o.kind == awkOpNR
+		}
+	}
 	r := &task.PerRecord{
 		Each: func(rec []byte, emit task.Emit) error {
 			line := record.TrimEOL(rec)
+			nr++
 			if !keep(line) {
 				return nil
 			}
 			buf = buf[:0]
-			for i, n := range f.fields {
+			for i, item := range f.print {
 				if i > 0 {
 					buf = append(buf, ' ')
 				}
-				buf = append(buf, awkFieldOf(line, n, f.sep)...)
+				for _, o := range item {
+					switch o.kind {
+					case awkOpField:
+						buf = append(buf, awkFieldOf(line, o.field, f.sep)...)
+					case awkOpNR:
+						buf = strconv.AppendInt(buf, int64(nr), 10)
+					case awkOpNF:
+						buf = strconv.AppendInt(buf, int64(awkCountFields(line, f.sep)), 10)
+					default:
+						buf = append(buf, o.text...)
+					}
+				}
 			}
 			return emit(append(buf, '\n'))
 		},
 	}
-	if f.cond == nil || !f.cond.nr {
+	if !counts && (f.cond == nil || !f.cond.nr) {
 		r.Fresh = f.perRecord
 	}
 	return r

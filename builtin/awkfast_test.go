@@ -76,6 +76,12 @@ func TestAwkFastSameAsGawk(t *testing.T) {
 		{text, []string{"NF"}},
 		{text, []string{"-F,", "NF {print $1}"}},
 		{text, []string{"END {print NR}"}},
+		{text, []string{"{print NR \": \" $0}"}},
+		{text, []string{"{print NR, NF, $1 \"|\" $2 \"\\t\\\"\\\\/\"}"}},
+		{text, []string{"-F,", "{print NF \":\" $NF}"}},
+		{text, []string{"NF {print NR, $1 $2}"}},
+		{text, []string{"/a/ {print \"found\", NR}"}},
+		{text, []string{"{print \"\"}"}},
 		{"", []string{"END {print NR}"}},
 		{"1 2 3\n4 5\n6\n \n", []string{"{s += $NF} END {print s}"}},
 		{nums.String(), []string{"-F|", "{s += $NF} END {print s}"}},
@@ -148,7 +154,13 @@ func TestAwkFastShapes(t *testing.T) {
 		{[]string{"BEGIN {FS = \"[,;]\"} {print $2}"}, false},
 		{[]string{"{s[$1] += $10} END {for (k in s) print k, s[k]}"}, true},
 		{[]string{"{s[$1] += $10 * 2} END {for (k in s) print k, s[k]}"}, false},
-		{[]string{"{print $1 $2}"}, false},
+		{[]string{"{print $1 $2}"}, true},
+		{[]string{"{print NR \": \" $0}"}, true},
+		{[]string{"{print $1 \"\\t\" NF, \"x\"}"}, true},
+		{[]string{"{print $1 > \"out\"}"}, false},
+		{[]string{"{print $1 \"\\x41\"}"}, true}, // GoAWK reads the escape
+		{[]string{"{print $1 + 1}"}, false},
+		{[]string{"{print NR % 2}"}, false},
 		{[]string{"{print $1, $2 > \"/dev/stderr\"}"}, false},
 		{[]string{"{print ($1)}"}, false},
 		{[]string{"-v", "OFS=,", "{print $1, $2}"}, false},
@@ -445,6 +457,7 @@ func TestAwkFastCondRapidAgainstGawk(t *testing.T) {
 			cond = fmt.Sprintf("$%s %s /%s/", ref, rapid.SampledFrom([]string{"~", "!~"}).Draw(rt, "match"), rapid.SampledFrom(regexes).Draw(rt, "re"))
 		}
 		action := rapid.SampledFrom([]string{"", " {print}", " {print $0}", " {print $2, $1}", " {n++} END {print n}",
+			" {print NR \": \" $1, NF}", " {print $NF \"-\" $1}",
 			" {s += $1} END {print s}", " {c[$1]++} END {for (k in c) print k, c[k]}"}).Draw(rt, "action")
 		argv := []string{cond + action}
 		if sep != "" {
