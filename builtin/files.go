@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/internal/visible"
@@ -552,6 +553,17 @@ func (w *textWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// WriteString writes s as Write would, without the copy io.WriteString
+// makes of a string for a plain Writer (GoAWK writes each line so): the
+// output copies what it is given and never changes it (WriteChunk), so
+// s's bytes are lent to it for the call.
+func (w *textWriter) WriteString(s string) (int, error) {
+	if err := w.write(unsafe.Slice(unsafe.StringData(s), len(s))); err != nil {
+		return 0, err
+	}
+	return len(s), nil
 }
 
 func (w *textWriter) write(b []byte) error {
