@@ -60,3 +60,33 @@ func TestAwkSortKeys(t *testing.T) {
 		t.Errorf("got %s, want %s", strings.Join(got, ","), want)
 	}
 }
+
+// A program GoAWK parses still parses once rewritten, and a rewriting
+// changes nothing where nothing needs it.
+func FuzzAwkRewrite(f *testing.F) {
+	for _, s := range []string{
+		`BEGIN { for (k in a) print k }`,
+		`function f(x,  k) { for (k in x) n++; return n } { a[$1]; print f(a) }`,
+		`{ x = $1 / 2 / 3; print "for (k in a)", /for (k in b)/ }`,
+		"BEGIN { print \"a\\\nb\", \"\\u20\", toupper(\"x\"), 0x1F, 017 }",
+		`END { for (i in arr) for (j in arr) print i, j }`,
+		`{ print length / 2; for (k in c) delete c[k] }`,
+		`BEGIN { getline line < "f"; split(line, p); for (i in p) print p[i] }`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if _, err := parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})}); err != nil {
+			return
+		}
+		for _, utf8 := range []bool{false, true} {
+			out, ok := awkRewrite(src, utf8)
+			if !ok {
+				continue
+			}
+			if _, err := parser.ParseProgram([]byte(out), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})}); err != nil {
+				t.Fatalf("%q parses, but not once rewritten: %v\n%s", src, err, out)
+			}
+		}
+	})
+}

@@ -226,6 +226,9 @@ func awkRewrite(src string, utf8 bool) (out string, ok bool) {
 		if tok == lexer.EOF {
 			break
 		}
+		if pos.Line < 1 || pos.Line > len(lineStart) || lineStart[pos.Line-1]+pos.Column-1 >= len(src) {
+			return "", false // a position the lexer counted otherwise ("0E\n0")
+		}
 		toks = append(toks, token{tok, val, lineStart[pos.Line-1] + pos.Column - 1})
 		prev = tok
 	}
@@ -279,7 +282,13 @@ func awkRewrite(src string, utf8 bool) (out string, ok bool) {
 				endFunc()
 			}
 		case lexer.NUMBER:
-			if m := awkBaseNumber.FindString(src[t.at:]); m != "" {
+			// 0x1A is 0 then the name x1A to GoAWK: a name something
+			// after it may take (x1A++, x1A = 1, x1A[1]) keeps it so.
+			hexName := i+1 < len(toks) && toks[i+1].at == t.at+1
+			if hexName && i+2 < len(toks) && awkTakesName(toks[i+2].tok) {
+				continue
+			}
+			if m := awkBaseConstant(src[t.at:]); m != "" {
 				edits = append(edits, edit{t.at, t.at + len(m), awkDecimal(m)})
 			}
 		case lexer.STRING:
@@ -335,22 +344,49 @@ func awkRewrite(src string, utf8 bool) (out string, ok bool) {
 }
 
 // awkBaseNumber is a hex or octal constant at the start of a number in
-// the program's text, not followed by more of a number.
-var awkBaseNumber = regexp.MustCompile(`^(?:0[xX][0-9a-fA-F]+|0[0-7]+)(?:[^0-9a-zA-Z_.]|$)`)
+// the program's text.
+var awkBaseNumber = regexp.MustCompile(`^(?:0[xX][0-9a-fA-F]+|0[0-7]+)`)
 
-// awkDecimal writes the hex or octal constant m (with the byte after it,
-// if any, which it keeps) in decimal.
-func awkDecimal(m string) string {
-	tail := ""
-	if c := m[len(m)-1]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-		m, tail = m[:len(m)-1], m[len(m)-1:]
+// awkBaseConstant returns the hex or octal constant at the start of src,
+// or "" when there is none, or when what follows makes GoAWK read the
+// text otherwise than as a number next to something (more of a number, a
+// name, 0x1[2] or 0x1(2), an increment: 0x1++ is 0 then x1++ to GoAWK
+// and no constant to gawk), which is left as it is.
+func awkBaseConstant(src string) string {
+	m := awkBaseNumber.FindString(src)
+	if m == "" {
+		return ""
 	}
+	rest := src[len(m):]
+	switch {
+	case rest == "":
+	case strings.IndexByte("0123456789.[(_", rest[0]) >= 0 || rest[0]|0x20 >= 'a' && rest[0]|0x20 <= 'z':
+		return ""
+	case strings.HasPrefix(rest, "++") || strings.HasPrefix(rest, "--"):
+		return ""
+	}
+	return m
+}
+
+// awkTakesName reports whether tok after a name makes it an lvalue or an
+// array or a call.
+func awkTakesName(tok lexer.Token) bool {
+	switch tok {
+	case lexer.INCR, lexer.DECR, lexer.ASSIGN, lexer.ADD_ASSIGN, lexer.SUB_ASSIGN, lexer.MUL_ASSIGN,
+		lexer.DIV_ASSIGN, lexer.MOD_ASSIGN, lexer.POW_ASSIGN, lexer.LBRACKET, lexer.LPAREN:
+		return true
+	}
+	return false
+}
+
+// awkDecimal writes the hex or octal constant m in decimal.
+func awkDecimal(m string) string {
 	n := new(big.Int)
 	if _, ok := n.SetString(m, 0); !ok {
-		return m + tail
+		return m
 	}
 	f, _ := new(big.Float).SetInt(n).Float64()
-	return strconv.FormatFloat(f, 'f', -1, 64) + tail
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // awkFixString reads the string literal at src[at] (its opening quote)
