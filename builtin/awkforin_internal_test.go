@@ -90,3 +90,23 @@ func FuzzAwkRewrite(f *testing.F) {
 		}
 	})
 }
+
+// Whatever the program, reading awk's command line (the checks that send
+// it to gawk, the fast forms, the rewriting) ends in a command or an
+// error, never a panic.
+func FuzzAwkCommandLine(f *testing.F) {
+	for _, s := range []string{
+		`$9 != 200 {print $7}`, `/a[\]]b/`, `$1 ~ /^[[:digit:]]\./ {n++} END {print n}`, `split($0, a, "")`,
+		`{print $(-1)}`, `BEGIN {FS = "\""} NF {print NR ": " $2, NF}`, `{s[$1] += $2} END {for (k in s) print k, s[k]}`,
+		`END {print NR}`, `{print and(1, 3), 0x1f}`,
+	} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, prog string, utf8 bool) {
+		loc := "LC_ALL=C"
+		if utf8 {
+			loc = "LC_ALL=C.UTF-8"
+		}
+		awkNew(&Env{Environ: []string{loc}}, []string{prog})
+	})
+}
