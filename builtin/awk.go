@@ -402,19 +402,8 @@ func awkFuncs(keys *awkKeys) map[string]any {
 // when nil) has UTF-8 characters: the first of LC_ALL, LC_CTYPE and LANG
 // that is set names it.
 func awkUTF8Locale(environ []string) bool {
-	get := os.Getenv
-	if environ != nil {
-		get = func(k string) string {
-			for i := len(environ) - 1; i >= 0; i-- {
-				if v, ok := strings.CutPrefix(environ[i], k+"="); ok {
-					return v
-				}
-			}
-			return ""
-		}
-	}
 	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
-		if v := get(k); v != "" {
+		if v := environValue(environ, k); v != "" {
 			v = strings.ToLower(v)
 			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
 		}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tpipe/tpipe/internal/sysmem"
 	"github.com/tpipe/tpipe/task"
@@ -68,6 +69,20 @@ type Env struct {
 	// it instead of input port 0, which it does not have. stop is closed
 	// when the command's reader has gone, and ends a read that waits.
 	Input func(ctx context.Context, stop <-chan struct{}) io.Reader
+}
+
+// environValue is the value of k in environ (NAME=value each, the last
+// one winning), or in the process's environment when environ is nil.
+func environValue(environ []string, k string) string {
+	if environ == nil {
+		return os.Getenv(k)
+	}
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], k+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // DefaultSortMemory is the in-memory budget of a task that spills when

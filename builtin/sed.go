@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -179,6 +180,17 @@ func sedOptions(env *Env, args []string) (*sedConfig, error) {
 		}
 		cfg.pieces = []sedlang.Piece{{Text: operands[0]}}
 		operands = operands[1:]
+	}
+	if cfg.o.LineWrap == 0 {
+		// Without -l, GNU's l wraps at COLS less one, where COLS is set
+		// above 1 (one column short of a terminal's width), else at 70.
+		var environ []string
+		if env != nil {
+			environ = env.Environ
+		}
+		if cols, err := strconv.Atoi(environValue(environ, "COLS")); err == nil && cols > 1 {
+			cfg.o.LineWrap = cols - 1
+		}
 	}
 	cfg.files = operands
 	if cfg.inPlace {

@@ -1458,3 +1458,40 @@ func TestSedCaseKeepsHighBytes(t *testing.T) {
 		}
 	}
 }
+
+// Two things GNU sed's own testsuite checks: CR LF ends an s command's
+// flags (a script with DOS line ends), and without -l, l wraps at COLS
+// less one.
+func TestSedCRLFAndCOLS(t *testing.T) {
+	for _, tc := range []struct {
+		cols string
+		argv []string
+	}{
+		{"", []string{"s/./X/\r\n"}},
+		{"", []string{"s/./X/g\r\np"}},
+		{"5", []string{"-n", "l"}},
+		{"12", []string{"-n", "l"}},
+		{"1", []string{"-n", "l"}},
+		{"x", []string{"-n", "l"}},
+		{"5", []string{"-n", "-l", "3", "l"}},
+	} {
+		in := "abcdefghijklmnopqrstuvwxyz0123456789\n"
+		gnu := exec.Command("sed", tc.argv...)
+		gnu.Env = []string{"LC_ALL=C", "PATH=" + os.Getenv("PATH"), "COLS=" + tc.cols}
+		gnu.Stdin = strings.NewReader(in)
+		want, err := gnu.Output()
+		wantCode := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			wantCode = ee.ExitCode()
+		} else if err != nil {
+			t.Skipf("GNU sed: %v", err)
+		}
+		var stdout, stderr bytes.Buffer
+		env := &builtin.Env{Stderr: &stderr, Environ: []string{"LC_ALL=C", "COLS=" + tc.cols}}
+		got := runWithEnv(t, env, &stdout, &stderr, append([]string{"sed"}, tc.argv...), in)
+		if got.out != string(want) || got.code != wantCode {
+			t.Errorf("COLS=%s sed %q: %d %q, GNU %d %q", tc.cols, tc.argv, got.code, got.out, wantCode, want)
+		}
+	}
+}

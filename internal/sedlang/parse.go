@@ -752,6 +752,11 @@ flags:
 			break flags
 		case f == eof || f == '\n' || f == ';':
 			break flags
+		case f == '\r' && p.pos < len(p.src) && p.src[p.pos] == '\n':
+			// A script with DOS line ends: GNU takes CR LF after an s
+			// command's flags as its end (and nowhere else).
+			p.pos++
+			break flags
 		default:
 			return p.errorf("unknown option to `s'")
 		}
