@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -48,6 +49,11 @@ type awkCmd struct {
 	ordered *parser.Program
 	vars    []string // name, value pairs: -F and -v
 	args    []string // FILE and VAR=VALUE operands
+	// keepsRS: the program leaves RS alone, so the builtin may keep the
+	// '\r's GoAWK's line scanner drops (awkcr.go).
+	keepsRS bool
+	// getlineFiles: the program may read files by getline.
+	getlineFiles bool
 }
 
 var awkLongs = []longOpt{
@@ -66,7 +72,22 @@ var awkGawkOnly = map[string]bool{
 	"BINMODE": true, "LINT": true, "TEXTDOMAIN": true, "ERRNO": true, "ARGIND": true,
 	"SYMTAB": true, "FUNCTAB": true, "INPUTMODE": true, "OUTPUTMODE": true,
 	"BEGINFILE": true, "ENDFILE": true,
+	// gawk's functions: GoAWK has none of them and would say "undefined
+	// function", which reads like a typo.
+	"gensub": true, "strftime": true, "systime": true, "mktime": true, "asort": true, "asorti": true,
+	"patsplit": true, "isarray": true, "typeof": true, "strtonum": true, "compl": true,
+	"bindtextdomain": true, "dcgettext": true, "dcngettext": true, "mkbool": true,
 }
+
+// awkGoRegexLacks finds in a program's text what gawk's regular
+// expressions have and Go's do not: word starts and ends, \< and \>, and
+// an interval without its lower bound.
+var awkGoRegexLacks = regexp.MustCompile(`\\[<>]|\{,`)
+
+// awkIntFormat is a printf conversion that takes an integer: as OFMT or
+// CONVFMT, GoAWK hands it a float and writes Go's complaint
+// (%!d(float64=1.5)) where gawk writes the integer.
+var awkIntFormat = regexp.MustCompile(`%[-+ #0-9.*]*[diouxXc]`)
 
 func awkNew(env *Env, args []string) (*Cmd, error) {
 	a := &awkCmd{env: env}
@@ -75,7 +96,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 	operands, err := getopt{cmd: "awk", shorts: "F:v:f:e:", longs: awkLongs, inOrder: true}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'F':
-			a.vars = append(a.vars, "FS", arg)
+			a.vars = append(a.vars, "FS", awkUnescape(arg))
 			fs = append(fs, arg)
 		case 'v':
 			assigns = true
@@ -83,7 +104,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 			if !ok {
 				return unsupportedf("awk", "-v %s", arg)
 			}
-			a.vars = append(a.vars, name, value)
+			a.vars = append(a.vars, name, awkUnescape(value))
 		case 'f':
 			if arg == "-" {
 				// The program on stdin: here stdin is the input port,
@@ -150,6 +171,14 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		}
 	}
 	a.args = operands
+	a.keepsRS = !awkMentionsRS(src, a.vars, operands)
+	a.getlineFiles = strings.Contains(src, "getline") && strings.Contains(src, "<")
+	if awkGoRegexLacks.MatchString(src) {
+		// The fast forms read these as gawk does (grep's matcher); Go's
+		// regexp, which GoAWK uses, has no \< or \> and reads {,N} as
+		// text.
+		return nil, unsupportedf("awk", "a regular expression with \\<, \\> or {,N}")
+	}
 	if src, ok := awkRewrite(src, awkUTF8Locale(env.Environ)); ok {
 		// A program that does not parse once rewritten (which would be
 		// a fault of the rewriting) runs as it was written.
@@ -181,6 +210,9 @@ func awkNeedsGawk(src string, vars []string, utf8 bool) string {
 	for i := 0; i+1 < len(vars); i += 2 {
 		if vars[i] == "FS" && vars[i+1] == "" && !utf8 {
 			return chars
+		}
+		if (vars[i] == "OFMT" || vars[i] == "CONVFMT") && awkIntFormat.MatchString(vars[i+1]) {
+			return vars[i] + " as an integer format"
 		}
 	}
 	l := lexer.NewLexer([]byte(src))
@@ -222,6 +254,10 @@ func awkNeedsGawk(src string, vars []string, utf8 bool) string {
 			if awkGawkOnly[val] {
 				return val
 			}
+		case lexer.AT:
+			// gawk's @include, @load, @namespace and @f() calls; GoAWK
+			// reads @ as its own field-name operator.
+			return "@ (gawk's directives and indirect calls)"
 		case lexer.NUMBER:
 			// $-1 or $(-1): gawk stops with a fatal error, GoAWK takes
 			// the last field.
@@ -231,6 +267,9 @@ func awkNeedsGawk(src string, vars []string, utf8 bool) string {
 		case lexer.STRING:
 			if val == "" && last[0] == lexer.ASSIGN && last[1] == lexer.NAME && vals[1] == "FS" && !utf8 {
 				return chars
+			}
+			if last[0] == lexer.ASSIGN && last[1] == lexer.NAME && (vals[1] == "OFMT" || vals[1] == "CONVFMT") && awkIntFormat.MatchString(val) {
+				return vals[1] + " as an integer format"
 			}
 		}
 		last[0], last[1], last[2] = tok, last[0], last[1]
@@ -356,6 +395,13 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 		in.r = strings.NewReader("")
 	}
 	cfg.Stdin = in
+	if a.keepsRS {
+		if awkFilesHoldCR(a.args, a.getlineFiles) {
+			cfg.Vars = append(slices.Clip(cfg.Vars), "RS", awkRegexRS)
+		} else {
+			cfg.Stdin = newAwkCRReader(in)
+		}
+	}
 	prog := a.prog
 	if a.ordered != nil {
 		prog = a.ordered
@@ -385,6 +431,20 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 		return task.Exit(status)
 	}
 	return nil
+}
+
+// awkUnescape reads the escapes of a -v or -F value (\t, \\, \/, octal),
+// as gawk reads them there and GoAWK does only in VAR=VALUE operands; a
+// value they leave unfinished (a lone \) stays as it was.
+func awkUnescape(v string) string {
+	if !strings.Contains(v, `\`) {
+		return v
+	}
+	u, err := lexer.Unescape(v)
+	if err != nil {
+		return v
+	}
+	return u
 }
 
 // awkFuncs are the Go functions a program may call: gawk's bit

@@ -81,7 +81,7 @@ func Explain(w io.Writer, j *Job) {
 			size(j.TaskMemory), j.TaskMemoryWhy, strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
 	}
 	if len(j.Unbounded) > 0 {
-		fmt.Fprintf(w, "unbounded memory: what %s stores (awk's arrays) is kept with no budget and no spill, and the GC has no memory limit\n", strings.Join(j.Unbounded, ", "))
+		fmt.Fprintf(w, "unbounded memory: what %s keeps as it runs (awk's arrays and strings) has no budget and no spill, and the GC has no memory limit\n", strings.Join(j.Unbounded, ", "))
 	}
 	for _, c := range j.Cuts {
 		fmt.Fprintf(w, "%s\n", c)
