@@ -32,7 +32,7 @@ func init() {
 			"for (k in a) takes its keys in a fixed order: integers ascending, then the rest in byte order. " +
 			"The one-liners {print $N, ...} (fields, NR, NF and strings, side by side too), {n++} END {print n}, {s += $N} END {print s}, " +
 			"{c[$N]++} END {for (k in c) print k, c[k]} and {s[$N] += $M} END {...} ($NF too), each alone or after one condition " +
-			"($N == 404 or any comparison with a constant, NR > 1, NF, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/; " +
+			"($N == 404 or any comparison with a constant, NR > 1, NR % 2 == 0, NF, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/; " +
 			"a condition alone prints the line), and END {print NR}, with the default or a one-byte -F " +
 			"(or BEGIN {FS = \"C\"}), run without the interpreter, as gawk would.",
 		New: awkNew,

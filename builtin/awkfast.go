@@ -81,6 +81,7 @@ type awkCond struct {
 	re    grepMatcher
 	not   bool // !~ or !/RE/
 	nr    bool // cmp compares NR
+	mod   int  // NR % mod is compared (or tested, cmp nil)
 	nf    bool // NF: the line has a field
 }
 
@@ -104,11 +105,13 @@ const (
 
 var (
 	// awkCondShape is a pattern as GoAWK prints it: $N OP CONST, NR OP
-	// NUMBER, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/ or NF.
+	// NUMBER, /RE/, !/RE/, $N ~ /RE/, $N !~ /RE/, NF, or NR % N with or
+	// without OP NUMBER after it.
 	awkCondShape = regexp.MustCompile(`^(?:` + awkField + ` ` + awkOp + ` ("[A-Za-z0-9_./:-]*"|[0-9]+(?:\.[0-9]+)?)` +
 		`|NR ` + awkOp + ` ([0-9]+)` +
 		`|(!?)` + awkRegex +
-		`|` + awkField + ` (!?~) ` + awkRegex + `|(NF))`)
+		`|` + awkField + ` (!?~) ` + awkRegex + `|(NF)` +
+		`|NR % ([1-9][0-9]{0,8})(?: ` + awkOp + ` ([0-9]+))?)`)
 	// awkBeginFS is `BEGIN { FS = "C" }` before the rest, C one byte.
 	awkBeginFS = regexp.MustCompile(`^BEGIN \{\n    FS = "([^"\\]|\\[t"])"\n\}\n\n`)
 	// awkSumShape is `{ V += $N } END { print V }` as GoAWK prints it.
@@ -326,6 +329,16 @@ func newAwkCond(m []string, utf8 bool) (c *awkCond, ok bool) {
 		c.nr = true
 		if c.cmp, ok = newAwkCompare(m[4], m[5]); !ok {
 			return nil, false
+		}
+	case m[12] != "": // NR % N [OP NUMBER]
+		c.nr = true
+		if c.mod, err = strconv.Atoi(m[12]); err != nil {
+			return nil, false
+		}
+		if m[13] != "" {
+			if c.cmp, ok = newAwkCompare(m[13], m[14]); !ok {
+				return nil, false
+			}
 		}
 	case m[11] != "": // NF
 		c.nf = true
@@ -587,7 +600,14 @@ func (c *awkCond) tester(sep byte) func(line []byte) bool {
 		nr := 0
 		return func([]byte) bool {
 			nr++
-			return c.cmp.compare(float64(nr))
+			v := nr
+			if c.mod != 0 {
+				v %= c.mod
+				if c.cmp == nil {
+					return v != 0
+				}
+			}
+			return c.cmp.compare(float64(v))
 		}
 	case c.nf:
 		if sep != 0 {

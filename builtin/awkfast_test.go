@@ -129,7 +129,10 @@ func TestAwkFastShapes(t *testing.T) {
 		{[]string{"{c[$1]++} END {for (NR in c) print NR, c[NR]}"}, false},
 		{[]string{"{s += $1.5} END {print s}"}, false},
 		{[]string{"NR > 1 {print $2}"}, true},
-		{[]string{"NR % 2 == 0"}, false},
+		{[]string{"NR % 2 == 0"}, true},
+		{[]string{"NR % 3"}, true},
+		{[]string{"NR % 0"}, false},
+		{[]string{"NR % 2 + 1"}, false},
 		{[]string{"$9 != 200 {print $7}"}, true},
 		{[]string{"$9 == 404"}, true},
 		{[]string{"/GET/ {print $7}"}, true},
@@ -451,6 +454,12 @@ func TestAwkFastCondRapidAgainstGawk(t *testing.T) {
 				rapid.SampledFrom([]string{"9", "10", `"a"`, `"ab"`, "1.5"}).Draw(rt, "const"))
 		case 1:
 			cond = fmt.Sprintf("NR %s %d", rapid.SampledFrom(ops).Draw(rt, "op"), rapid.IntRange(0, 5).Draw(rt, "nr"))
+			if rapid.Bool().Draw(rt, "modulo") {
+				cond = fmt.Sprintf("NR %% %d", rapid.IntRange(1, 4).Draw(rt, "mod"))
+				if rapid.Bool().Draw(rt, "compared") {
+					cond += fmt.Sprintf(" %s %d", rapid.SampledFrom(ops).Draw(rt, "op"), rapid.IntRange(0, 3).Draw(rt, "rem"))
+				}
+			}
 		case 2:
 			cond = rapid.SampledFrom([]string{"", "!"}).Draw(rt, "not") + "/" + rapid.SampledFrom(regexes).Draw(rt, "re") + "/"
 		default:
