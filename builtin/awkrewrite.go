@@ -25,9 +25,11 @@ package builtin
 //     locale, as gawk's do there (GoAWK's change every letter).
 //   - A constant written in hex (0x1A) or octal (011) in the program is
 //     that number, as gawk takes it (GoAWK reads 0x1A as 0 then a name,
-//     011 as eleven); input is never read so, by either.
+//     011 as eleven). Input is another matter, out of the text's reach:
+//     GoAWK reads 0x1A there as 26, gawk as 0 (docs/builtins.md).
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/big"
@@ -136,7 +138,9 @@ var awkSeps = func() (seps [255]byte) {
 	return seps
 }()
 
-// awkSortKeys sorts keys as awkKeyOrder says, reading each key once.
+// awkSortKeys sorts keys in place in for-in's order: integers as awk
+// writes them (awkIntKey) first, by value, then the rest by bytes. Each key
+// is read once.
 func awkSortKeys(keys []string) []string {
 	type key struct {
 		s     string
@@ -151,7 +155,7 @@ func awkSortKeys(keys []string) []string {
 	slices.SortFunc(ks, func(a, b key) int {
 		switch {
 		case a.isInt && b.isInt:
-			return compareInt(a.v, b.v)
+			return cmp.Compare(a.v, b.v)
 		case a.isInt:
 			return -1
 		case b.isInt:
@@ -164,17 +168,6 @@ func awkSortKeys(keys []string) []string {
 		out = append(out, k.s)
 	}
 	return out
-}
-
-// compareInt orders two integers.
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // awkIntKey reports whether k is an integer as awk writes one (no sign
@@ -194,7 +187,7 @@ func awkIntKey(k string) (int64, bool) {
 }
 
 // awkRewrite returns src written over as this file's comment says, to
-// be parsed and run with awkRewriteFuncs, or ok false when nothing in src
+// be parsed and run with awkFuncs, or ok false when nothing in src
 // needs it or src is not lexed cleanly (GoAWK then runs it as it is).
 // utf8 says the locale's characters are UTF-8.
 func awkRewrite(src string, utf8 bool) (out string, ok bool) {
