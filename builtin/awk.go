@@ -96,7 +96,11 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 	operands, err := getopt{cmd: "awk", shorts: "F:v:f:e:", longs: awkLongs, inOrder: true}.parse(args, func(c byte, arg string) error {
 		switch c {
 		case 'F':
-			a.vars = append(a.vars, "FS", awkUnescape(arg))
+			v := awkUnescape(arg)
+			if arg == `\` {
+				v = arg // gawk's -F keeps a lone backslash (-v FS= would drop it)
+			}
+			a.vars = append(a.vars, "FS", v)
 			fs = append(fs, arg)
 		case 'v':
 			assigns = true
@@ -144,6 +148,15 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		return nil, unsupportedf("awk", "%s", what)
 	}
 	a.prog, err = parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})})
+	if err == nil {
+		// gawk's hex and octal constants, for everything below; errors
+		// are the text's as written.
+		if fixed, ok := awkRewriteNumbers(src); ok {
+			if prog, err := parser.ParseProgram([]byte(fixed), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})}); err == nil {
+				src, a.prog = fixed, prog
+			}
+		}
+	}
 	if err != nil {
 		// A syntax error, or gawk's syntax (BEGINFILE, gensub, @include):
 		// the system's awk says which.
@@ -170,7 +183,17 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 			return &Cmd{ReadsInput: readsInput(operands), Reads: reads, Fn: f.files(env, operands), Unbounded: unbounded}, nil
 		}
 	}
-	a.args = operands
+	a.args = make([]string, len(operands))
+	for i, o := range operands {
+		a.args[i] = o
+		if awkIsAssignment(o) {
+			// GoAWK reads the escapes of a VAR=VALUE operand its own way
+			// (a lone \ at the end stays): give it gawk's value, with
+			// each backslash doubled for GoAWK to undo.
+			name, value, _ := strings.Cut(o, "=")
+			a.args[i] = name + "=" + strings.ReplaceAll(awkUnescape(value), `\`, `\\`)
+		}
+	}
 	a.keepsRS = !awkMentionsRS(src, a.vars, operands)
 	a.getlineFiles = strings.Contains(src, "getline") && strings.Contains(src, "<")
 	if awkGoRegexLacks.MatchString(src) {
@@ -433,18 +456,62 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 	return nil
 }
 
-// awkUnescape reads the escapes of a -v or -F value (\t, \\, \/, octal),
-// as gawk reads them there and GoAWK does only in VAR=VALUE operands; a
-// value they leave unfinished (a lone \) stays as it was.
+// awkUnescape reads the escapes of a -v or -F value as gawk 5.2 reads
+// them there (GoAWK reads none): \n and the other C letters, \\, \/ and
+// \", one to three octal digits, \x and one or two hex digits; before any
+// other character the backslash goes, and so does a backslash at the end.
 func awkUnescape(v string) string {
-	if !strings.Contains(v, `\`) {
+	i := strings.IndexByte(v, '\\')
+	if i < 0 {
 		return v
 	}
-	u, err := lexer.Unescape(v)
-	if err != nil {
-		return v
+	b := []byte(v[:i])
+	for i < len(v) {
+		c := v[i]
+		if c != '\\' {
+			b = append(b, c)
+			i++
+			continue
+		}
+		i++
+		if i == len(v) {
+			break
+		}
+		c = v[i]
+		i++
+		switch {
+		case strings.IndexByte("abfnrtv", c) >= 0:
+			b = append(b, "\a\b\f\n\r\t\v"[strings.IndexByte("abfnrtv", c)])
+		case '0' <= c && c <= '7':
+			n := int(c - '0')
+			for k := 0; k < 2 && i < len(v) && '0' <= v[i] && v[i] <= '7'; k++ {
+				n = n*8 + int(v[i]-'0')
+				i++
+			}
+			b = append(b, byte(n))
+		case c == 'x' && i < len(v) && isHexDigit(v[i]):
+			n := 0
+			for k := 0; k < 2 && i < len(v) && isHexDigit(v[i]); k++ {
+				n = n*16 + hexValue(v[i])
+				i++
+			}
+			b = append(b, byte(n))
+		default:
+			b = append(b, c) // \\, \/, \", and any other: the character
+		}
 	}
-	return u
+	return string(b)
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
+}
+
+func hexValue(c byte) int {
+	if c <= '9' {
+		return int(c - '0')
+	}
+	return int(c|0x20-'a') + 10
 }
 
 // awkFuncs are the Go functions a program may call: gawk's bit

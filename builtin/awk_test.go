@@ -108,6 +108,13 @@ func TestAwkSameAsGawk(t *testing.T) {
 		{"a.b.d\n", []string{"-F", "\\.", "{print $3; n++}"}},
 		{"a b\n", []string{"-v", "OFS=\\t", "{$1 = $1; print}"}},
 		{"", []string{"-v", "x=a\\nb\\\\c\\\"", "BEGIN {print x}"}},
+		{"", []string{"-v", "x=a\\", "-v", "y=\\x\\u00e9\\101\\x41\\x4g", "BEGIN {print x, y, length(x)}"}},
+		{"", []string{"-F", "\\u", "{print $1}", "t.txt"}},
+		{"", []string{"{print v, w; exit}", "v=a\\", "w=\\t\\\\", "t.txt"}},
+		// Octal and hex constants in the fast forms' programs too.
+		{seqLines(1, 20), []string{"NR == 010"}},
+		{seqLines(1, 20), []string{"NR % 010 == 0 {print $1 + 0x10}"}},
+		{"a b c d e f g h i j k\n", []string{"{print $010}"}},
 		// gawk's bit functions (awkfuncs.go) and -e.
 		{"", []string{"BEGIN {print and(12, 10), or(12, 10), xor(12, 10, 1), lshift(1, 40), rshift(1024, 3), and(5.9, \"3x\")}"}},
 		{"", []string{"BEGIN {print and(-1, 3)}"}},
@@ -172,7 +179,7 @@ func TestAwkUnsupported(t *testing.T) {
 	// Named edges are ports, which GoAWK cannot open by name; the fast
 	// forms read them.
 	env := &builtin.Env{Edges: []string{"@a"}}
-	if _, err := builtin.New(env, []string{"awk", "NR % 2 {print}", "@a"}); err == nil || !strings.Contains(err.Error(), "edge") {
+	if _, err := builtin.New(env, []string{"awk", "NR % 2 {print; n++}", "@a"}); err == nil || !strings.Contains(err.Error(), "edge") {
 		t.Errorf("awk with an edge: %v", err)
 	}
 	if c, err := builtin.New(env, []string{"awk", "{print $2}", "@a"}); err != nil || len(c.Reads) != 1 {

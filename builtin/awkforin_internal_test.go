@@ -79,6 +79,11 @@ func FuzzAwkRewrite(f *testing.F) {
 		if _, err := parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})}); err != nil {
 			return
 		}
+		if out, ok := awkRewriteNumbers(src); ok {
+			if _, err := parser.ParseProgram([]byte(out), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})}); err != nil {
+				t.Fatalf("%q parses, but not with its numbers rewritten: %v\n%s", src, err, out)
+			}
+		}
 		for _, utf8 := range []bool{false, true} {
 			out, ok := awkRewrite(src, utf8)
 			if !ok {

@@ -191,6 +191,18 @@ func awkIntKey(k string) (int64, bool) {
 // needs it or src is not lexed cleanly (GoAWK then runs it as it is).
 // utf8 says the locale's characters are UTF-8.
 func awkRewrite(src string, utf8 bool) (out string, ok bool) {
+	return awkRewriteSome(src, utf8, false)
+}
+
+// awkRewriteNumbers returns src with its hex and octal constants written
+// in decimal, and nothing else changed: the text the fast forms and the
+// gawk checks read, so that NR == 010 is NR == 8 to them too.
+func awkRewriteNumbers(src string) (out string, ok bool) {
+	return awkRewriteSome(src, false, true)
+}
+
+// awkRewriteSome is awkRewrite, or awkRewriteNumbers if numbers is set.
+func awkRewriteSome(src string, utf8, numbers bool) (out string, ok bool) {
 	if strings.IndexByte(src, '\r') >= 0 {
 		return "", false // GoAWK's columns skip a CR: offsets would drift
 	}
@@ -249,6 +261,9 @@ func awkRewrite(src string, utf8 bool) (out string, ok bool) {
 	}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if numbers != (t.tok == lexer.NUMBER) {
+			continue
+		}
 		switch t.tok {
 		case lexer.FUNCTION:
 			if inFunc {
