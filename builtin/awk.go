@@ -144,7 +144,8 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		operands = operands[1:]
 	}
 	src := strings.Join(sources, "\n")
-	if what := awkNeedsGawk(src, a.vars, awkUTF8Locale(env.Environ)); what != "" {
+	utf8 := awkUTF8Locale(env.Environ)
+	if what := awkNeedsGawk(src, a.vars, utf8); what != "" {
 		return nil, unsupportedf("awk", "%s", what)
 	}
 	a.prog, err = parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})})
@@ -172,7 +173,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		// system's awk shares its real descriptors with the command.
 		return nil, unsupportedf("awk", "running a command (| getline, print |, system)")
 	}
-	if f := newAwkFast(a.prog, fs, awkUTF8Locale(env.Environ)); f != nil && !assigns && !slices.ContainsFunc(operands, awkIsAssignment) {
+	if f := newAwkFast(a.prog, fs, utf8); f != nil && !assigns && !slices.ContainsFunc(operands, awkIsAssignment) {
 		// The group form keeps every value it has seen.
 		unbounded := f.group != nil
 		if len(operands) == 0 {
@@ -202,7 +203,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		// text.
 		return nil, unsupportedf("awk", "a regular expression with \\<, \\> or {,N}")
 	}
-	if src, ok := awkRewrite(src, awkUTF8Locale(env.Environ)); ok {
+	if src, ok := awkRewrite(src, utf8); ok {
 		// A program that does not parse once rewritten (which would be
 		// a fault of the rewriting) runs as it was written.
 		a.ordered, _ = parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})})

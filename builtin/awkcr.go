@@ -23,6 +23,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/benhoyt/goawk/lexer"
 )
@@ -39,7 +40,7 @@ func awkMentionsRS(src string, vars, operands []string) bool {
 		}
 	}
 	for _, o := range operands {
-		if awkIsAssignment(o) && len(o) > 3 && o[:3] == "RS=" {
+		if strings.HasPrefix(o, "RS=") {
 			return true
 		}
 	}
