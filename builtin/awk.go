@@ -184,6 +184,22 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 			return &Cmd{ReadsInput: readsInput(operands), Reads: reads, Fn: f.files(env, operands), Unbounded: unbounded}, nil
 		}
 	}
+	if !slices.ContainsFunc(operands, awkIsAssignment) {
+		if prog := compileAwkVM(src, fs, a.vars, utf8); prog != nil {
+			reads := len(prog.rules) > 0 || len(prog.end) > 0
+			// Arrays keep what they are given.
+			unbounded := prog.narrays > 0
+			if len(operands) == 0 {
+				return &Cmd{ReadsInput: reads, Fn: prog.run(env, nil), Unbounded: unbounded}, nil
+			}
+			if edges, err := env.edgeOperands("awk", operands); err == nil {
+				if !reads {
+					operands, edges = nil, nil
+				}
+				return &Cmd{ReadsInput: reads && readsInput(operands), Reads: edges, Fn: prog.run(env, operands), Unbounded: unbounded}, nil
+			}
+		}
+	}
 	a.args = make([]string, len(operands))
 	for i, o := range operands {
 		a.args[i] = o

@@ -177,10 +177,13 @@ func TestAwkUnsupported(t *testing.T) {
 		t.Errorf("awk 'BEGIN {': %v, want a syntax error of status 1", err)
 	}
 	// Named edges are ports, which GoAWK cannot open by name; the fast
-	// forms read them.
+	// forms and the builtin's own interpreter read them.
 	env := &builtin.Env{Edges: []string{"@a"}}
-	if _, err := builtin.New(env, []string{"awk", "NR % 2 {print; n++}", "@a"}); err == nil || !strings.Contains(err.Error(), "edge") {
+	if _, err := builtin.New(env, []string{"awk", "{sub(/a/, \"b\"); print}", "@a"}); err == nil || !strings.Contains(err.Error(), "edge") {
 		t.Errorf("awk with an edge: %v", err)
+	}
+	if c, err := builtin.New(env, []string{"awk", "NR % 2 {print; n++}", "@a"}); err != nil || len(c.Reads) != 1 {
+		t.Errorf("awk's own interpreter with an edge: %v", err)
 	}
 	if c, err := builtin.New(env, []string{"awk", "{print $2}", "@a"}); err != nil || len(c.Reads) != 1 {
 		t.Errorf("awk's fast form with an edge: %v", err)
@@ -240,8 +243,9 @@ func TestAwkRefusesWhatGoAWKRunsOtherwise(t *testing.T) {
 		{"C", []string{"-v", "CONVFMT=%x", "{print $1 + 0.5 \"\"}"}, true},
 		{"C", []string{"BEGIN {CONVFMT = \"%.2g\"}"}, false},
 		{"C", []string{"/\\<foo/"}, true},
-		{"C", []string{"/x{,2}/ {n++; print}"}, true},
-		{"C", []string{"/x{,2}/"}, false}, // a fast form: grep's matcher reads {,2}
+		{"C", []string{"{sub(/x{,2}/, \"y\"); print}"}, true},
+		{"C", []string{"/x{,2}/ {n++; print}"}, false}, // the builtin's own interpreter: grep's matcher
+		{"C", []string{"/x{,2}/"}, false},              // a fast form: grep's matcher reads {,2}
 	} {
 		_, err := builtin.New(&builtin.Env{Environ: []string{"LC_ALL=" + tc.locale}}, append([]string{"awk"}, tc.argv...))
 		var ue *builtin.UnsupportedError

@@ -1,0 +1,1265 @@
+package builtin
+
+// The builtin's own awk, for the programs people write most that the fast
+// forms (awkfast.go) do not take: a few rules with conditions, sums and
+// counts, averages, arrays, if and loops, print and printf. It exists for
+// two reasons. GoAWK reads a string as a number its own way ("informed"
+// is inf to it, "0x1A" 26, where gawk reads 0) and that reader is out of
+// the builtin's reach; and GoAWK splits every field of every line into
+// new strings, which made `{s += $10; n++} END {print s/n}` 1.6 times
+// slower than gawk. Here values follow gawk's rules (awkNumber reads
+// numbers as gawk reads input; a field that looks like a number compares
+// as one), fields are split into offsets of the line with no copy, and
+// the program is compiled once into a tree of Go values.
+//
+// It takes a subset of awk (awkvm_parse.go says which); a program with
+// anything else (functions, getline, redirection, a regular expression
+// built from a string, RS, OFMT, a field assigned) runs on GoAWK as
+// before. A fatal error (division by zero) stops the run as gawk's does:
+// its message, status 2.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"syscall"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tpipe/tpipe/buffer"
+	"github.com/tpipe/tpipe/record"
+	"github.com/tpipe/tpipe/task"
+)
+
+// awkKind is the type of an awk value.
+type awkKind uint8
+
+const (
+	awkUninit awkKind = iota // never set: "" and 0
+	awkNum
+	awkStr
+	awkStrNum // from input: a number where it looks like one
+)
+
+// awkVal is an awk value. A borrowed string points into the current line
+// and is copied before it is kept (own).
+type awkVal struct {
+	k        awkKind
+	borrowed bool
+	n        float64
+	s        string
+}
+
+func awkNumVal(n float64) awkVal { return awkVal{k: awkNum, n: n} }
+
+// own returns v with a string of its own.
+func (v awkVal) own() awkVal {
+	if v.borrowed {
+		v.s, v.borrowed = strings.Clone(v.s), false
+	}
+	return v
+}
+
+// awkBytes is s's bytes, shared.
+func awkBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// num is v as a number.
+func (v awkVal) num() float64 {
+	switch v.k {
+	case awkNum:
+		return v.n
+	case awkStr, awkStrNum:
+		return awkNumber(awkBytes(v.s))
+	}
+	return 0
+}
+
+// str is v as a string: a number as gawk converts one (an integer in
+// full, else CONVFMT's %.6g).
+func (v awkVal) str() string {
+	if v.k == awkNum {
+		if v.n == math.Trunc(v.n) && math.Abs(v.n) < 1e15 {
+			return strconv.FormatInt(int64(v.n), 10)
+		}
+		return string(awkFormatNumber(nil, v.n))
+	}
+	return v.s
+}
+
+// appendTo appends v as print writes it (OFMT being CONVFMT here).
+func (v awkVal) appendTo(b []byte) []byte {
+	if v.k == awkNum {
+		return awkFormatNumber(b, v.n)
+	}
+	return append(b, v.s...)
+}
+
+// numeric reports whether v compares as a number.
+func (v awkVal) numeric() bool {
+	switch v.k {
+	case awkNum, awkUninit:
+		return true
+	case awkStrNum:
+		_, ok := awkNumeric(awkBytes(v.s))
+		return ok
+	}
+	return false
+}
+
+// truth is v as a condition.
+func (v awkVal) truth() bool {
+	switch v.k {
+	case awkNum:
+		return v.n != 0
+	case awkStr:
+		return v.s != ""
+	case awkStrNum:
+		if n, ok := awkNumeric(awkBytes(v.s)); ok {
+			return n != 0
+		}
+		return v.s != ""
+	}
+	return false
+}
+
+// awkCompareVals orders a and b as gawk does: as numbers when both are
+// numeric, else as strings (bytes).
+func awkCompareVals(a, b awkVal) int {
+	if a.numeric() && b.numeric() {
+		return compareFloat(a.num(), b.num())
+	}
+	return strings.Compare(a.cmpStr(), b.cmpStr())
+}
+
+// cmpStr is v as a comparison with a string takes it: gawk 5.2 compares
+// an infinite or NaN number as the empty string (print writes +inf).
+func (v awkVal) cmpStr() string {
+	if v.k == awkNum && (math.IsInf(v.n, 0) || math.IsNaN(v.n)) {
+		return ""
+	}
+	return v.str()
+}
+
+// awkFlow is how a statement ends.
+type awkFlow uint8
+
+const (
+	awkFlowNormal awkFlow = iota
+	awkFlowNext
+	awkFlowExit
+	awkFlowBreak
+	awkFlowContinue
+)
+
+// awkFatal stops a run with gawk's fatal message.
+type awkFatal struct{ msg string }
+
+// awkExpr is a compiled expression: its value, or its value as a number
+// (cheaper where the expression is numeric or a field).
+type awkExpr interface {
+	val(m *awkVM) awkVal
+	num(m *awkVM) float64
+}
+
+// awkStmt is a compiled statement.
+type awkStmt interface {
+	exec(m *awkVM) awkFlow
+}
+
+// awkRule is a pattern and its action (nil: print the line).
+type awkRule struct {
+	pattern awkExpr
+	body    []awkStmt
+}
+
+// awkProg is a compiled program.
+type awkProg struct {
+	begin, end  []awkStmt
+	rules       []awkRule
+	sep         byte // 0: runs of blanks
+	nvars       int
+	narrays     int
+	ofs, ors    int // the slots of OFS and ORS
+	varNames    map[string]int
+	keepsRecord bool // END reads $0, a field or NF: the last line is kept
+	utf8        bool
+	vars        []string // -v pairs
+}
+
+// awkVM is one run of a program.
+type awkVM struct {
+	prog     *awkProg
+	vars     []awkVal
+	arrays   []map[string]*awkVal
+	line     []byte
+	lineBuf  []byte
+	fields   []int32 // start, end pairs of the line's fields
+	split    bool
+	nr, fnr  float64
+	filename string
+	out      []byte // output not yet ended by a newline
+	emit     task.Emit
+	exitCode int
+}
+
+func newAwkVM(prog *awkProg) *awkVM {
+	m := &awkVM{prog: prog, vars: make([]awkVal, prog.nvars), arrays: make([]map[string]*awkVal, prog.narrays)}
+	for i := range m.arrays {
+		m.arrays[i] = map[string]*awkVal{}
+	}
+	m.vars[prog.ofs] = awkVal{k: awkStr, s: " "}
+	m.vars[prog.ors] = awkVal{k: awkStr, s: "\n"}
+	for i := 0; i+1 < len(prog.vars); i += 2 {
+		if slot, ok := prog.varNames[prog.vars[i]]; ok {
+			m.vars[slot] = awkVal{k: awkStrNum, s: prog.vars[i+1]}
+		}
+	}
+	return m
+}
+
+// setLine makes rec (without its end) the current line.
+func (m *awkVM) setLine(rec []byte) {
+	line := record.TrimEOL(rec)
+	if m.prog.keepsRecord {
+		m.lineBuf = append(m.lineBuf[:0], line...)
+		line = m.lineBuf
+	}
+	m.line, m.split = line, false
+	m.nr++
+	m.fnr++
+}
+
+// splitLine finds the fields of the line.
+func (m *awkVM) splitLine() {
+	m.fields = m.fields[:0]
+	line := m.line
+	if sep := m.prog.sep; sep != 0 {
+		if len(line) > 0 {
+			start := 0
+			for {
+				i := bytes.IndexByte(line[start:], sep)
+				if i < 0 {
+					m.fields = append(m.fields, int32(start), int32(len(line)))
+					break
+				}
+				m.fields = append(m.fields, int32(start), int32(start+i))
+				start += i + 1
+			}
+		}
+	} else {
+		i := 0
+		for {
+			for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n') {
+				i++
+			}
+			if i == len(line) {
+				break
+			}
+			start := i
+			for i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\n' {
+				i++
+			}
+			m.fields = append(m.fields, int32(start), int32(i))
+		}
+	}
+	m.split = true
+}
+
+// nf is NF.
+func (m *awkVM) nf() int {
+	if !m.split {
+		m.splitLine()
+	}
+	return len(m.fields) / 2
+}
+
+// field is $i's bytes.
+func (m *awkVM) field(i int) []byte {
+	if i == 0 {
+		return m.line
+	}
+	if i < 0 {
+		panic(awkFatal{fmt.Sprintf("attempt to access field %d", i)})
+	}
+	if !m.split {
+		m.splitLine()
+	}
+	if i > len(m.fields)/2 {
+		return nil
+	}
+	return m.line[m.fields[2*i-2]:m.fields[2*i-1]]
+}
+
+// write adds b to the output, handing on each line it completes.
+func (m *awkVM) write(b []byte) error {
+	m.out = append(m.out, b...)
+	return m.flush(false)
+}
+
+// flush hands on the complete lines of the output, and with all what is
+// left.
+func (m *awkVM) flush(all bool) error {
+	start := 0
+	for {
+		i := bytes.IndexByte(m.out[start:], '\n')
+		if i < 0 {
+			break
+		}
+		if err := m.emit(m.out[start : start+i+1]); err != nil {
+			return err
+		}
+		start += i + 1
+	}
+	if all && start < len(m.out) {
+		if err := m.emit(m.out[start:]); err != nil {
+			return err
+		}
+		start = len(m.out)
+	}
+	m.out = append(m.out[:0], m.out[start:]...)
+	return nil
+}
+
+// errAwkExit ends the input early: the program ran exit.
+var errAwkExit = errors.New("awk: exit")
+
+// execAll runs stmts.
+func (m *awkVM) execAll(stmts []awkStmt) awkFlow {
+	for _, s := range stmts {
+		if f := s.exec(m); f != awkFlowNormal {
+			return f
+		}
+	}
+	return awkFlowNormal
+}
+
+// record runs the main rules on rec.
+func (m *awkVM) record(rec []byte) error {
+	m.setLine(rec)
+	for _, r := range m.prog.rules {
+		if r.pattern != nil && !r.pattern.val(m).truth() {
+			continue
+		}
+		if r.body == nil {
+			line := append(m.out, m.line...)
+			m.out = append(line, m.vars[m.prog.ors].str()...)
+			if err := m.flush(false); err != nil {
+				return err
+			}
+			continue
+		}
+		switch m.execAll(r.body) {
+		case awkFlowNext:
+			return nil
+		case awkFlowExit:
+			return errAwkExit
+		}
+	}
+	return nil
+}
+
+// awkEmitErr carries an error from the output out of a statement.
+type awkEmitErr struct{ err error }
+
+// run is the program's task: BEGIN, the lines of the input or of the
+// FILE operands names, END; a fatal error stops it with gawk's message.
+func (prog *awkProg) run(env *Env, names []string) func(context.Context, *buffer.Ports) error {
+	return func(ctx context.Context, p *buffer.Ports) (err error) {
+		m := newAwkVM(prog)
+		m.emit = p.Out(0).Write
+		defer func() {
+			switch r := recover().(type) {
+			case nil:
+			case awkFatal:
+				if ferr := m.flush(true); ferr != nil {
+					err = ferr
+					return
+				}
+				name := m.filename
+				if name == "" {
+					name = "-"
+				}
+				where := fmt.Sprintf("(FILENAME=%s FNR=%d) ", name, int64(m.fnr))
+				if m.nr == 0 {
+					where = ""
+				}
+				fmt.Fprintf(env.stderr(), "awk: cmd. line:1: %sfatal: %s\n", where, r.msg)
+				err = task.Exit(2)
+			case awkEmitErr:
+				err = r.err
+			default:
+				panic(r)
+			}
+		}()
+		exited := m.execAll(prog.begin) == awkFlowExit
+		if !exited && (len(prog.rules) > 0 || len(prog.end) > 0) {
+			if len(names) == 0 {
+				in := p.In(0)
+				for {
+					rec, rerr := in.Read()
+					if rerr == io.EOF {
+						break
+					}
+					if rerr != nil {
+						return rerr
+					}
+					if err := m.record(rec); err == errAwkExit {
+						exited = true
+						break
+					} else if err != nil {
+						return err
+					}
+				}
+			} else if err := m.files(ctx, env, p, names, &exited); err != nil {
+				return err
+			}
+		}
+		if !exited || len(prog.end) > 0 {
+			m.execAll(prog.end)
+		}
+		if err := m.flush(true); err != nil {
+			return err
+		}
+		if m.exitCode != 0 {
+			return task.Exit(m.exitCode)
+		}
+		return nil
+	}
+}
+
+// files runs the main rules on each file of names in turn, as gawk
+// reads its operands: a directory skipped with a warning, a file that
+// cannot be opened ending the run (status 2, no END).
+func (m *awkVM) files(ctx context.Context, env *Env, p *buffer.Ports, names []string, exited *bool) error {
+	for _, name := range names {
+		m.filename, m.fnr = name, 0
+		err := eachRecord(ctx, env, p, name, m.record)
+		var fe *fileError
+		switch {
+		case err == errAwkExit:
+			*exited = true
+			return nil
+		case errors.As(err, &fe) && errors.Is(fe.err, syscall.EISDIR):
+			fmt.Fprintf(env.stderr(), "awk: warning: command line argument `%s' is a directory: skipped\n", name)
+		case errors.As(err, &fe) && fe.atOpen:
+			if ferr := m.flush(true); ferr != nil {
+				return ferr
+			}
+			fmt.Fprintf(env.stderr(), "awk: fatal: cannot open file `%s' for reading: %s\n", name, errText(fe.err))
+			return task.Exit(2)
+		case err != nil:
+			return err
+		}
+	}
+	return nil
+}
+
+// Statements.
+
+type awkExprStmt struct{ e awkExpr }
+
+func (s *awkExprStmt) exec(m *awkVM) awkFlow {
+	s.e.val(m)
+	return awkFlowNormal
+}
+
+// awkPrintStmt is print: its items (none: the line), OFS between, ORS
+// after.
+type awkPrintStmt struct{ items []awkExpr }
+
+func (s *awkPrintStmt) exec(m *awkVM) awkFlow {
+	b := m.out
+	if len(s.items) == 0 {
+		b = append(b, m.line...)
+	}
+	for i, e := range s.items {
+		if i > 0 {
+			b = append(b, m.vars[m.prog.ofs].str()...)
+		}
+		if f, ok := e.(*awkFieldExpr); ok {
+			b = append(b, m.field(f.index(m))...)
+			continue
+		}
+		b = awkItem(m, e).appendTo(b)
+	}
+	m.out = append(b, m.vars[m.prog.ors].str()...)
+	if err := m.flush(false); err != nil {
+		panic(awkEmitErr{err})
+	}
+	return awkFlowNormal
+}
+
+// awkItem is e's value as print, printf and index's first argument take
+// it: an element never set, handed to them alone, becomes the empty
+// string for good (gawk 5.2's, whose later comparisons then take it as
+// a string).
+func awkItem(m *awkVM, e awkExpr) awkVal {
+	el, ok := e.(*awkElemExpr)
+	if !ok {
+		return e.val(m)
+	}
+	p := el.ref(m)
+	if p.k == awkUninit {
+		*p = awkVal{k: awkStr}
+	}
+	return *p
+}
+
+type awkPrintfStmt struct {
+	format *awkFormat
+	args   []awkExpr
+}
+
+func (s *awkPrintfStmt) exec(m *awkVM) awkFlow {
+	m.out = s.format.appendTo(m.out, m, s.args, true)
+	if err := m.flush(false); err != nil {
+		panic(awkEmitErr{err})
+	}
+	return awkFlowNormal
+}
+
+type awkIfStmt struct {
+	cond       awkExpr
+	then, els_ []awkStmt
+}
+
+func (s *awkIfStmt) exec(m *awkVM) awkFlow {
+	if s.cond.val(m).truth() {
+		return m.execAll(s.then)
+	}
+	return m.execAll(s.els_)
+}
+
+// awkLoopStmt is while (cond) body and for (init; cond; post) body.
+type awkLoopStmt struct {
+	init, post awkStmt
+	cond       awkExpr // nil: for ever
+	body       []awkStmt
+}
+
+func (s *awkLoopStmt) exec(m *awkVM) awkFlow {
+	if s.init != nil {
+		s.init.exec(m)
+	}
+	for s.cond == nil || s.cond.val(m).truth() {
+		switch f := m.execAll(s.body); f {
+		case awkFlowBreak:
+			return awkFlowNormal
+		case awkFlowNext, awkFlowExit:
+			return f
+		}
+		if s.post != nil {
+			s.post.exec(m)
+		}
+	}
+	return awkFlowNormal
+}
+
+// awkForInStmt is for (k in a) body: the keys as they were when the
+// loop starts, in for-in's order (awkSortKeys).
+type awkForInStmt struct {
+	key  awkLvalue
+	arr  int
+	body []awkStmt
+}
+
+func (s *awkForInStmt) exec(m *awkVM) awkFlow {
+	keys := make([]string, 0, len(m.arrays[s.arr]))
+	for k := range m.arrays[s.arr] {
+		keys = append(keys, k)
+	}
+	for _, k := range awkSortKeys(keys) {
+		*s.key.ref(m) = awkVal{k: awkStrNum, s: k}
+		switch f := m.execAll(s.body); f {
+		case awkFlowBreak:
+			return awkFlowNormal
+		case awkFlowNext, awkFlowExit:
+			return f
+		}
+	}
+	return awkFlowNormal
+}
+
+type awkFlowStmt struct{ flow awkFlow }
+
+func (s *awkFlowStmt) exec(*awkVM) awkFlow { return s.flow }
+
+type awkExitStmt struct{ code awkExpr }
+
+func (s *awkExitStmt) exec(m *awkVM) awkFlow {
+	if s.code != nil {
+		m.exitCode = int(int32(s.code.num(m)))
+	}
+	return awkFlowExit
+}
+
+type awkDeleteStmt struct {
+	arr int
+	key awkExpr // nil: every element
+}
+
+func (s *awkDeleteStmt) exec(m *awkVM) awkFlow {
+	if s.key == nil {
+		clear(m.arrays[s.arr])
+	} else {
+		delete(m.arrays[s.arr], awkKey(s.key.val(m)))
+	}
+	return awkFlowNormal
+}
+
+// Expressions.
+
+type awkNumLit struct{ n float64 }
+
+func (e *awkNumLit) val(*awkVM) awkVal  { return awkNumVal(e.n) }
+func (e *awkNumLit) num(*awkVM) float64 { return e.n }
+
+type awkStrLit struct{ s string }
+
+func (e *awkStrLit) val(*awkVM) awkVal    { return awkVal{k: awkStr, s: e.s} }
+func (e *awkStrLit) num(m *awkVM) float64 { return awkNumber(awkBytes(e.s)) }
+
+// awkFieldExpr is $N (n) or $(expr) (x).
+type awkFieldExpr struct {
+	n int
+	x awkExpr
+}
+
+func (e *awkFieldExpr) index(m *awkVM) int {
+	if e.x == nil {
+		return e.n
+	}
+	f := e.x.num(m)
+	if f < 0 {
+		panic(awkFatal{fmt.Sprintf("attempt to access field %d", int64(f))})
+	}
+	if f > 1<<30 {
+		return 1 << 30
+	}
+	return int(f)
+}
+
+func (e *awkFieldExpr) val(m *awkVM) awkVal {
+	b := m.field(e.index(m))
+	return awkVal{k: awkStrNum, borrowed: true, s: unsafe.String(unsafe.SliceData(b), len(b))}
+}
+
+func (e *awkFieldExpr) num(m *awkVM) float64 { return awkNumber(m.field(e.index(m))) }
+
+// awkSpecial is NR, FNR, NF or FILENAME.
+type awkSpecial struct{ name string }
+
+func (e *awkSpecial) val(m *awkVM) awkVal {
+	if e.name == "FILENAME" {
+		return awkVal{k: awkStr, s: m.filename}
+	}
+	return awkNumVal(e.num(m))
+}
+
+func (e *awkSpecial) num(m *awkVM) float64 {
+	switch e.name {
+	case "NR":
+		return m.nr
+	case "FNR":
+		return m.fnr
+	case "NF":
+		return float64(m.nf())
+	}
+	return awkNumber(awkBytes(m.filename))
+}
+
+// awkLvalue is what can be assigned: a variable or an element.
+type awkLvalue interface {
+	awkExpr
+	ref(m *awkVM) *awkVal
+}
+
+type awkVarExpr struct{ slot int }
+
+func (e *awkVarExpr) val(m *awkVM) awkVal  { return m.vars[e.slot] }
+func (e *awkVarExpr) num(m *awkVM) float64 { return m.vars[e.slot].num() }
+func (e *awkVarExpr) ref(m *awkVM) *awkVal { return &m.vars[e.slot] }
+
+// awkKey is v as an array subscript.
+func awkKey(v awkVal) string {
+	if v.k == awkNum {
+		return v.str()
+	}
+	return v.s
+}
+
+// awkElemExpr is a[key]. Reading an element that is not there makes it,
+// as in awk.
+type awkElemExpr struct {
+	arr int
+	key awkExpr
+}
+
+func (e *awkElemExpr) val(m *awkVM) awkVal { return *e.ref(m) }
+
+// ref is the element, made if it is not there; a key that points into
+// the line is copied before the array keeps it.
+func (e *awkElemExpr) ref(m *awkVM) *awkVal {
+	a := m.arrays[e.arr]
+	k := e.key.val(m)
+	key := awkKey(k)
+	v, ok := a[key]
+	if !ok {
+		if k.borrowed {
+			key = strings.Clone(key)
+		}
+		v = &awkVal{}
+		a[key] = v
+	}
+	return v
+}
+
+func (e *awkElemExpr) num(m *awkVM) float64 { return e.ref(m).num() }
+
+// awkInExpr is (key) in a.
+type awkInExpr struct {
+	key awkExpr
+	arr int
+}
+
+func (e *awkInExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkInExpr) num(m *awkVM) float64 {
+	_, ok := m.arrays[e.arr][awkKey(e.key.val(m))]
+	return awkBool(ok)
+}
+
+func awkBool(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// awkAssignExpr is lv = x, or lv OP= x.
+type awkAssignExpr struct {
+	lv awkLvalue
+	op byte // 0 for =
+	x  awkExpr
+}
+
+func (e *awkAssignExpr) val(m *awkVM) awkVal {
+	if e.op == 0 {
+		v := e.x.val(m).own()
+		*e.lv.ref(m) = v
+		return v
+	}
+	r := e.x.num(m)
+	p := e.lv.ref(m)
+	v := awkNumVal(awkArith(e.op, p.num(), r))
+	*p = v
+	return v
+}
+
+func (e *awkAssignExpr) num(m *awkVM) float64 { return e.val(m).num() }
+
+// awkIncrExpr is ++lv, --lv, lv++ or lv--.
+type awkIncrExpr struct {
+	lv    awkLvalue
+	delta float64
+	post  bool
+}
+
+func (e *awkIncrExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkIncrExpr) num(m *awkVM) float64 {
+	p := e.lv.ref(m)
+	old := p.num()
+	*p = awkNumVal(old + e.delta)
+	if e.post {
+		return old
+	}
+	return old + e.delta
+}
+
+// awkUnaryExpr is -x, +x or !x.
+type awkUnaryExpr struct {
+	op byte
+	x  awkExpr
+}
+
+func (e *awkUnaryExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkUnaryExpr) num(m *awkVM) float64 {
+	switch e.op {
+	case '-':
+		return -e.x.num(m)
+	case '+':
+		return e.x.num(m)
+	}
+	return awkBool(!e.x.val(m).truth())
+}
+
+// awkArithExpr is l OP r for + - * / % ^.
+type awkArithExpr struct {
+	op   byte
+	l, r awkExpr
+}
+
+func (e *awkArithExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkArithExpr) num(m *awkVM) float64 {
+	return awkArith(e.op, e.l.num(m), e.r.num(m))
+}
+
+// awkArith applies op to a and b as gawk does: a zero divisor is fatal,
+// % is C's fmod, and ^ with an integer exponent multiplies.
+func awkArith(op byte, a, b float64) float64 {
+	switch op {
+	case '+':
+		return a + b
+	case '-':
+		return a - b
+	case '*':
+		return a * b
+	case '/':
+		if b == 0 {
+			panic(awkFatal{"division by zero attempted"})
+		}
+		return a / b
+	case '%':
+		if b == 0 {
+			panic(awkFatal{"division by zero attempted in `%'"})
+		}
+		return awkCNaN(a, b, math.Mod(a, b))
+	}
+	return awkCNaN(a, b, awkPow(a, b))
+}
+
+// awkCNaN is r as C's fmod and pow give it on the machines gawk runs on:
+// a NaN operand comes back as it was, sign and all, and a NaN made from
+// numbers is the processor's default, whose sign is set (gawk prints
+// -nan); Go's math returns a NaN of its own.
+func awkCNaN(a, b, r float64) float64 {
+	switch {
+	case !math.IsNaN(r):
+		return r
+	case math.IsNaN(a):
+		return a
+	case math.IsNaN(b):
+		return b
+	}
+	return math.Copysign(math.NaN(), -1)
+}
+
+// awkPow is a^b: for an integer b by squaring and multiplying, as gawk
+// computes it (so the last bits agree), else pow.
+func awkPow(a, b float64) float64 {
+	if b != math.Trunc(b) || math.Abs(b) > 1<<62 {
+		return math.Pow(a, b)
+	}
+	n := int64(b)
+	if n == 0 {
+		return 1
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	acc := 1.0
+	for n > 1 {
+		if n%2 == 1 {
+			acc *= a
+		}
+		a *= a
+		n /= 2
+	}
+	r := acc * a
+	if neg {
+		return 1 / r
+	}
+	return r
+}
+
+// awkCompareExpr is l OP r for < <= == != > >=.
+type awkCompareExpr struct {
+	op   string
+	l, r awkExpr
+}
+
+func (e *awkCompareExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkCompareExpr) num(m *awkVM) float64 {
+	c := awkCompareVals(e.l.val(m), e.r.val(m))
+	return awkBool((&awkCompare{op: e.op}).holds(c))
+}
+
+// awkConcatExpr is l r.
+type awkConcatExpr struct{ l, r awkExpr }
+
+func (e *awkConcatExpr) val(m *awkVM) awkVal {
+	l, r := e.l.val(m), e.r.val(m)
+	ls, rs := l.str(), r.str()
+	switch {
+	case rs == "":
+		// Go's + hands back the other string itself: it may point into
+		// the line.
+		return awkVal{k: awkStr, borrowed: l.borrowed, s: ls}
+	case ls == "":
+		return awkVal{k: awkStr, borrowed: r.borrowed, s: rs}
+	}
+	return awkVal{k: awkStr, s: ls + rs}
+}
+func (e *awkConcatExpr) num(m *awkVM) float64 { return e.val(m).num() }
+
+// awkLogicExpr is l && r or l || r.
+type awkLogicExpr struct {
+	and  bool
+	l, r awkExpr
+}
+
+func (e *awkLogicExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkLogicExpr) num(m *awkVM) float64 {
+	l := e.l.val(m).truth()
+	if e.and != l {
+		return awkBool(l)
+	}
+	return awkBool(e.r.val(m).truth())
+}
+
+// awkCondExpr is c ? a : b.
+type awkCondExpr struct{ c, a, b awkExpr }
+
+func (e *awkCondExpr) val(m *awkVM) awkVal {
+	if e.c.val(m).truth() {
+		return e.a.val(m)
+	}
+	return e.b.val(m)
+}
+func (e *awkCondExpr) num(m *awkVM) float64 { return e.val(m).num() }
+
+// awkMatchExpr is x ~ /re/ or x !~ /re/ (x nil: the line).
+type awkMatchExpr struct {
+	x   awkExpr
+	re  grepMatcher
+	not bool
+}
+
+func (e *awkMatchExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkMatchExpr) num(m *awkVM) float64 {
+	var b []byte
+	switch x := e.x.(type) {
+	case nil:
+		b = m.line
+	case *awkFieldExpr:
+		b = m.field(x.index(m))
+	default:
+		b = awkBytes(x.val(m).str())
+	}
+	return awkBool(e.re.match(b) != e.not)
+}
+
+// awkLengthExpr is length(x), in characters in a UTF-8 locale, or the
+// number of elements of an array (arr >= 0).
+type awkLengthExpr struct {
+	x   awkExpr
+	arr int
+}
+
+func (e *awkLengthExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkLengthExpr) num(m *awkVM) float64 {
+	if e.arr >= 0 {
+		return float64(len(m.arrays[e.arr]))
+	}
+	s := e.x.val(m).str()
+	if m.prog.utf8 {
+		return float64(utf8.RuneCountInString(s))
+	}
+	return float64(len(s))
+}
+
+// awkSubstrExpr is substr(s, start[, n]), with gawk's rounding, in
+// characters in a UTF-8 locale.
+type awkSubstrExpr struct{ s, start, n awkExpr }
+
+func (e *awkSubstrExpr) val(m *awkVM) awkVal {
+	v := e.s.val(m)
+	s := v.str()
+	length := len(s)
+	if m.prog.utf8 {
+		length = utf8.RuneCountInString(s)
+	}
+	// gawk truncates both numbers, and starts a start below 1 at 1
+	// with the length kept.
+	a := e.start.num(m)
+	if math.IsNaN(a) {
+		a = 1 // not >= 1, so 1
+	}
+	start := math.Max(math.Trunc(a), 1)
+	end := float64(length) + 1
+	if e.n != nil {
+		n := e.n.num(m)
+		if math.IsNaN(n) {
+			return awkVal{k: awkStr}
+		}
+		end = math.Min(end, start+math.Trunc(n))
+	}
+	if end <= start || start > float64(length) {
+		return awkVal{k: awkStr}
+	}
+	from, to := int(start)-1, int(end)-1
+	if m.prog.utf8 {
+		from, to = awkRuneOffset(s, from), awkRuneOffset(s, to)
+	}
+	return awkVal{k: awkStr, borrowed: v.borrowed, s: s[from:to]}
+}
+func (e *awkSubstrExpr) num(m *awkVM) float64 { return e.val(m).num() }
+
+// awkRuneOffset is the byte offset of character n of s.
+func awkRuneOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// awkIndexExpr is index(s, t), in characters in a UTF-8 locale.
+type awkIndexExpr struct{ s, t awkExpr }
+
+func (e *awkIndexExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkIndexExpr) num(m *awkVM) float64 {
+	s := awkItem(m, e.s).str()
+	i := strings.Index(s, e.t.val(m).str())
+	if i < 0 {
+		return 0
+	}
+	if m.prog.utf8 {
+		return float64(utf8.RuneCountInString(s[:i]) + 1)
+	}
+	return float64(i + 1)
+}
+
+// awkIntExpr is int(x).
+type awkIntExpr struct{ x awkExpr }
+
+func (e *awkIntExpr) val(m *awkVM) awkVal  { return awkNumVal(e.num(m)) }
+func (e *awkIntExpr) num(m *awkVM) float64 { return math.Trunc(e.x.num(m)) }
+
+// awkCaseExpr is tolower(x) or toupper(x): ASCII letters outside a UTF-8
+// locale, every letter in one.
+type awkCaseExpr struct {
+	upper bool
+	x     awkExpr
+}
+
+func (e *awkCaseExpr) val(m *awkVM) awkVal {
+	v := e.x.val(m)
+	s := v.str()
+	var r string
+	switch {
+	case m.prog.utf8 && e.upper:
+		r = strings.Map(unicode.ToUpper, s)
+	case m.prog.utf8:
+		r = strings.Map(unicode.ToLower, s)
+	case e.upper:
+		r = awkMapASCII(s, 'a', 'A')
+	default:
+		r = awkMapASCII(s, 'A', 'a')
+	}
+	return awkVal{k: awkStr, borrowed: v.borrowed && r == s, s: r}
+}
+func (e *awkCaseExpr) num(m *awkVM) float64 { return e.val(m).num() }
+
+// awkSprintfExpr is sprintf(format, args...).
+type awkSprintfExpr struct {
+	format *awkFormat
+	args   []awkExpr
+}
+
+func (e *awkSprintfExpr) val(m *awkVM) awkVal {
+	return awkVal{k: awkStr, s: string(e.format.appendTo(nil, m, e.args, false))}
+}
+func (e *awkSprintfExpr) num(m *awkVM) float64 { return e.val(m).num() }
+
+// awkFormat is a printf format read once: text, and conversions.
+type awkFormat struct {
+	parts []awkConv
+	nargs int // the arguments it takes
+}
+
+// awkConv is text, then one conversion (verb 0: none).
+type awkConv struct {
+	text      string
+	flags     string
+	width     int // -1: none; -2: from an argument
+	prec      int // -1: none; -2: from an argument
+	verb      byte
+	widthStar bool
+}
+
+// newAwkFormat reads format, with ok false for one the builtin leaves to
+// GoAWK or gawk (a conversion it does not know, %c, or too few
+// arguments).
+func newAwkFormat(format string, nargs int) (*awkFormat, bool) {
+	f := &awkFormat{}
+	var text strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			text.WriteByte(c)
+			continue
+		}
+		if i+1 < len(format) && format[i+1] == '%' {
+			text.WriteByte('%')
+			i++
+			continue
+		}
+		conv := awkConv{width: -1, prec: -1}
+		j := i + 1
+		for j < len(format) && strings.IndexByte("-+ 0", format[j]) >= 0 {
+			j++
+		}
+		conv.flags = format[i+1 : j]
+		num := func() int {
+			if j < len(format) && format[j] == '*' {
+				j++
+				f.nargs++
+				return -2
+			}
+			start := j
+			for j < len(format) && '0' <= format[j] && format[j] <= '9' {
+				j++
+			}
+			if j == start {
+				return -1
+			}
+			n, _ := strconv.Atoi(format[start:j])
+			return min(n, 1<<16)
+		}
+		conv.width = num()
+		if j < len(format) && format[j] == '.' {
+			j++
+			if conv.prec = num(); conv.prec == -1 {
+				conv.prec = 0
+			}
+		}
+		if j >= len(format) {
+			return nil, false
+		}
+		switch format[j] {
+		case 'd', 'i', 's', 'e', 'E', 'f', 'F', 'g', 'G':
+			conv.verb = format[j]
+		default:
+			return nil, false
+		}
+		f.nargs++
+		conv.text = text.String()
+		text.Reset()
+		f.parts = append(f.parts, conv)
+		i = j
+	}
+	f.parts = append(f.parts, awkConv{text: text.String()})
+	return f, f.nargs <= nargs
+}
+
+// appendTo appends the format applied to args, printf's (awkItem) if
+// printf is set.
+func (f *awkFormat) appendTo(b []byte, m *awkVM, args []awkExpr, printf bool) []byte {
+	next := 0
+	arg := func() awkVal {
+		e := args[next]
+		next++
+		if printf {
+			return awkItem(m, e)
+		}
+		return e.val(m)
+	}
+	for _, c := range f.parts {
+		b = append(b, c.text...)
+		if c.verb == 0 {
+			continue
+		}
+		flags, width, prec := c.flags, c.width, c.prec
+		if width == -2 {
+			w := int(arg().num())
+			if w < 0 {
+				flags, w = flags+"-", -w
+			}
+			width = min(w, 1<<16)
+		}
+		if prec == -2 {
+			p := int(arg().num())
+			prec = min(p, 1<<16)
+			if p < 0 {
+				prec = -1
+			}
+		}
+		v := arg()
+		b = awkConvert(b, c.verb, flags, width, prec, v, m.prog.utf8)
+	}
+	return b
+}
+
+// awkConvert appends v converted as printf's %verb with flags, width and
+// precision (-1: none) would, as gawk does.
+func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, utf bool) []byte {
+	if verb == 's' {
+		s := v.str()
+		if prec >= 0 {
+			if utf {
+				s = s[:awkRuneOffset(s, prec)]
+			} else if prec < len(s) {
+				s = s[:prec]
+			}
+		}
+		return awkPad(b, s, flags, width, utf)
+	}
+	n := v.num()
+	if math.IsNaN(n) || math.IsInf(n, 0) {
+		return awkFormatNumber(b, n) // gawk pads no infinity or NaN
+	}
+	spec := []byte{'%'}
+	spec = append(spec, flags...)
+	if width >= 0 {
+		spec = strconv.AppendInt(spec, int64(width), 10)
+	}
+	switch verb {
+	case 'd', 'i':
+		t := math.Trunc(n)
+		if t >= -9.2e18 && t <= 9.2e18 {
+			if prec >= 0 {
+				spec = append(append(spec, '.'), strconv.Itoa(prec)...)
+			}
+			return fmt.Appendf(b, string(append(spec, 'd')), int64(t))
+		}
+		// past a long: the integer's digits, as %.0f writes them
+		if prec >= 0 && prec > 0 {
+			spec = append(append(spec, '.'), '0')
+		}
+		return fmt.Appendf(b, string(append(spec, ".0f"...)), t)
+	}
+	if prec < 0 {
+		prec = 6
+	}
+	spec = append(append(spec, '.'), strconv.Itoa(prec)...)
+	return fmt.Appendf(b, string(append(spec, verb)), n)
+}
+
+// awkPad appends s padded to width (with spaces; on the right with -),
+// counting characters in a UTF-8 locale.
+func awkPad(b []byte, s, flags string, width int, utf bool) []byte {
+	n := len(s)
+	if utf {
+		n = utf8.RuneCountInString(s)
+	}
+	left := strings.IndexByte(flags, '-') >= 0
+	if !left {
+		for ; n < width; n++ {
+			b = append(b, ' ')
+		}
+	}
+	b = append(b, s...)
+	for ; n < width; n++ {
+		b = append(b, ' ')
+	}
+	return b
+}
