@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -196,22 +197,25 @@ type awkProg struct {
 type awkVM struct {
 	prog     *awkProg
 	vars     []awkVal
-	arrays   []map[string]*awkVal
+	arrays   []*awkArray
 	line     []byte
 	lineBuf  []byte
 	fields   []int32 // start, end pairs of the line's fields
-	split    bool
+	split    bool    // fields holds every field
+	at       int     // where splitting stopped
 	nr, fnr  float64
 	filename string
-	out      []byte // output not yet ended by a newline
+	out      []byte    // output not yet ended by a newline
+	stack    []awkVal  // print's and printf's values
+	refs     []*awkVal // print's and printf's elements
 	emit     task.Emit
 	exitCode int
 }
 
 func newAwkVM(prog *awkProg) *awkVM {
-	m := &awkVM{prog: prog, vars: make([]awkVal, prog.nvars), arrays: make([]map[string]*awkVal, prog.narrays)}
+	m := &awkVM{prog: prog, vars: make([]awkVal, prog.nvars), arrays: make([]*awkArray, prog.narrays)}
 	for i := range m.arrays {
-		m.arrays[i] = map[string]*awkVal{}
+		m.arrays[i] = newAwkArray()
 	}
 	m.vars[prog.ofs] = awkVal{k: awkStr, s: " "}
 	m.vars[prog.ors] = awkVal{k: awkStr, s: "\n"}
@@ -230,51 +234,54 @@ func (m *awkVM) setLine(rec []byte) {
 		m.lineBuf = append(m.lineBuf[:0], line...)
 		line = m.lineBuf
 	}
-	m.line, m.split = line, false
+	m.line, m.split, m.fields, m.at = line, false, m.fields[:0], 0
 	m.nr++
 	m.fnr++
 }
 
-// splitLine finds the fields of the line.
-func (m *awkVM) splitLine() {
-	m.fields = m.fields[:0]
-	line := m.line
+// splitTo finds the fields of the line up to field n, or all of them:
+// a program that reads $1 and $7 does not split the rest.
+func (m *awkVM) splitTo(n int) {
+	line, i := m.line, m.at
 	if sep := m.prog.sep; sep != 0 {
-		if len(line) > 0 {
-			start := 0
-			for {
-				i := bytes.IndexByte(line[start:], sep)
-				if i < 0 {
-					m.fields = append(m.fields, int32(start), int32(len(line)))
-					break
-				}
-				m.fields = append(m.fields, int32(start), int32(start+i))
-				start += i + 1
-			}
+		if len(line) == 0 {
+			m.split = true
+			return
 		}
-	} else {
-		i := 0
-		for {
-			for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n') {
-				i++
+		for len(m.fields) < 2*n {
+			j := bytes.IndexByte(line[i:], sep)
+			if j < 0 {
+				m.fields = append(m.fields, int32(i), int32(len(line)))
+				m.split = true
+				return
 			}
-			if i == len(line) {
-				break
-			}
-			start := i
-			for i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\n' {
-				i++
-			}
-			m.fields = append(m.fields, int32(start), int32(i))
+			m.fields = append(m.fields, int32(i), int32(i+j))
+			i += j + 1
 		}
+		m.at = i
+		return
 	}
-	m.split = true
+	for len(m.fields) < 2*n {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n') {
+			i++
+		}
+		if i == len(line) {
+			m.split = true
+			return
+		}
+		start := i
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\n' {
+			i++
+		}
+		m.fields = append(m.fields, int32(start), int32(i))
+	}
+	m.at = i
 }
 
 // nf is NF.
 func (m *awkVM) nf() int {
 	if !m.split {
-		m.splitLine()
+		m.splitTo(math.MaxInt32)
 	}
 	return len(m.fields) / 2
 }
@@ -287,8 +294,8 @@ func (m *awkVM) field(i int) []byte {
 	if i < 0 {
 		panic(awkFatal{fmt.Sprintf("attempt to access field %d", i)})
 	}
-	if !m.split {
-		m.splitLine()
+	if !m.split && i > len(m.fields)/2 {
+		m.splitTo(i)
 	}
 	if i > len(m.fields)/2 {
 		return nil
@@ -471,9 +478,15 @@ func (s *awkExprStmt) exec(m *awkVM) awkFlow {
 
 // awkPrintStmt is print: its items (none: the line), OFS between, ORS
 // after.
-type awkPrintStmt struct{ items []awkExpr }
+type awkPrintStmt struct {
+	items []awkExpr
+	elems bool // an element among the items (awkItems)
+}
 
 func (s *awkPrintStmt) exec(m *awkVM) awkFlow {
+	if s.elems {
+		return s.execItems(m)
+	}
 	b := m.out
 	if len(s.items) == 0 {
 		b = append(b, m.line...)
@@ -486,7 +499,7 @@ func (s *awkPrintStmt) exec(m *awkVM) awkFlow {
 			b = append(b, m.field(f.index(m))...)
 			continue
 		}
-		b = awkItem(m, e).appendTo(b)
+		b = e.val(m).appendTo(b)
 	}
 	m.out = append(b, m.vars[m.prog.ors].str()...)
 	if err := m.flush(false); err != nil {
@@ -495,20 +508,80 @@ func (s *awkPrintStmt) exec(m *awkVM) awkFlow {
 	return awkFlowNormal
 }
 
-// awkItem is e's value as print, printf and index's first argument take
-// it: an element never set, handed to them alone, becomes the empty
-// string for good (gawk 5.2's, whose later comparisons then take it as
-// a string).
-func awkItem(m *awkVM, e awkExpr) awkVal {
-	el, ok := e.(*awkElemExpr)
-	if !ok {
-		return e.val(m)
+// execItems is print with an element among its items: every item is
+// evaluated, then each element never set becomes the empty string
+// (awkItems), then the line is written.
+func (s *awkPrintStmt) execItems(m *awkVM) awkFlow {
+	base := len(m.stack)
+	awkItems(m, s.items, nil)
+	b := m.out
+	for i := range s.items {
+		if i > 0 {
+			b = append(b, m.vars[m.prog.ofs].str()...)
+		}
+		b = m.stack[base+i].appendTo(b)
 	}
-	p := el.ref(m)
-	if p.k == awkUninit {
-		*p = awkVal{k: awkStr}
+	m.stack = m.stack[:base]
+	m.out = append(b, m.vars[m.prog.ors].str()...)
+	if err := m.flush(false); err != nil {
+		panic(awkEmitErr{err})
 	}
-	return *p
+	return awkFlowNormal
+}
+
+// awkItemRef is e's value and, where e is an element (or a ?: that
+// picks one, which hands on the element itself in gawk), the element.
+func awkItemRef(m *awkVM, e awkExpr) (awkVal, *awkVal) {
+	switch x := e.(type) {
+	case *awkElemExpr:
+		p := x.ref(m)
+		return *p, p
+	case *awkCondExpr:
+		if x.c.val(m).truth() {
+			return awkItemRef(m, x.a)
+		}
+		return awkItemRef(m, x.b)
+	}
+	return e.val(m), nil
+}
+
+// awkHasElem reports whether an element may stand alone among exprs
+// (awkItemRef).
+func awkHasElem(exprs []awkExpr) bool {
+	for _, e := range exprs {
+		switch e.(type) {
+		case *awkElemExpr, *awkCondExpr:
+			return true
+		}
+	}
+	return false
+}
+
+// awkItems pushes the values of exprs, print's items or printf's
+// arguments, on m's stack, all of them first, as gawk does, and then
+// makes each element among them that was never set the empty string
+// for good (gawk 5.2: later comparisons take it as a string): every one
+// of print's, printf's where strs says %s takes it.
+func awkItems(m *awkVM, exprs []awkExpr, strs []bool) {
+	refs := 0
+	for i, e := range exprs {
+		if strs == nil || i < len(strs) && strs[i] {
+			v, p := awkItemRef(m, e)
+			m.stack = append(m.stack, v)
+			if p != nil {
+				m.refs = append(m.refs, p)
+				refs++
+			}
+			continue
+		}
+		m.stack = append(m.stack, e.val(m))
+	}
+	for _, p := range m.refs[len(m.refs)-refs:] {
+		if p.k == awkUninit {
+			*p = awkVal{k: awkStr}
+		}
+	}
+	m.refs = m.refs[:len(m.refs)-refs]
 }
 
 type awkPrintfStmt struct {
@@ -517,7 +590,10 @@ type awkPrintfStmt struct {
 }
 
 func (s *awkPrintfStmt) exec(m *awkVM) awkFlow {
-	m.out = s.format.appendTo(m.out, m, s.args, true)
+	base := len(m.stack)
+	awkItems(m, s.args, s.format.strs)
+	m.out = s.format.appendTo(m.out, m.stack[base:], m.prog.utf8)
+	m.stack = m.stack[:base]
 	if err := m.flush(false); err != nil {
 		panic(awkEmitErr{err})
 	}
@@ -570,11 +646,7 @@ type awkForInStmt struct {
 }
 
 func (s *awkForInStmt) exec(m *awkVM) awkFlow {
-	keys := make([]string, 0, len(m.arrays[s.arr]))
-	for k := range m.arrays[s.arr] {
-		keys = append(keys, k)
-	}
-	for _, k := range awkSortKeys(keys) {
+	for _, k := range m.arrays[s.arr].keys() {
 		*s.key.ref(m) = awkVal{k: awkStrNum, s: k}
 		switch f := m.execAll(s.body); f {
 		case awkFlowBreak:
@@ -606,9 +678,9 @@ type awkDeleteStmt struct {
 
 func (s *awkDeleteStmt) exec(m *awkVM) awkFlow {
 	if s.key == nil {
-		clear(m.arrays[s.arr])
+		m.arrays[s.arr].clear()
 	} else {
-		delete(m.arrays[s.arr], awkKey(s.key.val(m)))
+		m.arrays[s.arr].delete(s.key.val(m))
 	}
 	return awkFlowNormal
 }
@@ -686,12 +758,156 @@ func (e *awkVarExpr) val(m *awkVM) awkVal  { return m.vars[e.slot] }
 func (e *awkVarExpr) num(m *awkVM) float64 { return m.vars[e.slot].num() }
 func (e *awkVarExpr) ref(m *awkVM) *awkVal { return &m.vars[e.slot] }
 
-// awkKey is v as an array subscript.
-func awkKey(v awkVal) string {
+// awkArray is an array. Keys that are integers as awk writes them
+// (awkIntKey) are kept apart from strings, which spares a string per key
+// and makes for-in's order (integers first, ascending) cheap: the keys 1
+// to n, as a[NR] and split make them, in a slice (dense), other
+// integers in a map. Elements are allocated in slabs.
+type awkArray struct {
+	dense  []*awkVal // keys 1..len(dense); nil where deleted
+	ndense int       // the non-nil ones
+	ints   map[int64]*awkVal
+	strs   map[string]*awkVal
+	slab   []awkVal
+}
+
+func newAwkArray() *awkArray {
+	return &awkArray{ints: map[int64]*awkVal{}, strs: map[string]*awkVal{}}
+}
+
+// awkArrayKey is v as a subscript: an integer, or else a string.
+func awkArrayKey(v awkVal) (n int64, s string, isInt bool) {
 	if v.k == awkNum {
-		return v.str()
+		if v.n == math.Trunc(v.n) && math.Abs(v.n) < 1e15 {
+			return int64(v.n), "", true
+		}
+		s = v.str()
+	} else {
+		s = v.s
 	}
-	return v.s
+	if n, ok := awkIntKey(s); ok {
+		return n, "", true
+	}
+	return 0, s, false
+}
+
+// ref is the element under v, made if it is not there; a key that
+// points into the line is copied before the array keeps it.
+func (a *awkArray) ref(v awkVal) *awkVal {
+	n, s, isInt := awkArrayKey(v)
+	if !isInt {
+		if e, ok := a.strs[s]; ok {
+			return e
+		}
+		if v.borrowed || v.k == awkNum {
+			s = strings.Clone(s)
+		}
+		e := a.alloc()
+		a.strs[s] = e
+		return e
+	}
+	if n >= 1 && n <= int64(len(a.dense)) {
+		if e := a.dense[n-1]; e != nil {
+			return e
+		}
+		e := a.alloc()
+		a.dense[n-1] = e
+		a.ndense++
+		return e
+	}
+	if e, ok := a.ints[n]; ok {
+		return e
+	}
+	e := a.alloc()
+	if n != int64(len(a.dense))+1 {
+		a.ints[n] = e
+		return e
+	}
+	a.dense = append(a.dense, e)
+	a.ndense++
+	for len(a.ints) > 0 {
+		next, ok := a.ints[int64(len(a.dense))+1]
+		if !ok {
+			break
+		}
+		delete(a.ints, int64(len(a.dense))+1)
+		a.dense = append(a.dense, next)
+		a.ndense++
+	}
+	return e
+}
+
+func (a *awkArray) alloc() *awkVal {
+	if len(a.slab) == cap(a.slab) {
+		a.slab = make([]awkVal, 0, 256)
+	}
+	a.slab = a.slab[:len(a.slab)+1]
+	return &a.slab[len(a.slab)-1]
+}
+
+func (a *awkArray) has(v awkVal) bool {
+	n, s, isInt := awkArrayKey(v)
+	switch {
+	case !isInt:
+		_, ok := a.strs[s]
+		return ok
+	case n >= 1 && n <= int64(len(a.dense)):
+		return a.dense[n-1] != nil
+	}
+	_, ok := a.ints[n]
+	return ok
+}
+
+func (a *awkArray) delete(v awkVal) {
+	n, s, isInt := awkArrayKey(v)
+	switch {
+	case !isInt:
+		delete(a.strs, s)
+	case n >= 1 && n <= int64(len(a.dense)):
+		if a.dense[n-1] != nil {
+			a.dense[n-1] = nil
+			a.ndense--
+		}
+	default:
+		delete(a.ints, n)
+	}
+}
+
+func (a *awkArray) clear() {
+	a.dense, a.ndense = nil, 0
+	clear(a.ints)
+	clear(a.strs)
+}
+
+func (a *awkArray) len() int { return a.ndense + len(a.ints) + len(a.strs) }
+
+// keys are the keys in for-in's order (awkSortKeys'): integers
+// ascending, then the rest by bytes.
+func (a *awkArray) keys() []string {
+	ints := make([]int64, 0, len(a.ints))
+	for n := range a.ints {
+		ints = append(ints, n)
+	}
+	slices.Sort(ints)
+	strs := make([]string, 0, len(a.strs))
+	for s := range a.strs {
+		strs = append(strs, s)
+	}
+	slices.Sort(strs)
+	keys := make([]string, 0, a.len())
+	i := 0
+	for ; i < len(ints) && ints[i] < 1; i++ {
+		keys = append(keys, strconv.FormatInt(ints[i], 10))
+	}
+	for n, e := range a.dense {
+		if e != nil {
+			keys = append(keys, strconv.Itoa(n+1))
+		}
+	}
+	for ; i < len(ints); i++ {
+		keys = append(keys, strconv.FormatInt(ints[i], 10))
+	}
+	return append(keys, strs...)
 }
 
 // awkElemExpr is a[key]. Reading an element that is not there makes it,
@@ -705,20 +921,7 @@ func (e *awkElemExpr) val(m *awkVM) awkVal { return *e.ref(m) }
 
 // ref is the element, made if it is not there; a key that points into
 // the line is copied before the array keeps it.
-func (e *awkElemExpr) ref(m *awkVM) *awkVal {
-	a := m.arrays[e.arr]
-	k := e.key.val(m)
-	key := awkKey(k)
-	v, ok := a[key]
-	if !ok {
-		if k.borrowed {
-			key = strings.Clone(key)
-		}
-		v = &awkVal{}
-		a[key] = v
-	}
-	return v
-}
+func (e *awkElemExpr) ref(m *awkVM) *awkVal { return m.arrays[e.arr].ref(e.key.val(m)) }
 
 func (e *awkElemExpr) num(m *awkVM) float64 { return e.ref(m).num() }
 
@@ -730,8 +933,7 @@ type awkInExpr struct {
 
 func (e *awkInExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
 func (e *awkInExpr) num(m *awkVM) float64 {
-	_, ok := m.arrays[e.arr][awkKey(e.key.val(m))]
-	return awkBool(ok)
+	return awkBool(m.arrays[e.arr].has(e.key.val(m)))
 }
 
 func awkBool(b bool) float64 {
@@ -886,8 +1088,14 @@ type awkCompareExpr struct {
 
 func (e *awkCompareExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
 func (e *awkCompareExpr) num(m *awkVM) float64 {
-	c := awkCompareVals(e.l.val(m), e.r.val(m))
-	return awkBool((&awkCompare{op: e.op}).holds(c))
+	l, r := e.l.val(m), e.r.val(m)
+	if l.numeric() && r.numeric() {
+		a, b := l.num(), r.num()
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return awkBool(e.op == "!=") // as C compares a NaN
+		}
+	}
+	return awkBool((&awkCompare{op: e.op}).holds(awkCompareVals(l, r)))
 }
 
 // awkConcatExpr is l r.
@@ -965,7 +1173,7 @@ type awkLengthExpr struct {
 func (e *awkLengthExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
 func (e *awkLengthExpr) num(m *awkVM) float64 {
 	if e.arr >= 0 {
-		return float64(len(m.arrays[e.arr]))
+		return float64(m.arrays[e.arr].len())
 	}
 	s := e.x.val(m).str()
 	if m.prog.utf8 {
@@ -1027,7 +1235,13 @@ type awkIndexExpr struct{ s, t awkExpr }
 
 func (e *awkIndexExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
 func (e *awkIndexExpr) num(m *awkVM) float64 {
-	s := awkItem(m, e.s).str()
+	// index's first argument, an element never set, becomes the empty
+	// string for good, as print's items do (awkItems).
+	v, p := awkItemRef(m, e.s)
+	if p != nil && p.k == awkUninit {
+		*p = awkVal{k: awkStr}
+	}
+	s := v.str()
 	i := strings.Index(s, e.t.val(m).str())
 	if i < 0 {
 		return 0
@@ -1076,14 +1290,19 @@ type awkSprintfExpr struct {
 }
 
 func (e *awkSprintfExpr) val(m *awkVM) awkVal {
-	return awkVal{k: awkStr, s: string(e.format.appendTo(nil, m, e.args, false))}
+	base := len(m.stack)
+	awkItems(m, e.args, e.format.strs)
+	s := string(e.format.appendTo(nil, m.stack[base:], m.prog.utf8))
+	m.stack = m.stack[:base]
+	return awkVal{k: awkStr, s: s}
 }
 func (e *awkSprintfExpr) num(m *awkVM) float64 { return e.val(m).num() }
 
 // awkFormat is a printf format read once: text, and conversions.
 type awkFormat struct {
 	parts []awkConv
-	nargs int // the arguments it takes
+	nargs int    // the arguments it takes
+	strs  []bool // which of them %s takes
 }
 
 // awkConv is text, then one conversion (verb 0: none).
@@ -1123,6 +1342,7 @@ func newAwkFormat(format string, nargs int) (*awkFormat, bool) {
 			if j < len(format) && format[j] == '*' {
 				j++
 				f.nargs++
+				f.strs = append(f.strs, false)
 				return -2
 			}
 			start := j
@@ -1152,6 +1372,7 @@ func newAwkFormat(format string, nargs int) (*awkFormat, bool) {
 			return nil, false
 		}
 		f.nargs++
+		f.strs = append(f.strs, format[j] == 's')
 		conv.text = text.String()
 		text.Reset()
 		f.parts = append(f.parts, conv)
@@ -1161,17 +1382,12 @@ func newAwkFormat(format string, nargs int) (*awkFormat, bool) {
 	return f, f.nargs <= nargs
 }
 
-// appendTo appends the format applied to args, printf's (awkItem) if
-// printf is set.
-func (f *awkFormat) appendTo(b []byte, m *awkVM, args []awkExpr, printf bool) []byte {
+// appendTo appends the format applied to the values args.
+func (f *awkFormat) appendTo(b []byte, args []awkVal, utf bool) []byte {
 	next := 0
 	arg := func() awkVal {
-		e := args[next]
 		next++
-		if printf {
-			return awkItem(m, e)
-		}
-		return e.val(m)
+		return args[next-1]
 	}
 	for _, c := range f.parts {
 		b = append(b, c.text...)
@@ -1194,7 +1410,7 @@ func (f *awkFormat) appendTo(b []byte, m *awkVM, args []awkExpr, printf bool) []
 			}
 		}
 		v := arg()
-		b = awkConvert(b, c.verb, flags, width, prec, v, m.prog.utf8)
+		b = awkConvert(b, c.verb, flags, width, prec, v, utf)
 	}
 	return b
 }

@@ -441,7 +441,7 @@ func (p *awkParser) simple() awkStmt {
 			if len(items) == 0 {
 				p.recordRefs++
 			}
-			return &awkPrintStmt{items}
+			return &awkPrintStmt{items: items, elems: awkHasElem(items)}
 		}
 		if len(items) == 0 {
 			p.bail()

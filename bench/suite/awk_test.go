@@ -38,7 +38,15 @@ func BenchmarkAwkVsGawk(b *testing.B) {
 		{"begin-fs", `BEGIN {FS = "\""} {print $2}`},
 		{"nr-modulo", `NR % 2 == 0`},
 		{"concat", `{print $1 " " $9}`},
-		{"array-nr", `{a[NR] = $7} END {for (k in a) n++; print n}`}, // GoAWK, for-in rewritten
+		{"array-nr", `{a[NR] = $7} END {for (k in a) n++; print n}`},
+		// Beyond the fast forms: the builtin's own interpreter.
+		{"average", `{s += $10; n++} END {print s / n}`},
+		{"printf", `{printf "%s %d\n", $1, $10}`},
+		{"if-else", `{if ($9 >= 400) bad++; else ok++} END {print bad, ok}`},
+		{"kib", `$9 == 200 {b += $10 / 1024} END {printf "%.1f\n", b}`},
+		{"status-max", `{n[$9]++; if ($10 > max) max = $10} END {for (k in n) print k, n[k]; print max}`},
+		{"substr", `{print substr($4, 2, 11), length($7)}`},
+		{"uniq-ip", `!seen[$1]++ {u++} END {print u}`},
 	}
 	type runner struct {
 		name string
