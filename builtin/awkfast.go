@@ -706,7 +706,7 @@ func (f *awkFast) files(env *Env, names []string) func(context.Context, *buffer.
 			case errors.As(err, &fe) && errors.Is(fe.err, syscall.EISDIR):
 				fmt.Fprintf(env.stderr(), "awk: warning: command line argument `%s' is a directory: skipped\n", name)
 			case errors.As(err, &fe) && fe.atOpen:
-				fmt.Fprintf(env.stderr(), "awk: fatal: cannot open file `%s' for reading: %s\n", name, errText(fe.err))
+				fmt.Fprintf(env.stderr(), "awk: cmd. line:1: fatal: cannot open file `%s' for reading: %s\n", name, errText(fe.err))
 				return task.Exit(2)
 			case err != nil:
 				return err

@@ -458,7 +458,7 @@ func (m *awkVM) files(ctx context.Context, env *Env, p *buffer.Ports, names []st
 			if ferr := m.flush(true); ferr != nil {
 				return ferr
 			}
-			fmt.Fprintf(env.stderr(), "awk: fatal: cannot open file `%s' for reading: %s\n", name, errText(fe.err))
+			fmt.Fprintf(env.stderr(), "awk: cmd. line:1: fatal: cannot open file `%s' for reading: %s\n", name, errText(fe.err))
 			return task.Exit(2)
 		case err != nil:
 			return err

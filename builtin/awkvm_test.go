@@ -165,3 +165,28 @@ func TestAwkOwnRapidAgainstGawk(t *testing.T) {
 		}
 	})
 }
+
+// FILE operands on the own interpreter: FNR and FILENAME per file, the
+// two-file join idiom, a missing file (status 2, no END) and a directory
+// (skipped with a warning), as gawk.
+func TestAwkOwnFiles(t *testing.T) {
+	dir := textFiles(t, "keys", "b\nc\n", "data", "a 1\nb 2\nc 3\nd 4\n")
+	t.Chdir(dir)
+	for _, argv := range [][]string{
+		{"NR == FNR {k[$1]; next} $1 in k", "keys", "data"},
+		{"{print FILENAME, FNR, NR, $1} END {print NR}", "keys", "data"},
+		{"FNR == 1 {n++} END {print n}", "keys", "-", "data"},
+		{"{print} END {print \"end\"}", "keys", "missing", "data"},
+		{"{n++} END {print n}", ".", "data"},
+	} {
+		if !builtin.AwkOwnInterpreter(argv[0], false) {
+			t.Errorf("awk %q: not taken by the builtin's own interpreter", argv)
+		}
+		got := runBuiltin(t, "", append([]string{"awk"}, argv...), "x y\n")
+		want := runGNU(t, "", append([]string{"gawk"}, argv...), "x y\n")
+		want.err = strings.ReplaceAll(want.err, "gawk: ", "awk: ")
+		if got != want {
+			t.Errorf("awk %q:\n tpipe: status %d, %q %q\n  gawk: status %d, %q %q", argv, got.code, got.out, got.err, want.code, want.out, want.err)
+		}
+	}
+}
