@@ -187,8 +187,9 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 	if !slices.ContainsFunc(operands, awkIsAssignment) {
 		if prog := compileAwkVM(src, fs, a.vars, utf8); prog != nil {
 			reads := len(prog.rules) > 0 || len(prog.end) > 0
-			// Arrays keep what they are given.
-			unbounded := prog.narrays > 0
+			// Arrays keep what they are given, and a variable set to a
+			// string may grow with the input ({s = s $0}).
+			unbounded := prog.narrays > 0 || prog.stores
 			if len(operands) == 0 {
 				return &Cmd{ReadsInput: reads, Fn: prog.run(env, nil), Unbounded: unbounded}, nil
 			}

@@ -189,6 +189,7 @@ type awkProg struct {
 	ofs, ors    int // the slots of OFS and ORS
 	varNames    map[string]int
 	keepsRecord bool // END reads $0, a field or NF: the last line is kept
+	stores      bool // a variable is set to a value that may be a string
 	utf8        bool
 	vars        []string // -v pairs
 }

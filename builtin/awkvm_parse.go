@@ -525,6 +525,7 @@ func (p *awkParser) expr(gt bool) awkExpr {
 		return lhs
 	}
 	lv := p.lvalue(lhs)
+	p.prog.stores = p.prog.stores || op == 0
 	p.next()
 	p.newlines()
 	return &awkAssignExpr{lv, op, p.expr(gt)}
