@@ -1253,6 +1253,49 @@ func (e *awkIndexExpr) num(m *awkVM) float64 {
 	return float64(i + 1)
 }
 
+// awkSplitExpr is split(s, a[, "C"]): a cleared, then holding s's
+// pieces under 1..n, each a string that may look like a number, as
+// fields are; n is the value.
+type awkSplitExpr struct {
+	s   awkExpr
+	arr int
+	sep int // the separator byte, 0 for runs of blanks, -1 for FS's
+}
+
+func (e *awkSplitExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkSplitExpr) num(m *awkVM) float64 {
+	s := e.s.val(m).str()
+	a := m.arrays[e.arr]
+	a.clear()
+	sep := byte(e.sep)
+	if e.sep < 0 {
+		sep = m.prog.sep
+	}
+	n := 0
+	add := func(piece string) {
+		n++
+		*a.ref(awkNumVal(float64(n))) = awkVal{k: awkStrNum, s: strings.Clone(piece)}
+	}
+	switch {
+	case s == "":
+	case sep != 0:
+		for {
+			i := strings.IndexByte(s, sep)
+			if i < 0 {
+				add(s)
+				break
+			}
+			add(s[:i])
+			s = s[i+1:]
+		}
+	default:
+		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }) {
+			add(f)
+		}
+	}
+	return float64(n)
+}
+
 // awkIntExpr is int(x).
 type awkIntExpr struct{ x awkExpr }
 

@@ -14,7 +14,8 @@ package builtin
 //     * / % ^, unary - + !, comparisons, concatenation, && || ?:, and
 //     ~ or !~ with a regular expression literal the fast forms take
 //     (awkFastRegex); NR, FNR, NF, FILENAME, OFS and ORS; length, substr,
-//     index, int, tolower, toupper and sprintf.
+//     index, int, tolower, toupper, sprintf, and split by FS or by a
+//     one-byte string.
 //
 // Anything else, or anything read two ways by awks (!x == y, a ++b),
 // gives no program and the command runs on GoAWK.
@@ -108,6 +109,25 @@ func compileAwkVM(src string, fs []string, vars []string, utf8 bool) (prog *awkP
 		}
 	}
 	for i, t := range toks {
+		if t.tok == lexer.F_SPLIT {
+			// split(s, NAME, ...): NAME after the first comma at depth 0
+			depth := 0
+			for j := i + 1; j+1 < len(toks); j++ {
+				switch toks[j].tok {
+				case lexer.LPAREN, lexer.LBRACKET:
+					depth++
+				case lexer.RPAREN, lexer.RBRACKET:
+					depth--
+				case lexer.COMMA:
+					if depth == 1 && toks[j+1].tok == lexer.NAME {
+						p.arrayNames[toks[j+1].val] = true
+					}
+				}
+				if depth == 0 || toks[j].tok == lexer.COMMA && depth == 1 {
+					break
+				}
+			}
+		}
 		if t.tok == lexer.NAME && i+1 < len(toks) && toks[i+1].tok == lexer.LBRACKET ||
 			i > 0 && (toks[i-1].tok == lexer.IN || toks[i-1].tok == lexer.DELETE) && t.tok == lexer.NAME {
 			p.arrayNames[t.val] = true
@@ -820,6 +840,27 @@ func (p *awkParser) primary() awkExpr {
 		x := p.expr(true)
 		p.expect(lexer.RPAREN)
 		return &awkLengthExpr{x: x, arr: -1}
+	case lexer.F_SPLIT:
+		// split(s, a) and split(s, a, "C"): FS's splitting, or one
+		// byte's; a regular expression is GoAWK's.
+		p.expect(lexer.LPAREN)
+		p.newlines()
+		e := &awkSplitExpr{s: p.expr(true), sep: -1}
+		p.expect(lexer.COMMA)
+		p.newlines()
+		e.arr = p.array(p.expect(lexer.NAME).val)
+		if p.tok() == lexer.COMMA {
+			p.next()
+			p.newlines()
+			sep, ok := awkVMSep(p.str(p.expect(lexer.STRING)))
+			if !ok || sep >= 0x80 {
+				p.bail()
+			}
+			e.sep = int(sep)
+		}
+		p.newlines()
+		p.expect(lexer.RPAREN)
+		return e
 	case lexer.F_SUBSTR, lexer.F_INDEX, lexer.F_INT, lexer.F_TOLOWER, lexer.F_TOUPPER, lexer.F_SPRINTF:
 		p.expect(lexer.LPAREN)
 		args := p.exprList(lexer.RPAREN)

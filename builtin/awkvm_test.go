@@ -52,6 +52,7 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		{words, []string{"{print sprintf(\"%3d:%-3s|\", NR, $3)}"}},
 		{words, []string{"{n = $2; n++; m = -n; print n, m, n m, n - -1}"}},
 		{words, []string{"!seen[$3]++"}},
+		{"10/Oct/2023:13:55 a\n  x  y \n\n1,2,,3\n", []string{"{n = split($1, d, \"/\"); m = split($0, w); k = split($0, c, \",\"); print n, d[1], d[3], m, w[m], (d[1] > 9), k, c[3] c[4]; for (i in c) printf \"%s;\", c[i]; print \"\"}"}},
 		{words, []string{"{print ++i, i++, i, --j, j--}"}},
 		{words, []string{"BEGIN {print \"only\"}"}},
 		{words, []string{"BEGIN {x = 1; exit; print \"no\"} END {print \"end\", x}"}},
@@ -82,7 +83,7 @@ func (g *awkGen) expr() string {
 	defer func() { g.depth-- }()
 	if g.depth > 3 || g.r.IntN(3) == 0 {
 		return g.pick("$1", "$2", "$3", "$NF", "$0", "NR", "NF", "x", "y", "0", "1", "2.5", "-1", "10",
-			`"a"`, `"10"`, `""`, `"x y"`, "a[$1]", "a[NR % 3]", "$(NR % 4)")
+			`"a"`, `"10"`, `""`, `"x y"`, "a[$1]", "a[NR % 3]", "$(NR % 4)", "b[1]", "b[2]")
 	}
 	switch g.r.IntN(9) {
 	case 0:
@@ -100,6 +101,9 @@ func (g *awkGen) expr() string {
 	case 6:
 		return g.pick("length(", "toupper(", "tolower(", "int(") + g.expr() + ")"
 	case 7:
+		if g.r.IntN(3) == 0 {
+			return "split(" + g.expr() + ", b" + g.pick("", `, ","`, `, " "`, `, "x"`, `, "1"`) + ")"
+		}
 		return "substr(" + g.expr() + ", " + g.expr() + g.pick("", ", "+g.expr()) + ")"
 	}
 	if g.r.IntN(2) == 0 {
