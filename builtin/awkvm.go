@@ -408,6 +408,7 @@ func (prog *awkProg) run(env *Env, names []string) func(context.Context, *buffer
 		exited := m.execAll(prog.begin) == awkFlowExit
 		if !exited && (len(prog.rules) > 0 || len(prog.end) > 0) {
 			if len(names) == 0 {
+				m.filename = "-"
 				in := p.In(0)
 				for {
 					rec, rerr := in.Read()
@@ -459,7 +460,11 @@ func (m *awkVM) files(ctx context.Context, env *Env, p *buffer.Ports, names []st
 			if ferr := m.flush(true); ferr != nil {
 				return ferr
 			}
-			fmt.Fprintf(env.stderr(), "awk: cmd. line:1: fatal: cannot open file `%s' for reading: %s\n", name, errText(fe.err))
+			where := ""
+			if len(m.prog.begin) > 0 || m.nr > 0 && len(m.prog.rules) > 0 {
+				where = "cmd. line:1: " // gawk names the code that ran last
+			}
+			fmt.Fprintf(env.stderr(), "awk: %sfatal: cannot open file `%s' for reading: %s\n", where, name, errText(fe.err))
 			return task.Exit(2)
 		case err != nil:
 			return err
@@ -1342,6 +1347,10 @@ func (e *awkSprintfExpr) val(m *awkVM) awkVal {
 }
 func (e *awkSprintfExpr) num(m *awkVM) float64 { return e.val(m).num() }
 
+// awkMaxWidth bounds a printf width or precision (gawk has no bound; a
+// larger one would only exhaust memory).
+const awkMaxWidth = 1 << 30
+
 // awkFormat is a printf format read once: text, and conversions.
 type awkFormat struct {
 	parts []awkConv
@@ -1397,7 +1406,7 @@ func newAwkFormat(format string, nargs int) (*awkFormat, bool) {
 				return -1
 			}
 			n, _ := strconv.Atoi(format[start:j])
-			return min(n, 1<<16)
+			return min(n, awkMaxWidth)
 		}
 		conv.width = num()
 		if j < len(format) && format[j] == '.' {
@@ -1444,11 +1453,11 @@ func (f *awkFormat) appendTo(b []byte, args []awkVal, utf bool) []byte {
 			if w < 0 {
 				flags, w = flags+"-", -w
 			}
-			width = min(w, 1<<16)
+			width = min(w, awkMaxWidth)
 		}
 		if prec == -2 {
 			p := int(arg().num())
-			prec = min(p, 1<<16)
+			prec = min(p, awkMaxWidth)
 			if p < 0 {
 				prec = -1
 			}
@@ -1492,9 +1501,6 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 			return fmt.Appendf(b, string(append(spec, 'd')), int64(t))
 		}
 		// past a long: the integer's digits, as %.0f writes them
-		if prec >= 0 && prec > 0 {
-			spec = append(append(spec, '.'), '0')
-		}
 		return fmt.Appendf(b, string(append(spec, ".0f"...)), t)
 	}
 	if prec < 0 {

@@ -57,6 +57,7 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		{words, []string{"BEGIN {print \"only\"}"}},
 		{words, []string{"BEGIN {x = 1; exit; print \"no\"} END {print \"end\", x}"}},
 		{"3\n10\n9\n", []string{"$1 > 5"}},
+		{"1e20\n-3\n", []string{"{printf \"%.3d|%5.2i|%+25d|%-22d|%70s|\\n\", $1, $1, $1, -$1, FILENAME}"}},
 		{"10 9\n9 10\nb a\n", []string{"{print ($1 < $2), ($1 \"\" < $2)}"}},
 	} {
 		if !builtin.AwkOwnInterpreter(tc.argv[len(tc.argv)-1], false) && len(tc.argv) == 1 {
@@ -182,6 +183,8 @@ func TestAwkOwnFiles(t *testing.T) {
 		{"FNR == 1 {n++} END {print n}", "keys", "-", "data"},
 		{"{print} END {print \"end\"}", "keys", "missing", "data"},
 		{"{n++} END {print n}", ".", "data"},
+		{"END {print NR}", "keys", "missing"},
+		{"{n++} END {print n}", "missing", "keys"},
 	} {
 		if !builtin.AwkOwnInterpreter(argv[0], false) {
 			t.Errorf("awk %q: not taken by the builtin's own interpreter", argv)

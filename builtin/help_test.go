@@ -67,7 +67,7 @@ func TestHelpWherever(t *testing.T) {
 		{argv: []string{"grep", "--", "--help"}, stdin: "--help\n", out: "--help\n"},
 		{argv: []string{"prefix", "--", "--help"}, stdin: "x\n", out: "--help\nx\n"},
 		// Where options end: awk's program, tr's sets, seq's operands.
-		{argv: []string{"awk", "{print $1}", "--help"}, out: "awk: cmd. line:1: fatal: cannot open file `--help'"},
+		{argv: []string{"awk", "{print $1}", "--help"}, out: "awk: fatal: cannot open file `--help'"},
 		{argv: []string{"tr", "a", "--help"}, stdin: "aaa\n", out: "---\n"},
 		{argv: []string{"cat", "--", "--help"}, out: "cat: --help: No such file"},
 		// A prefix of the word is not the word.
