@@ -102,6 +102,7 @@ func (s *awkKeys) funcs() map[string]any {
 			return string(b), nil
 		},
 		"__tpk_sep": func() string { return s.sep },
+		"__tpn":     awkGawkNumber,
 	}
 }
 
@@ -206,18 +207,16 @@ func awkRewriteSome(src string, utf8, numbers bool) (out string, ok bool) {
 	if strings.IndexByte(src, '\r') >= 0 {
 		return "", false // GoAWK's columns skip a CR: offsets would drift
 	}
+	if strings.IndexByte(src, 0) >= 0 {
+		return "", false // GoAWK's lexer ends the text at a NUL: what is appended would be lost
+	}
 	lineStart := []int{0}
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
 			lineStart = append(lineStart, i+1)
 		}
 	}
-	type token struct {
-		tok lexer.Token
-		val string
-		at  int // byte offset in src
-	}
-	var toks []token
+	var toks []awkToken
 	l := lexer.NewLexer([]byte(src))
 	var prev lexer.Token = lexer.NEWLINE
 	for {
@@ -234,7 +233,7 @@ func awkRewriteSome(src string, utf8, numbers bool) (out string, ok bool) {
 		if pos.Line < 1 || pos.Line > len(lineStart) || lineStart[pos.Line-1]+pos.Column-1 >= len(src) {
 			return "", false // a position the lexer counted otherwise ("0E\n0")
 		}
-		toks = append(toks, token{tok, val, lineStart[pos.Line-1] + pos.Column - 1})
+		toks = append(toks, awkToken{tok, val, lineStart[pos.Line-1] + pos.Column - 1})
 		prev = tok
 	}
 
@@ -258,6 +257,12 @@ func awkRewriteSome(src string, utf8, numbers bool) (out string, ok bool) {
 			edits = append(edits, edit{paramsEnd, paramsEnd, sep + strings.Join(locals, ", ")})
 		}
 		inFunc, funcBody, locals = false, false, nil
+	}
+	if !numbers {
+		// fields read as numbers as gawk reads them (awkstrnum.go)
+		for i, end := range awkNumericFields(toks, src) {
+			edits = append(edits, edit{toks[i].at, toks[i].at, " __tpn("}, edit{end, end, ")"})
+		}
 	}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]

@@ -197,3 +197,24 @@ func TestAwkOwnFiles(t *testing.T) {
 		}
 	}
 }
+
+// Programs past the own interpreter run on GoAWK, with the fields that
+// the text shows read as numbers handed to gawk's reader (awkstrnum.go):
+// INFO, Nancy and 0x1A are 0 there too.
+func TestAwkGoAWKFieldNumbers(t *testing.T) {
+	in := "INFO,5\nNancy,3\n0x1A,2\ninformed,1\n" // an infinity prints as GoAWK prints it
+	for _, argv := range [][]string{
+		{"-F,", "{gsub(/q/, \"\"); s += $1; t = t + -$1 * 2} END {print s, t}"},
+		{"-F,", "{sub(/q/, \"\"); printf \"%d %.1f %x|%s\\n\", $1, $1, $1, $1; print int($1), $1^1, $(1) + 0}"},
+		{"-F,", "function f(x) {return x} {print f($2) + $1, sprintf(\"%5.2f\", $1)}"},
+	} {
+		if builtin.AwkOwnInterpreter(argv[len(argv)-1], false) {
+			t.Fatalf("awk %q: meant for GoAWK, taken by the own interpreter", argv)
+		}
+		got := runBuiltin(t, "", append([]string{"awk"}, argv...), in)
+		want := runGNU(t, "", append([]string{"gawk"}, argv...), in)
+		if got.out != want.out || got.code != want.code {
+			t.Errorf("awk %q:\n tpipe: status %d, %q %q\n  gawk: status %d, %q %q", argv, got.code, got.out, got.err, want.code, want.out, want.err)
+		}
+	}
+}
