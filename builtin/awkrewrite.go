@@ -308,6 +308,17 @@ func awkRewriteSome(src string, utf8, numbers bool) (out string, ok bool) {
 			if fixed, end, changed := awkFixString(src, t.at); changed {
 				edits = append(edits, edit{t.at, end, fixed})
 			}
+		case lexer.REGEX:
+			if utf8 {
+				// Go's classes are ASCII; gawk's take the locale's letters
+				end := len(src)
+				if i+1 < len(toks) && toks[i+1].at > t.at {
+					end = toks[i+1].at
+				}
+				if fixed := awkUnicodeClasses.Replace(src[t.at:end]); fixed != src[t.at:end] {
+					edits = append(edits, edit{t.at, end, fixed})
+				}
+			}
 		case lexer.F_TOLOWER, lexer.F_TOUPPER:
 			if !utf8 {
 				name := "__tp_tolower"
@@ -355,6 +366,13 @@ func awkRewriteSome(src string, utf8, numbers bool) (out string, ok bool) {
 	}
 	return b.String(), true
 }
+
+// awkUnicodeClasses writes a regular expression's letter classes, which
+// Go's regexp (GoAWK's) reads as ASCII, as Unicode's, for a UTF-8 locale
+// where gawk's take every letter: [[:alpha:]] matches é there.
+var awkUnicodeClasses = strings.NewReplacer(
+	"[:alpha:]", `\p{L}`, "[:upper:]", `\p{Lu}`, "[:lower:]", `\p{Ll}`, "[:alnum:]", `\p{L}\p{Nd}`,
+	"[:punct:]", `\p{P}\p{S}`, `\\`, `\\`, `\w`, `[\p{L}\p{Nd}_]`, `\W`, `[^\p{L}\p{Nd}_]`)
 
 // awkBaseNumber is a hex or octal constant at the start of a number in
 // the program's text.

@@ -1,8 +1,10 @@
 package builtin_test
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -215,6 +217,35 @@ func TestAwkGoAWKFieldNumbers(t *testing.T) {
 		want := runGNU(t, "", append([]string{"gawk"}, argv...), in)
 		if got.out != want.out || got.code != want.code {
 			t.Errorf("awk %q:\n tpipe: status %d, %q %q\n  gawk: status %d, %q %q", argv, got.code, got.out, got.err, want.code, want.out, want.err)
+		}
+	}
+}
+
+// In a UTF-8 locale gawk's letter classes take every letter: [[:alpha:]]
+// matches é. Go's regexp (GoAWK's) takes ASCII only, so the rewrite
+// writes them as Unicode classes; the same programs against gawk.
+func TestAwkUnicodeClasses(t *testing.T) {
+	gawk, err := exec.LookPath("gawk")
+	if err != nil {
+		t.Skipf("gawk not installed: %v", err)
+	}
+	in := "héllo\nÉTÉ wörld\nabc¿?\nx_1 ñ\n"
+	for _, prog := range []string{
+		"/^[[:alpha:]]+$/", "/[^[:alnum:] ]/", "!/[[:lower:]]/", "$1 ~ /^[[:upper:]]/ {print \"U\", $1}",
+		"{gsub(/[[:punct:]]/, \".\"); print}", "{n = gsub(/\\w+/, \"W\"); print n, $0}", "{print match($0, /\\W/)}",
+	} {
+		var stdout, stderr bytes.Buffer
+		c, err := builtin.New(&builtin.Env{Stderr: &stderr, Environ: []string{"LC_ALL=C.UTF-8"}}, []string{"awk", prog})
+		if err != nil {
+			t.Fatalf("awk %q: %v", prog, err)
+		}
+		got := runCmd(t, c, &stdout, &stderr, []string{"awk", prog}, strings.NewReader(in), 0)
+		cmd := exec.Command(gawk, prog)
+		cmd.Env = []string{"LC_ALL=C.UTF-8"}
+		cmd.Stdin = strings.NewReader(in)
+		want, _ := cmd.Output()
+		if got.out != string(want) {
+			t.Errorf("awk %q under C.UTF-8:\n tpipe: %q\n  gawk: %q", prog, got.out, want)
 		}
 	}
 }
