@@ -1098,7 +1098,11 @@ func (e *awkCompareExpr) num(m *awkVM) float64 {
 	if l.numeric() && r.numeric() {
 		a, b := l.num(), r.num()
 		if math.IsNaN(a) || math.IsNaN(b) {
-			return awkBool(e.op == "!=") // as C compares a NaN
+			// As C compares a NaN, but for gawk 5.2's one quirk: a
+			// NaN read from input (+nan, -nan) is greater than a
+			// number on its right.
+			gt := e.op == ">" && l.k == awkStrNum && !math.IsNaN(b)
+			return awkBool(e.op == "!=" || gt)
 		}
 	}
 	return awkBool((&awkCompare{op: e.op}).holds(awkCompareVals(l, r)))
@@ -1415,14 +1419,36 @@ func newAwkFormat(format string, nargs int) (*awkFormat, bool) {
 				conv.prec = 0
 			}
 		}
+		if j < len(format) && strings.IndexByte("hlL", format[j]) >= 0 {
+			j++ // a length modifier, which gawk skips
+		}
+		stars := conv.width == -2 || conv.prec == -2
 		if j >= len(format) {
-			return nil, false
+			if stars {
+				return nil, false
+			}
+			text.WriteString(format[i:]) // an unfinished conversion is text to gawk
+			break
 		}
 		switch format[j] {
 		case 'd', 'i', 's', 'e', 'E', 'f', 'F', 'g', 'G':
 			conv.verb = format[j]
+		case 'c', 'o', 'x', 'X', 'u', 'a', 'A', '#', '\'', '$':
+			return nil, false // left to GoAWK, as are the flags # and '
+		case '%':
+			if stars {
+				return nil, false
+			}
+			text.WriteByte('%') // %5% is %
+			i = j
+			continue
 		default:
-			return nil, false
+			if stars || format[j] >= 0x80 {
+				return nil, false
+			}
+			text.WriteString(format[i : j+1]) // gawk writes what it does not know as it is
+			i = j
+			continue
 		}
 		f.nargs++
 		f.strs = append(f.strs, format[j] == 's')

@@ -59,6 +59,11 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		{words, []string{"BEGIN {print \"only\"}"}},
 		{words, []string{"BEGIN {x = 1; exit; print \"no\"} END {print \"end\", x}"}},
 		{"3\n10\n9\n", []string{"$1 > 5"}},
+		// gawk's answer for a NaN field depends on whether it was read as a
+		// number before: these compare it first.
+		{"+nan 9\n-nan 9\n", []string{"{print ($1>9) ($1<9) ($1==9) ($1!=9) ($1>=9) ($1<=9) (9>$1) (9<$1) (9!=$1) ($1>$2) ($2<$1)}"}},
+		{"+nan 9\n-nan 9\n", []string{"{x = $1 + 0; print (x>9) (x!=9) (x==x) (9<x)}"}},
+		{"", []string{"BEGIN {printf \"100%|%5%|%z|%ld|%hd|%lld|%Lf|%-%|%.3q|a%5\", 42, 7, 1.5; printf \"|%\"; print \"\"}"}},
 		{"1e20\n-3\n", []string{"{printf \"%.3d|%5.2i|%+25d|%-22d|%70s|\\n\", $1, $1, $1, -$1, FILENAME}"}},
 		{"10 9\n9 10\nb a\n", []string{"{print ($1 < $2), ($1 \"\" < $2)}"}},
 	} {
