@@ -208,6 +208,7 @@ type awkVM struct {
 	filename string
 	out      []byte    // output not yet ended by a newline
 	stack    []awkVal  // print's and printf's values
+	matches  [][2]int  // sub's scratch
 	refs     []*awkVal // print's and printf's elements
 	emit     task.Emit
 	exitCode int
@@ -1303,6 +1304,77 @@ func (e *awkSplitExpr) num(m *awkVM) float64 {
 		}
 	}
 	return float64(n)
+}
+
+// awkSubExpr is sub(/re/, repl[, target]) or gsub: the first match (or
+// every one, none overlapping) of re in target, $0 when target is nil,
+// replaced by repl, where & is the match, \& a plain &, and \\& a
+// backslash and the match (gawk's reading since 1996; any other
+// backslash is itself). re never matches the empty string (the parser
+// leaves such to GoAWK). The value is how many were replaced.
+type awkSubExpr struct {
+	re     grepMatcher
+	repl   awkExpr
+	target awkLvalue
+	global bool
+}
+
+func (e *awkSubExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkSubExpr) num(m *awkVM) float64 {
+	repl := e.repl.val(m).str()
+	var t string
+	var p *awkVal
+	if e.target == nil {
+		t = unsafe.String(unsafe.SliceData(m.line), len(m.line))
+	} else {
+		p = e.target.ref(m)
+		t = p.str()
+	}
+	found := e.re.find(awkBytes(t), m.matches[:0])
+	m.matches = found[:0]
+	if len(found) == 0 {
+		return 0
+	}
+	if !e.global {
+		found = found[:1]
+	}
+	var b []byte
+	last := 0
+	for _, f := range found {
+		b = append(b, t[last:f[0]]...)
+		b = awkReplace(b, repl, t[f[0]:f[1]])
+		last = f[1]
+	}
+	b = append(b, t[last:]...)
+	if e.target == nil {
+		// a new line each time: values taken from the old one stay
+		m.line, m.split, m.fields, m.at = b, false, m.fields[:0], 0
+	} else {
+		*p = awkVal{k: awkStr, s: string(b)}
+	}
+	return float64(len(found))
+}
+
+// awkReplace appends repl with each & the match, as sub reads it.
+func awkReplace(b []byte, repl, match string) []byte {
+	for i := 0; i < len(repl); i++ {
+		switch {
+		case strings.HasPrefix(repl[i:], `\\\&`):
+			b = append(b, `\&`...)
+			i += 3
+		case strings.HasPrefix(repl[i:], `\\&`):
+			b = append(append(b, '\\'), match...)
+			i += 2
+		case strings.HasPrefix(repl[i:], `\&`):
+			b = append(b, '&')
+			i++
+		case repl[i] == '&':
+			b = append(b, match...)
+		default:
+			b = append(b, repl[i])
+		}
+	}
+	return b
 }
 
 // awkIntExpr is int(x).

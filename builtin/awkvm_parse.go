@@ -14,8 +14,9 @@ package builtin
 //     * / % ^, unary - + !, comparisons, concatenation, && || ?:, and
 //     ~ or !~ with a regular expression literal the fast forms take
 //     (awkFastRegex); NR, FNR, NF, FILENAME, OFS and ORS; length, substr,
-//     index, int, tolower, toupper, sprintf, and split by FS or by a
-//     one-byte string.
+//     index, int, tolower, toupper, sprintf, split by FS or by a one-byte
+//     string, and sub and gsub on $0, a variable or an element with a
+//     regular expression literal that never matches the empty string.
 //
 // Anything else, or anything read two ways by awks (!x == y, a ++b),
 // gives no program and the command runs on GoAWK.
@@ -840,6 +841,42 @@ func (p *awkParser) primary() awkExpr {
 		x := p.expr(true)
 		p.expect(lexer.RPAREN)
 		return &awkLengthExpr{x: x, arr: -1}
+	case lexer.F_SUB, lexer.F_GSUB:
+		// sub(/re/, repl[, target]) with target $0, a variable or an
+		// element; re one that never matches the empty string.
+		p.expect(lexer.LPAREN)
+		p.newlines()
+		if p.tok() != lexer.REGEX {
+			p.bail()
+		}
+		e := &awkSubExpr{re: p.regex(p.next().val), global: t.tok == lexer.F_GSUB}
+		if e.re.match(nil) {
+			p.bail() // gsub's empty matches are GoAWK's
+		}
+		p.expect(lexer.COMMA)
+		p.newlines()
+		e.repl = p.expr(true)
+		p.newlines()
+		if p.tok() == lexer.COMMA {
+			p.next()
+			p.newlines()
+			switch target := p.expr(true).(type) {
+			case *awkFieldExpr:
+				if target.n != 0 || target.x != nil {
+					p.bail() // a field assigned: $0 rebuilt with OFS
+				}
+			case *awkVarExpr:
+				e.target = target
+			case *awkElemExpr:
+				e.target = target
+			default:
+				p.bail()
+			}
+		}
+		p.newlines()
+		p.expect(lexer.RPAREN)
+		p.recordRefs++
+		return e
 	case lexer.F_SPLIT:
 		// split(s, a) and split(s, a, "C"): FS's splitting, or one
 		// byte's; a regular expression is GoAWK's.

@@ -63,6 +63,7 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		// number before: these compare it first.
 		{"+nan 9\n-nan 9\n", []string{"{print ($1>9) ($1<9) ($1==9) ($1!=9) ($1>=9) ($1<=9) (9>$1) (9<$1) (9!=$1) ($1>$2) ($2<$1)}"}},
 		{"+nan 9\n-nan 9\n", []string{"{x = $1 + 0; print (x>9) (x!=9) (x==x) (9<x)}"}},
+		{"foo baar 12\nbaz qux\n\nno aaa 7 8\n", []string{"{n = gsub(/o/, \"0\"); x = $2; k = sub(/a+/, \"[&|\\\\&|\\\\\\\\&|\\\\q]\", x); a[NR] = $1; gsub(/[0-9]+/, \"<&>\", a[NR]); print n, k, NF, $0, x, a[NR]}"}},
 		{"", []string{"BEGIN {printf \"100%|%5%|%z|%ld|%hd|%lld|%Lf|%-%|%.3q|a%5\", 42, 7, 1.5; printf \"|%\"; print \"\"}"}},
 		{"1e20\n-3\n", []string{"{printf \"%.3d|%5.2i|%+25d|%-22d|%70s|\\n\", $1, $1, $1, -$1, FILENAME}"}},
 		{"10 9\n9 10\nb a\n", []string{"{print ($1 < $2), ($1 \"\" < $2)}"}},
@@ -135,6 +136,10 @@ func (g *awkGen) stmt() string {
 	case 5:
 		return "print " + g.expr() + " (" + g.expr() + ")"
 	case 6:
+		if g.r.IntN(2) == 0 {
+			return g.pick("sub", "gsub") + "(" + g.pick("/a/", "/x|y/", "/[0-9]+/", `/\./`, "/^[a-z]/", "/1$/") + ", " +
+				g.pick(`"&&"`, `"<\\&>"`, `"\\\\&"`, "x", "NR") + g.pick("", ", x", ", a[$1]", ", $0", ", b[1]") + ")"
+		}
 		return g.pick("x++", "--y", "n++")
 	}
 	return "print"

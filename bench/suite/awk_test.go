@@ -47,6 +47,9 @@ func BenchmarkAwkVsGawk(b *testing.B) {
 		{"status-max", `{n[$9]++; if ($10 > max) max = $10} END {for (k in n) print k, n[k]; print max}`},
 		{"substr", `{print substr($4, 2, 11), length($7)}`},
 		{"uniq-ip", `!seen[$1]++ {u++} END {print u}`},
+		{"sub-sum", `{sub(/GET/, "G"); s += $10} END {print s}`},
+		{"gsub-count", `{n += gsub(/\//, "|")} END {print n}`},
+		{"split-date", `{split($4, d, ":"); h[d[2]]++} END {for (k in h) print k, h[k]}`},
 	}
 	type runner struct {
 		name string
