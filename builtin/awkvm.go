@@ -1503,9 +1503,9 @@ func newAwkFormat(format string, nargs int) (*awkFormat, bool) {
 			break
 		}
 		switch format[j] {
-		case 'd', 'i', 's', 'e', 'E', 'f', 'F', 'g', 'G':
+		case 'd', 'i', 's', 'e', 'E', 'f', 'F', 'g', 'G', 'c', 'o', 'x', 'X', 'u':
 			conv.verb = format[j]
-		case 'c', 'o', 'x', 'X', 'u', 'a', 'A', '#', '\'', '$':
+		case 'a', 'A', '#', '\'', '$':
 			return nil, false // left to GoAWK, as are the flags # and '
 		case '%':
 			if stars {
@@ -1580,6 +1580,9 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 		}
 		return awkPad(b, s, flags, width, utf)
 	}
+	if verb == 'c' {
+		return awkPad(b, awkChar(v, utf), flags, width, utf)
+	}
 	n := v.num()
 	if math.IsNaN(n) || math.IsInf(n, 0) {
 		return awkFormatNumber(b, n) // gawk pads no infinity or NaN
@@ -1590,6 +1593,31 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 		spec = strconv.AppendInt(spec, int64(width), 10)
 	}
 	switch verb {
+	case 'o', 'x', 'X', 'u':
+		// unsigned: a negative number as its two's complement, a sign
+		// flag ignored as C ignores it; past 2^64, %g's digits (gawk's)
+		spec = []byte{'%'}
+		spec = append(spec, strings.NewReplacer("+", "", " ", "").Replace(flags)...)
+		if width >= 0 {
+			spec = strconv.AppendInt(spec, int64(width), 10)
+		}
+		t := math.Trunc(n)
+		var u uint64
+		switch {
+		case t > -9.2e18 && t < 9.2e18:
+			u = uint64(int64(t))
+		case t >= 0 && t < 1.8e19:
+			u = uint64(t)
+		default:
+			return fmt.Appendf(b, string(append(spec, ".6g"...)), n)
+		}
+		if prec >= 0 {
+			spec = append(append(spec, '.'), strconv.Itoa(prec)...)
+		}
+		if verb == 'u' {
+			verb = 'd'
+		}
+		return fmt.Appendf(b, string(append(spec, verb)), u)
 	case 'd', 'i':
 		t := math.Trunc(n)
 		if t >= -9.2e18 && t <= 9.2e18 {
@@ -1606,6 +1634,32 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 	}
 	spec = append(append(spec, '.'), strconv.Itoa(prec)...)
 	return fmt.Appendf(b, string(append(spec, verb)), n)
+}
+
+// awkChar is %c's character: for a number, the character of that code
+// (a UTF-8 one in a UTF-8 locale, else the byte), for a string its first
+// character, for the empty string a NUL, as gawk writes them.
+func awkChar(v awkVal, utf bool) string {
+	if v.k == awkNum || v.k == awkStrNum && v.numeric() {
+		n := v.num()
+		if math.IsNaN(n) || math.Abs(n) > 1<<62 {
+			return "\x00"
+		}
+		code := int64(n)
+		if utf && code >= 0 && code < utf8.MaxRune && utf8.ValidRune(rune(code)) {
+			return string(rune(code))
+		}
+		return string([]byte{byte(code)})
+	}
+	s := v.str()
+	switch {
+	case s == "":
+		return "\x00"
+	case utf:
+		_, size := utf8.DecodeRuneInString(s)
+		return s[:size]
+	}
+	return s[:1]
 }
 
 // awkPad appends s padded to width (with spaces; on the right with -),

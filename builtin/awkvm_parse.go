@@ -6,7 +6,7 @@ package builtin
 //   - rules: BEGIN, END, pattern { action }, pattern alone, { action }
 //     (no range patterns, no functions);
 //   - statements: expressions, print and printf (a format in one string
-//     literal; %d %i %s %e %E %f %F %g %G; no redirection), if/else,
+//     literal; %d %i %o %x %X %u %c %s %e %E %f %F %g %G; no redirection), if/else,
 //     while, for, for (k in a), break, continue, next, exit, delete, and
 //     FS = "C" (one byte, or " ") at the top of BEGIN;
 //   - expressions: numbers, strings (common escapes), $N and $(expr),

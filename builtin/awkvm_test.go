@@ -63,6 +63,7 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		// number before: these compare it first.
 		{"+nan 9\n-nan 9\n", []string{"{print ($1>9) ($1<9) ($1==9) ($1!=9) ($1>=9) ($1<=9) (9>$1) (9<$1) (9!=$1) ($1>$2) ($2<$1)}"}},
 		{"+nan 9\n-nan 9\n", []string{"{x = $1 + 0; print (x>9) (x!=9) (x==x) (9<x)}"}},
+		{"66 \xc3\xa9\n", []string{"{printf \"[%x][%X][%o][%u][%x][%u][%x][%5x][%-5x|][%05x][%.3x][%x][%c][%c][%c][%c][%5c][%c][%c][%+x][% o][%c]\\n\", 255, 255, 8, 42, -1, -1, 1e20, 10, 10, 10, 10, -3.9, 65, \"hello\", 256, \"\", \"z\", 0, $1, 255, 8, $2}"}},
 		{"foo baar 12\nbaz qux\n\nno aaa 7 8\n", []string{"{n = gsub(/o/, \"0\"); x = $2; k = sub(/a+/, \"[&|\\\\&|\\\\\\\\&|\\\\q]\", x); a[NR] = $1; gsub(/[0-9]+/, \"<&>\", a[NR]); print n, k, NF, $0, x, a[NR]}"}},
 		{"", []string{"BEGIN {printf \"100%|%5%|%z|%ld|%hd|%lld|%Lf|%-%|%.3q|a%5\", 42, 7, 1.5; printf \"|%\"; print \"\"}"}},
 		{"1e20\n-3\n", []string{"{printf \"%.3d|%5.2i|%+25d|%-22d|%70s|\\n\", $1, $1, $1, -$1, FILENAME}"}},
@@ -126,7 +127,7 @@ func (g *awkGen) stmt() string {
 	case 0:
 		return "print " + g.expr() + ", " + g.expr()
 	case 1:
-		return "printf \"%s %d %.3g\\n\", " + g.expr() + ", " + g.expr() + ", " + g.expr()
+		return "printf \"%s %d %.3g %5x|%c|%o\\n\", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ", " + g.expr()
 	case 2:
 		return g.pick("x", "y") + " " + g.pick("=", "+=", "-=", "*=") + " " + g.expr()
 	case 3:
