@@ -187,6 +187,8 @@ type awkProg struct {
 	nvars       int
 	narrays     int
 	ofs, ors    int // the slots of OFS and ORS
+	rstart      int // and of RSTART and RLENGTH
+	rlength     int
 	varNames    map[string]int
 	keepsRecord bool // END reads $0, a field or NF: the last line is kept
 	stores      bool // a variable is set to a value that may be a string
@@ -203,6 +205,7 @@ type awkVM struct {
 	lineBuf  []byte
 	fields   []int32 // start, end pairs of the line's fields
 	split    bool    // fields holds every field
+	subbed   bool    // sub or gsub changed $0
 	at       int     // where splitting stopped
 	nr, fnr  float64
 	filename string
@@ -221,6 +224,7 @@ func newAwkVM(prog *awkProg) *awkVM {
 	}
 	m.vars[prog.ofs] = awkVal{k: awkStr, s: " "}
 	m.vars[prog.ors] = awkVal{k: awkStr, s: "\n"}
+	m.vars[prog.rstart], m.vars[prog.rlength] = awkNumVal(0), awkNumVal(0)
 	for i := 0; i+1 < len(prog.vars); i += 2 {
 		if slot, ok := prog.varNames[prog.vars[i]]; ok {
 			m.vars[slot] = awkVal{k: awkStrNum, s: prog.vars[i+1]}
@@ -236,7 +240,7 @@ func (m *awkVM) setLine(rec []byte) {
 		m.lineBuf = append(m.lineBuf[:0], line...)
 		line = m.lineBuf
 	}
-	m.line, m.split, m.fields, m.at = line, false, m.fields[:0], 0
+	m.line, m.split, m.fields, m.at, m.subbed = line, false, m.fields[:0], 0, false
 	m.nr++
 	m.fnr++
 }
@@ -725,8 +729,13 @@ func (e *awkFieldExpr) index(m *awkVM) int {
 }
 
 func (e *awkFieldExpr) val(m *awkVM) awkVal {
-	b := m.field(e.index(m))
-	return awkVal{k: awkStrNum, borrowed: true, s: unsafe.String(unsafe.SliceData(b), len(b))}
+	i := e.index(m)
+	b := m.field(i)
+	k := awkStrNum
+	if i == 0 && m.subbed {
+		k = awkStr // $0 as sub left it is a string to gawk
+	}
+	return awkVal{k: k, borrowed: true, s: unsafe.String(unsafe.SliceData(b), len(b))}
 }
 
 func (e *awkFieldExpr) num(m *awkVM) float64 { return awkNumber(m.field(e.index(m))) }
@@ -1328,6 +1337,9 @@ func (e *awkSubExpr) num(m *awkVM) float64 {
 		t = unsafe.String(unsafe.SliceData(m.line), len(m.line))
 	} else {
 		p = e.target.ref(m)
+		if _, ok := e.target.(*awkElemExpr); ok && p.k == awkUninit {
+			*p = awkVal{k: awkStr} // an element never set becomes "" (gawk's)
+		}
 		t = p.str()
 	}
 	found := e.re.find(awkBytes(t), m.matches[:0])
@@ -1348,7 +1360,7 @@ func (e *awkSubExpr) num(m *awkVM) float64 {
 	b = append(b, t[last:]...)
 	if e.target == nil {
 		// a new line each time: values taken from the old one stay
-		m.line, m.split, m.fields, m.at = b, false, m.fields[:0], 0
+		m.line, m.split, m.fields, m.at, m.subbed = b, false, m.fields[:0], 0, true
 	} else {
 		*p = awkVal{k: awkStr, s: string(b)}
 	}
@@ -1375,6 +1387,31 @@ func awkReplace(b []byte, repl, match string) []byte {
 		}
 	}
 	return b
+}
+
+// awkMatchFunc is match(s, /re/): where re first matches s (leftmost,
+// longest), from 1, in characters in a UTF-8 locale, and 0 if nowhere;
+// RSTART is set to it, RLENGTH to the match's length or -1.
+type awkMatchFunc struct {
+	s  awkExpr
+	re grepMatcher
+}
+
+func (e *awkMatchFunc) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
+func (e *awkMatchFunc) num(m *awkVM) float64 {
+	s := e.s.val(m).str()
+	found := e.re.find(awkBytes(s), m.matches[:0])
+	m.matches = found[:0]
+	start, length := 0, -1
+	if len(found) > 0 {
+		start, length = found[0][0]+1, found[0][1]-found[0][0]
+		if m.prog.utf8 {
+			start = utf8.RuneCountInString(s[:found[0][0]]) + 1
+			length = utf8.RuneCountInString(s[found[0][0]:found[0][1]])
+		}
+	}
+	m.vars[m.prog.rstart], m.vars[m.prog.rlength] = awkNumVal(float64(start)), awkNumVal(float64(length))
+	return float64(start)
 }
 
 // awkIntExpr is int(x).

@@ -15,8 +15,9 @@ package builtin
 //     ~ or !~ with a regular expression literal the fast forms take
 //     (awkFastRegex); NR, FNR, NF, FILENAME, OFS and ORS; length, substr,
 //     index, int, tolower, toupper, sprintf, split by FS or by a one-byte
-//     string, and sub and gsub on $0, a variable or an element with a
-//     regular expression literal that never matches the empty string.
+//     string, and sub, gsub and match (RSTART, RLENGTH) on $0, a
+//     variable or an element with a regular expression literal that
+//     never matches the empty string.
 //
 // Anything else, or anything read two ways by awks (!x == y, a ++b),
 // gives no program and the command runs on GoAWK.
@@ -61,8 +62,8 @@ var awkVMSpecial = map[string]bool{"NR": true, "FNR": true, "NF": true, "FILENAM
 
 // awkVMRefused are awk's special variables the subset leaves to GoAWK.
 var awkVMRefused = map[string]bool{
-	"FS": true, "RS": true, "OFMT": true, "CONVFMT": true, "SUBSEP": true, "RSTART": true,
-	"RLENGTH": true, "ENVIRON": true, "ARGV": true, "ARGC": true,
+	"FS": true, "RS": true, "OFMT": true, "CONVFMT": true, "SUBSEP": true,
+	"ENVIRON": true, "ARGV": true, "ARGC": true,
 }
 
 // compileAwkVM compiles src for the builtin's interpreter, with the -F
@@ -85,6 +86,7 @@ func compileAwkVM(src string, fs []string, vars []string, utf8 bool) (prog *awkP
 	p.prog = &awkProg{utf8: utf8, varNames: p.vars}
 	p.prog.ofs = p.slot("OFS")
 	p.prog.ors = p.slot("ORS")
+	p.prog.rstart, p.prog.rlength = p.slot("RSTART"), p.slot("RLENGTH")
 	for _, v := range fs {
 		sep, ok := awkFastSep(v)
 		if !ok {
@@ -876,6 +878,23 @@ func (p *awkParser) primary() awkExpr {
 		p.newlines()
 		p.expect(lexer.RPAREN)
 		p.recordRefs++
+		return e
+	case lexer.F_MATCH:
+		// match(s, /re/): RSTART and RLENGTH; re one that never matches
+		// the empty string
+		p.expect(lexer.LPAREN)
+		p.newlines()
+		e := &awkMatchFunc{s: p.expr(true)}
+		p.expect(lexer.COMMA)
+		p.newlines()
+		if p.tok() != lexer.REGEX {
+			p.bail()
+		}
+		if e.re = p.regex(p.next().val); e.re.match(nil) {
+			p.bail()
+		}
+		p.newlines()
+		p.expect(lexer.RPAREN)
 		return e
 	case lexer.F_SPLIT:
 		// split(s, a) and split(s, a, "C"): FS's splitting, or one

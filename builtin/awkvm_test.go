@@ -93,7 +93,7 @@ func (g *awkGen) expr() string {
 	defer func() { g.depth-- }()
 	if g.depth > 3 || g.r.IntN(3) == 0 {
 		return g.pick("$1", "$2", "$3", "$NF", "$0", "NR", "NF", "x", "y", "0", "1", "2.5", "-1", "10",
-			`"a"`, `"10"`, `""`, `"x y"`, "a[$1]", "a[NR % 3]", "$(NR % 4)", "b[1]", "b[2]")
+			`"a"`, `"10"`, `""`, `"x y"`, "a[$1]", "a[NR % 3]", "$(NR % 4)", "b[1]", "b[2]", "RSTART", "RLENGTH")
 	}
 	switch g.r.IntN(9) {
 	case 0:
@@ -111,13 +111,19 @@ func (g *awkGen) expr() string {
 	case 6:
 		return g.pick("length(", "toupper(", "tolower(", "int(") + g.expr() + ")"
 	case 7:
+		if g.r.IntN(4) == 0 {
+			return "match(" + g.expr() + ", " + g.pick("/a/", "/[0-9]+/", "/x|y/", "/^1/") + ")"
+		}
 		if g.r.IntN(3) == 0 {
 			return "split(" + g.expr() + ", b" + g.pick("", `, ","`, `, " "`, `, "x"`, `, "1"`) + ")"
 		}
 		return "substr(" + g.expr() + ", " + g.expr() + g.pick("", ", "+g.expr()) + ")"
 	}
 	if g.r.IntN(2) == 0 {
-		return "index(" + g.expr() + ", " + g.expr() + ")"
+		// index's first argument, a never-set element, becomes "" also
+		// for the other side of a comparison gawk has already read (it
+		// keeps the element, not its value): not generated.
+		return "index((\"\" " + g.expr() + "), " + g.expr() + ")"
 	}
 	return "sprintf(\"%d|%s|%.2f|%5.1e\", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ")"
 }
@@ -217,8 +223,8 @@ func TestAwkOwnFiles(t *testing.T) {
 func TestAwkGoAWKFieldNumbers(t *testing.T) {
 	in := "INFO,5\nNancy,3\n0x1A,2\ninformed,1\n" // an infinity prints as GoAWK prints it
 	for _, argv := range [][]string{
-		{"-F,", "{match($0, /q/); s += $1; t = t + -$1 * 2} END {print s, t}"},
-		{"-F,", "{match($0, /q/); printf \"%d %.1f %x|%s\\n\", $1, $1, $1, $1; print int($1), $1^1, $(1) + 0}"},
+		{"-F,", "function f() {} {f(); s += $1; t = t + -$1 * 2} END {print s, t}"},
+		{"-F,", "function f() {} {f(); printf \"%d %.1f %x|%s\\n\", $1, $1, $1, $1; print int($1), $1^1, $(1) + 0}"},
 		{"-F,", "function f(x) {return x} {print f($2) + $1, sprintf(\"%5.2f\", $1)}"},
 	} {
 		if builtin.AwkOwnInterpreter(argv[len(argv)-1], false) {
@@ -257,6 +263,35 @@ func TestAwkUnicodeClasses(t *testing.T) {
 		want, _ := cmd.Output()
 		if got.out != string(want) {
 			t.Errorf("awk %q under C.UTF-8:\n tpipe: %q\n  gawk: %q", prog, got.out, want)
+		}
+	}
+}
+
+// match(s, /re/) sets RSTART and RLENGTH (0 and -1 with no match),
+// counting characters in a UTF-8 locale; sub and gsub leave $0 a string.
+func TestAwkOwnMatch(t *testing.T) {
+	gawk, err := exec.LookPath("gawk")
+	if err != nil {
+		t.Skipf("gawk not installed: %v", err)
+	}
+	in := "ab 12 cd 345\n\xc3\xa9bb x\nnone\n  0\n"
+	prog := `BEGIN {print RSTART, RLENGTH} {print match($0, /[0-9]+/), RSTART, RLENGTH, substr($0, RSTART, RLENGTH); if (match($2, /b+/)) print "b at", RSTART; sub(/[0-9]+/, "&&"); print ($0 ? "true" : "false")}`
+	if !builtin.AwkOwnInterpreter(prog, true) {
+		t.Fatalf("not taken by the own interpreter: %s", prog)
+	}
+	for _, loc := range []string{"C", "C.UTF-8"} {
+		var stdout, stderr bytes.Buffer
+		c, err := builtin.New(&builtin.Env{Stderr: &stderr, Environ: []string{"LC_ALL=" + loc}}, []string{"awk", prog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := runCmd(t, c, &stdout, &stderr, []string{"awk", prog}, strings.NewReader(in), 0)
+		cmd := exec.Command(gawk, prog)
+		cmd.Env = []string{"LC_ALL=" + loc}
+		cmd.Stdin = strings.NewReader(in)
+		want, _ := cmd.Output()
+		if got.out != string(want) {
+			t.Errorf("under %s:\n tpipe: %q\n  gawk: %q", loc, got.out, want)
 		}
 	}
 }
