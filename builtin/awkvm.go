@@ -205,8 +205,12 @@ type awkVM struct {
 	lineBuf  []byte
 	fields   []int32 // start, end pairs of the line's fields
 	split    bool    // fields holds every field
-	subbed   bool    // sub or gsub changed $0
-	at       int     // where splitting stopped
+	subbed   bool    // sub, gsub or a field assigned changed $0: a string
+	fmode    bool    // a field was assigned: fvals holds the fields
+	fvals    []awkVal
+	fieldRef int    // the field a field lvalue's ref took
+	fieldTmp awkVal // and its value, stored back by store
+	at       int    // where splitting stopped
 	nr, fnr  float64
 	filename string
 	out      []byte    // output not yet ended by a newline
@@ -240,7 +244,7 @@ func (m *awkVM) setLine(rec []byte) {
 		m.lineBuf = append(m.lineBuf[:0], line...)
 		line = m.lineBuf
 	}
-	m.line, m.split, m.fields, m.at, m.subbed = line, false, m.fields[:0], 0, false
+	m.line, m.split, m.fields, m.at, m.subbed, m.fmode = line, false, m.fields[:0], 0, false, false
 	m.nr++
 	m.fnr++
 }
@@ -286,6 +290,9 @@ func (m *awkVM) splitTo(n int) {
 
 // nf is NF.
 func (m *awkVM) nf() int {
+	if m.fmode {
+		return len(m.fvals)
+	}
 	if !m.split {
 		m.splitTo(math.MaxInt32)
 	}
@@ -300,6 +307,12 @@ func (m *awkVM) field(i int) []byte {
 	if i < 0 {
 		panic(awkFatal{fmt.Sprintf("attempt to access field %d", i)})
 	}
+	if m.fmode {
+		if i > len(m.fvals) {
+			return nil
+		}
+		return awkBytes(m.fvals[i-1].str())
+	}
 	if !m.split && i > len(m.fields)/2 {
 		m.splitTo(i)
 	}
@@ -308,6 +321,88 @@ func (m *awkVM) field(i int) []byte {
 	}
 	return m.line[m.fields[2*i-2]:m.fields[2*i-1]]
 }
+
+// setField sets $i to v as awk does: $0 is split again; another field
+// is set among the fields (made up to i with empty ones) and $0 is made
+// of them joined by OFS, a string.
+func (m *awkVM) setField(i int, v awkVal) {
+	v = v.own()
+	if i == 0 {
+		m.line = append([]byte(nil), v.str()...)
+		m.split, m.fields, m.at, m.subbed, m.fmode = false, m.fields[:0], 0, false, false
+		return
+	}
+	m.fieldsApart()
+	for len(m.fvals) < i {
+		m.fvals = append(m.fvals, awkVal{k: awkStrNum})
+	}
+	m.fvals[i-1] = v
+	m.joinFields()
+}
+
+// setNF sets NF: the fields cut or made up with empty ones, $0 made of
+// them.
+func (m *awkVM) setNF(n float64) {
+	if n < 0 {
+		panic(awkFatal{fmt.Sprintf("NF set to negative value %d", int64(n))})
+	}
+	m.fieldsApart()
+	k := int(min(n, 1<<20))
+	for len(m.fvals) < k {
+		m.fvals = append(m.fvals, awkVal{k: awkStrNum})
+	}
+	m.fvals = m.fvals[:k]
+	m.joinFields()
+}
+
+// fieldsApart copies the line's fields into fvals, once.
+func (m *awkVM) fieldsApart() {
+	if m.fmode {
+		return
+	}
+	n := m.nf()
+	m.fvals = m.fvals[:0]
+	for j := 1; j <= n; j++ {
+		m.fvals = append(m.fvals, awkVal{k: awkStrNum, s: string(m.field(j))})
+	}
+	m.fmode = true
+}
+
+// joinFields makes $0 of the fields and OFS, in a new line (values
+// taken from the old one stay as they were).
+func (m *awkVM) joinFields() {
+	ofs := m.vars[m.prog.ofs].str()
+	var b []byte
+	for j, v := range m.fvals {
+		if j > 0 {
+			b = append(b, ofs...)
+		}
+		b = v.appendTo(b)
+	}
+	m.line, m.subbed = b, true
+}
+
+// awkFieldLvalue is a field assigned: ref hands out its value, store
+// sets it (setField).
+type awkFieldLvalue struct{ f *awkFieldExpr }
+
+func (e *awkFieldLvalue) val(m *awkVM) awkVal  { return e.f.val(m) }
+func (e *awkFieldLvalue) num(m *awkVM) float64 { return e.f.num(m) }
+func (e *awkFieldLvalue) ref(m *awkVM) *awkVal {
+	i := e.f.index(m)
+	m.fieldRef, m.fieldTmp = i, e.f.valAt(m, i).own()
+	return &m.fieldTmp
+}
+func (e *awkFieldLvalue) store(m *awkVM) { m.setField(m.fieldRef, m.fieldTmp) }
+
+// awkNFLvalue is NF assigned.
+type awkNFLvalue struct{ awkSpecial }
+
+func (e *awkNFLvalue) ref(m *awkVM) *awkVal {
+	m.fieldTmp = awkNumVal(float64(m.nf()))
+	return &m.fieldTmp
+}
+func (e *awkNFLvalue) store(m *awkVM) { m.setNF(math.Trunc(m.fieldTmp.num())) }
 
 // write adds b to the output, handing on each line it completes.
 func (m *awkVM) write(b []byte) error {
@@ -659,6 +754,7 @@ type awkForInStmt struct {
 func (s *awkForInStmt) exec(m *awkVM) awkFlow {
 	for _, k := range m.arrays[s.arr].keys() {
 		*s.key.ref(m) = awkVal{k: awkStrNum, s: k}
+		s.key.store(m)
 		switch f := m.execAll(s.body); f {
 		case awkFlowBreak:
 			return awkFlowNormal
@@ -728,8 +824,16 @@ func (e *awkFieldExpr) index(m *awkVM) int {
 	return int(f)
 }
 
-func (e *awkFieldExpr) val(m *awkVM) awkVal {
-	i := e.index(m)
+func (e *awkFieldExpr) val(m *awkVM) awkVal { return e.valAt(m, e.index(m)) }
+
+// valAt is $i's value.
+func (e *awkFieldExpr) valAt(m *awkVM, i int) awkVal {
+	if m.fmode && i > 0 {
+		if i > len(m.fvals) {
+			return awkVal{k: awkStrNum}
+		}
+		return m.fvals[i-1]
+	}
 	b := m.field(i)
 	k := awkStrNum
 	if i == 0 && m.subbed {
@@ -738,7 +842,13 @@ func (e *awkFieldExpr) val(m *awkVM) awkVal {
 	return awkVal{k: k, borrowed: true, s: unsafe.String(unsafe.SliceData(b), len(b))}
 }
 
-func (e *awkFieldExpr) num(m *awkVM) float64 { return awkNumber(m.field(e.index(m))) }
+func (e *awkFieldExpr) num(m *awkVM) float64 {
+	i := e.index(m)
+	if m.fmode && i > 0 {
+		return e.valAt(m, i).num()
+	}
+	return awkNumber(m.field(i))
+}
 
 // awkSpecial is NR, FNR, NF or FILENAME.
 type awkSpecial struct{ name string }
@@ -766,6 +876,7 @@ func (e *awkSpecial) num(m *awkVM) float64 {
 type awkLvalue interface {
 	awkExpr
 	ref(m *awkVM) *awkVal
+	store(m *awkVM) // after a write through ref
 }
 
 type awkVarExpr struct{ slot int }
@@ -773,6 +884,7 @@ type awkVarExpr struct{ slot int }
 func (e *awkVarExpr) val(m *awkVM) awkVal  { return m.vars[e.slot] }
 func (e *awkVarExpr) num(m *awkVM) float64 { return m.vars[e.slot].num() }
 func (e *awkVarExpr) ref(m *awkVM) *awkVal { return &m.vars[e.slot] }
+func (e *awkVarExpr) store(*awkVM)         {}
 
 // awkArray is an array. Keys that are integers as awk writes them
 // (awkIntKey) are kept apart from strings, which spares a string per key
@@ -940,6 +1052,7 @@ func (e *awkElemExpr) val(m *awkVM) awkVal { return *e.ref(m) }
 func (e *awkElemExpr) ref(m *awkVM) *awkVal { return m.arrays[e.arr].ref(e.key.val(m)) }
 
 func (e *awkElemExpr) num(m *awkVM) float64 { return e.ref(m).num() }
+func (e *awkElemExpr) store(*awkVM)         {}
 
 // awkInExpr is (key) in a.
 type awkInExpr struct {
@@ -970,12 +1083,14 @@ func (e *awkAssignExpr) val(m *awkVM) awkVal {
 	if e.op == 0 {
 		v := e.x.val(m).own()
 		*e.lv.ref(m) = v
+		e.lv.store(m)
 		return v
 	}
 	r := e.x.num(m)
 	p := e.lv.ref(m)
 	v := awkNumVal(awkArith(e.op, p.num(), r))
 	*p = v
+	e.lv.store(m)
 	return v
 }
 
@@ -993,6 +1108,7 @@ func (e *awkIncrExpr) num(m *awkVM) float64 {
 	p := e.lv.ref(m)
 	old := p.num()
 	*p = awkNumVal(old + e.delta)
+	e.lv.store(m)
 	if e.post {
 		return old
 	}
@@ -1360,9 +1476,10 @@ func (e *awkSubExpr) num(m *awkVM) float64 {
 	b = append(b, t[last:]...)
 	if e.target == nil {
 		// a new line each time: values taken from the old one stay
-		m.line, m.split, m.fields, m.at, m.subbed = b, false, m.fields[:0], 0, true
+		m.line, m.split, m.fields, m.at, m.subbed, m.fmode = b, false, m.fields[:0], 0, true, false
 	} else {
 		*p = awkVal{k: awkStr, s: string(b)}
+		e.target.store(m)
 	}
 	return float64(len(found))
 }

@@ -19,6 +19,7 @@ package builtin
 //     variable or an element with a regular expression literal that
 //     never matches the empty string.
 //
+// Fields and NF may be assigned ($0 is then made of the fields and OFS).
 // Anything else, or anything read two ways by awks (!x == y, a ++b),
 // gives no program and the command runs on GoAWK.
 
@@ -561,6 +562,12 @@ func (p *awkParser) lvalue(e awkExpr) awkLvalue {
 		return lv
 	case *awkElemExpr:
 		return lv
+	case *awkFieldExpr:
+		return &awkFieldLvalue{lv}
+	case *awkSpecial:
+		if lv.name == "NF" {
+			return &awkNFLvalue{*lv}
+		}
 	}
 	p.bail()
 	return nil
@@ -865,14 +872,10 @@ func (p *awkParser) primary() awkExpr {
 			switch target := p.expr(true).(type) {
 			case *awkFieldExpr:
 				if target.n != 0 || target.x != nil {
-					p.bail() // a field assigned: $0 rebuilt with OFS
+					e.target = &awkFieldLvalue{target}
 				}
-			case *awkVarExpr:
-				e.target = target
-			case *awkElemExpr:
-				e.target = target
 			default:
-				p.bail()
+				e.target = p.lvalue(target)
 			}
 		}
 		p.newlines()
