@@ -210,31 +210,15 @@ func awkRewriteSome(src string, utf8, numbers bool) (out string, ok bool) {
 	if strings.IndexByte(src, 0) >= 0 {
 		return "", false // GoAWK's lexer ends the text at a NUL: what is appended would be lost
 	}
-	lineStart := []int{0}
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			lineStart = append(lineStart, i+1)
-		}
+	toks, ok := awkLex(src)
+	if !ok {
+		return "", false
 	}
-	var toks []awkToken
-	l := lexer.NewLexer([]byte(src))
-	var prev lexer.Token = lexer.NEWLINE
-	for {
-		pos, tok, val := l.Scan()
-		if (tok == lexer.DIV || tok == lexer.DIV_ASSIGN) && !awkEndsOperand(prev) {
-			pos, tok, val = l.ScanRegex()
-		}
-		if tok == lexer.ILLEGAL {
-			return "", false
-		}
-		if tok == lexer.EOF {
-			break
-		}
-		if pos.Line < 1 || pos.Line > len(lineStart) || lineStart[pos.Line-1]+pos.Column-1 >= len(src) {
+	toks = toks[:len(toks)-1] // the EOF
+	for _, t := range toks {
+		if t.at < 0 || t.at >= len(src) {
 			return "", false // a position the lexer counted otherwise ("0E\n0")
 		}
-		toks = append(toks, awkToken{tok, val, lineStart[pos.Line-1] + pos.Column - 1})
-		prev = tok
 	}
 
 	type edit struct {

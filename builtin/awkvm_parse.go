@@ -170,8 +170,9 @@ func awkVMSep(v string) (byte, bool) {
 	return 0, false
 }
 
-// awkLex returns src's tokens, a / read as division after an operand
-// and as a regular expression elsewhere.
+// awkLex returns src's tokens, the last one EOF, a / read as division
+// after an operand and as a regular expression elsewhere; a token whose
+// position the lexer counted outside the text has offset -1.
 func awkLex(src string) ([]awkToken, bool) {
 	lineStart := []int{0}
 	for i := 0; i < len(src); i++ {
