@@ -143,7 +143,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		sources = append(sources, operands[0])
 		operands = operands[1:]
 	}
-	src := strings.Join(sources, "\n")
+	src := awkSpellFunction(strings.Join(sources, "\n"))
 	utf8 := awkUTF8Locale(env.Environ)
 	if what := awkNeedsGawk(src, a.vars, utf8); what != "" {
 		return nil, unsupportedf("awk", "%s", what)

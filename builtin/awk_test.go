@@ -73,6 +73,7 @@ func TestAwkSameAsGawk(t *testing.T) {
 		{seq, []string{"BEGIN {x = 1/3; print x; CONVFMT=\"%.2g\"; y = x \"\"; print y}"}},
 		{seq, []string{"BEGIN {print 2^10, 2**3, 10 % 3, 1e3, 0.1 + 0.2}"}},
 		{seq, []string{"BEGIN {print length()}"}},
+		{seq, []string{"func f(a) {return a * 2}\nBEGIN {print f(3)} func g() {}"}},
 		{seq, []string{"BEGIN {print substr(\"hello\", 0), substr(\"hello\", -1, 3), substr(\"hello\", 4, 100)}"}},
 		{seq, []string{"BEGIN {printf \"%c%c\\n\", 65, \"bcd\"}"}},
 		{seq, []string{"BEGIN {printf \"%5s|%-5d|%05d|%+d|%e|%g\\n\", \"ab\", 3, 42, 7, 1234.5, 0.0001}"}},

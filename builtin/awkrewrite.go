@@ -358,6 +358,38 @@ var awkUnicodeClasses = strings.NewReplacer(
 	"[:alpha:]", `\p{L}`, "[:upper:]", `\p{Lu}`, "[:lower:]", `\p{Ll}`, "[:alnum:]", `\p{L}\p{Nd}`,
 	"[:punct:]", `\p{P}\p{S}`, `\\`, `\\`, `\w`, `[\p{L}\p{Nd}_]`, `\W`, `[^\p{L}\p{Nd}_]`)
 
+// awkSpellFunction returns src with gawk's short spelling of a function
+// definition, func NAME(, written out as function NAME(, which is all
+// GoAWK reads; src as it is when it has none or does not lex.
+func awkSpellFunction(src string) string {
+	if !strings.Contains(src, "func") {
+		return src
+	}
+	toks, ok := awkLex(src)
+	if !ok {
+		return src
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i+2 < len(toks); i++ {
+		t := toks[i]
+		if t.tok != lexer.NAME || t.val != "func" || t.at < 0 || toks[i+1].tok != lexer.NAME || toks[i+2].tok != lexer.LPAREN {
+			continue
+		}
+		if i > 0 && toks[i-1].tok != lexer.NEWLINE && toks[i-1].tok != lexer.SEMICOLON && toks[i-1].tok != lexer.RBRACE {
+			continue // not where a definition starts
+		}
+		b.WriteString(src[last:t.at])
+		b.WriteString("function")
+		last = t.at + len("func")
+	}
+	if last == 0 {
+		return src
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
 // awkBaseNumber is a hex or octal constant at the start of a number in
 // the program's text.
 var awkBaseNumber = regexp.MustCompile(`^(?:0[xX][0-9a-fA-F]+|0[0-7]+)`)
