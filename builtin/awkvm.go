@@ -1461,6 +1461,13 @@ func (e *awkSubExpr) num(m *awkVM) float64 {
 	found := e.re.find(awkBytes(t), m.matches[:0])
 	m.matches = found[:0]
 	if len(found) == 0 {
+		if _, ok := e.target.(*awkFieldLvalue); ok && m.fieldRef > m.nf() {
+			// gawk makes the field (NF grows) and leaves $0 as it was
+			m.fieldsApart()
+			for len(m.fvals) < m.fieldRef {
+				m.fvals = append(m.fvals, awkVal{k: awkStrNum})
+			}
+		}
 		return 0
 	}
 	if !e.global {
@@ -1735,10 +1742,14 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 		return awkPad(b, s, flags, width, utf)
 	}
 	if verb == 'c' {
-		return awkPad(b, awkChar(v, utf), flags, width, utf)
+		// gawk pads a character made from a number by its bytes
+		return awkPad(b, awkChar(v, utf), flags, width, utf && !(v.k == awkNum || v.k == awkStrNum && v.numeric()))
 	}
 	n := v.num()
 	if math.IsNaN(n) || math.IsInf(n, 0) {
+		if verb == 'X' || verb == 'E' || verb == 'F' || verb == 'G' {
+			return append(b, strings.ToUpper(string(awkFormatNumber(nil, n)))...)
+		}
 		return awkFormatNumber(b, n) // gawk pads no infinity or NaN
 	}
 	spec := []byte{'%'}
@@ -1758,7 +1769,7 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 		t := math.Trunc(n)
 		var u uint64
 		switch {
-		case t > -9.2e18 && t < 9.2e18:
+		case t >= math.MinInt64 && t < math.MaxInt64:
 			u = uint64(int64(t))
 		case t >= 0 && t < 1.8e19:
 			u = uint64(t)

@@ -779,7 +779,7 @@ func (p *awkParser) str(t awkToken) string {
 	for i := t.at + 1; i < len(p.src) && p.src[i] != '"'; i++ {
 		if p.src[i] == '\\' {
 			i++
-			if i >= len(p.src) || strings.IndexByte(`nt\"/`, p.src[i]) < 0 {
+			if i >= len(p.src) || strings.IndexByte(`ntrfvab\"/01234567`, p.src[i]) < 0 {
 				p.bail()
 			}
 		}

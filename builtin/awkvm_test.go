@@ -65,6 +65,9 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		{"+nan 9\n-nan 9\n", []string{"{x = $1 + 0; print (x>9) (x!=9) (x==x) (9<x)}"}},
 		{"a b c\n0\n 00 \n", []string{"{$1 = $1; print ($0 ? \"t\" : \"f\"), ($1 ? \"t\" : \"f\"); $5 = \"e\"; print; print NF; NF = 2; print; $2 = 7; print ($2 < 10), ($2 < \"10\"), $0; sub(/a/, \"A\", $1); print; NF--; print NF, $0; $3 = \"z\"; print; $0 = \"p q\"; print NF, $2}"}},
 		{"a b c\n1 2 3\n", []string{"BEGIN {OFS = \",\"} {$1 = $1} 1"}},
+		// from a second newcomer pass: \r \f \v in the program, sub on a field
+		// past NF that does not match, capitals of inf and nan, -2^63 unsigned
+		{"+inf\n-nan\na\fb c\n\n", []string{"{s = \"a\\rb c\\fd\\v\\033\"; print split(s, x), NF, length(s); n = gsub(/a/, \"A\", $2); print n, $0 \"|\", NF; printf \"%X|%E|%G|%F|%x|%o|%u\\n\", $1, $1, $1, $1, -9223372036854775808, -9223372036854775808, -9223372036854775808}"}},
 		{"a b c\n1 2 3\n", []string{"{$2 = \"\"; print; $(NF + 2) = \"x\"; print NF, $0}"}},
 		{"66 \xc3\xa9\n", []string{"{printf \"[%x][%X][%o][%u][%x][%u][%x][%5x][%-5x|][%05x][%.3x][%x][%c][%c][%c][%c][%5c][%c][%c][%+x][% o][%c]\\n\", 255, 255, 8, 42, -1, -1, 1e20, 10, 10, 10, 10, -3.9, 65, \"hello\", 256, \"\", \"z\", 0, $1, 255, 8, $2}"}},
 		{"foo baar 12\nbaz qux\n\nno aaa 7 8\n", []string{"{n = gsub(/o/, \"0\"); x = $2; k = sub(/a+/, \"[&|\\\\&|\\\\\\\\&|\\\\q]\", x); a[NR] = $1; gsub(/[0-9]+/, \"<&>\", a[NR]); print n, k, NF, $0, x, a[NR]}"}},
@@ -259,6 +262,8 @@ func TestAwkUnicodeClasses(t *testing.T) {
 	for _, prog := range []string{
 		"/^[[:alpha:]]+$/", "/[^[:alnum:] ]/", "!/[[:lower:]]/", "$1 ~ /^[[:upper:]]/ {print \"U\", $1}",
 		"{gsub(/[[:punct:]]/, \".\"); print}", "{n = gsub(/\\w+/, \"W\"); print n, $0}", "{print match($0, /\\W/)}",
+		// and %c of a number, padded by its bytes as gawk pads it
+		"BEGIN {printf \"%5c|%-4c|%3c|\\n\", 233, 1000, \"\xc3\xa9\"}",
 	} {
 		var stdout, stderr bytes.Buffer
 		c, err := builtin.New(&builtin.Env{Stderr: &stderr, Environ: []string{"LC_ALL=C.UTF-8"}}, []string{"awk", prog})
