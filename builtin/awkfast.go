@@ -34,14 +34,11 @@ package builtin
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/benhoyt/goawk/parser"
 
@@ -700,22 +697,11 @@ func (f *awkFast) files(env *Env, names []string) func(context.Context, *buffer.
 		rec := f.perRecord()
 		emit := task.Emit(p.Out(0).Write)
 		read := false // a line ran through the program's rule
-		for _, name := range names {
-			err := eachRecord(ctx, env, p, name, func(r []byte) error { read = true; return rec.Each(r, emit) })
-			var fe *fileError
-			switch {
-			case errors.As(err, &fe) && errors.Is(fe.err, syscall.EISDIR):
-				fmt.Fprintf(env.stderr(), "awk: warning: command line argument `%s' is a directory: skipped\n", name)
-			case errors.As(err, &fe) && fe.atOpen:
-				where := ""
-				if read && !f.lines {
-					where = "cmd. line:1: " // gawk names the code that ran last
-				}
-				fmt.Fprintf(env.stderr(), "awk: %sfatal: cannot open file `%s' for reading: %s\n", where, name, errText(fe.err))
-				return task.Exit(2)
-			case err != nil:
-				return err
-			}
+		err := awkEachFile(ctx, env, p, names, nil,
+			func(r []byte) error { read = true; return rec.Each(r, emit) },
+			func() (bool, error) { return read && !f.lines, nil })
+		if err != nil {
+			return err
 		}
 		if rec.End != nil {
 			return rec.End(emit)

@@ -132,10 +132,23 @@ func (v awkVal) truth() bool {
 // awkCompareVals orders a and b as gawk does: as numbers when both are
 // numeric, else as strings (bytes).
 func awkCompareVals(a, b awkVal) int {
-	if a.numeric() && b.numeric() {
-		return compareFloat(a.num(), b.num())
+	if x, ok := a.asNumber(); ok {
+		if y, ok := b.asNumber(); ok {
+			return compareFloat(x, y)
+		}
 	}
 	return strings.Compare(a.cmpStr(), b.cmpStr())
+}
+
+// asNumber is v's number and whether v compares as one, read once.
+func (v awkVal) asNumber() (float64, bool) {
+	switch v.k {
+	case awkNum, awkUninit:
+		return v.n, true
+	case awkStrNum:
+		return awkNumeric(awkBytes(v.s))
+	}
+	return 0, false
 }
 
 // cmpStr is v as a comparison with a string takes it: gawk 5.2 compares
@@ -404,12 +417,6 @@ func (e *awkNFLvalue) ref(m *awkVM) *awkVal {
 }
 func (e *awkNFLvalue) store(m *awkVM) { m.setNF(math.Trunc(m.fieldTmp.num())) }
 
-// write adds b to the output, handing on each line it completes.
-func (m *awkVM) write(b []byte) error {
-	m.out = append(m.out, b...)
-	return m.flush(false)
-}
-
 // flush hands on the complete lines of the output, and with all what is
 // left.
 func (m *awkVM) flush(all bool) error {
@@ -546,23 +553,44 @@ func (prog *awkProg) run(env *Env, names []string) func(context.Context, *buffer
 // reads its operands: a directory skipped with a warning, a file that
 // cannot be opened ending the run (status 2, no END).
 func (m *awkVM) files(ctx context.Context, env *Env, p *buffer.Ports, names []string, exited *bool) error {
+	err := awkEachFile(ctx, env, p, names, func(name string) { m.filename, m.fnr = name, 0 }, m.record,
+		func() (bool, error) {
+			// gawk names the code that ran last
+			return len(m.prog.begin) > 0 || m.nr > 0 && len(m.prog.rules) > 0, m.flush(true)
+		})
+	if err == errAwkExit {
+		*exited = true
+		return nil
+	}
+	return err
+}
+
+// awkEachFile runs each on the records of the FILE operands names in
+// turn (- is the input, @NAME an edge), as gawk reads its operands, with
+// start called before each: a directory is skipped with a warning, a
+// file that cannot be opened ends the run with gawk's message (status 2,
+// and no END), after fatal says whether code ran (the message then
+// names its place) and has handed on what the program wrote. each's
+// error ends the run as it is.
+func awkEachFile(ctx context.Context, env *Env, p *buffer.Ports, names []string, start func(name string),
+	each func(rec []byte) error, fatal func() (ran bool, err error)) error {
 	for _, name := range names {
-		m.filename, m.fnr = name, 0
-		err := eachRecord(ctx, env, p, name, m.record)
+		if start != nil {
+			start(name)
+		}
+		err := eachRecord(ctx, env, p, name, each)
 		var fe *fileError
 		switch {
-		case err == errAwkExit:
-			*exited = true
-			return nil
 		case errors.As(err, &fe) && errors.Is(fe.err, syscall.EISDIR):
 			fmt.Fprintf(env.stderr(), "awk: warning: command line argument `%s' is a directory: skipped\n", name)
 		case errors.As(err, &fe) && fe.atOpen:
-			if ferr := m.flush(true); ferr != nil {
+			ran, ferr := fatal()
+			if ferr != nil {
 				return ferr
 			}
 			where := ""
-			if len(m.prog.begin) > 0 || m.nr > 0 && len(m.prog.rules) > 0 {
-				where = "cmd. line:1: " // gawk names the code that ran last
+			if ran {
+				where = "cmd. line:1: "
 			}
 			fmt.Fprintf(env.stderr(), "awk: %sfatal: cannot open file `%s' for reading: %s\n", where, name, errText(fe.err))
 			return task.Exit(2)
@@ -1221,17 +1249,20 @@ type awkCompareExpr struct {
 func (e *awkCompareExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
 func (e *awkCompareExpr) num(m *awkVM) float64 {
 	l, r := e.l.val(m), e.r.val(m)
-	if l.numeric() && r.numeric() {
-		a, b := l.num(), r.num()
-		if math.IsNaN(a) || math.IsNaN(b) {
-			// As C compares a NaN, but for gawk 5.2's one quirk: a
-			// NaN read from input (+nan, -nan) is greater than a
-			// number on its right.
-			gt := e.op == ">" && l.k == awkStrNum && !math.IsNaN(b)
-			return awkBool(e.op == "!=" || gt)
+	c := &awkCompare{op: e.op}
+	if a, ok := l.asNumber(); ok {
+		if b, ok := r.asNumber(); ok {
+			if math.IsNaN(a) || math.IsNaN(b) {
+				// As C compares a NaN, but for gawk 5.2's one quirk: a
+				// NaN read from input (+nan, -nan) is greater than a
+				// number on its right.
+				gt := e.op == ">" && l.k == awkStrNum && !math.IsNaN(b)
+				return awkBool(e.op == "!=" || gt)
+			}
+			return awkBool(c.holds(compareFloat(a, b)))
 		}
 	}
-	return awkBool((&awkCompare{op: e.op}).holds(awkCompareVals(l, r)))
+	return awkBool(c.holds(strings.Compare(l.cmpStr(), r.cmpStr())))
 }
 
 // awkConcatExpr is l r.
