@@ -342,7 +342,8 @@ func (m *awkVM) setField(i int, v awkVal) {
 	v = v.own()
 	if i == 0 {
 		m.line = append([]byte(nil), v.str()...)
-		m.split, m.fields, m.at, m.subbed, m.fmode = false, m.fields[:0], 0, false, false
+		// $0 set to a string is a string (gawk's), its fields split anew
+		m.split, m.fields, m.at, m.subbed, m.fmode = false, m.fields[:0], 0, v.k == awkStr, false
 		return
 	}
 	m.fieldsApart()

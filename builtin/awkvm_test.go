@@ -65,6 +65,7 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		{"+nan 9\n-nan 9\n", []string{"{x = $1 + 0; print (x>9) (x!=9) (x==x) (9<x)}"}},
 		{"a b c\n0\n 00 \n", []string{"{$1 = $1; print ($0 ? \"t\" : \"f\"), ($1 ? \"t\" : \"f\"); $5 = \"e\"; print; print NF; NF = 2; print; $2 = 7; print ($2 < 10), ($2 < \"10\"), $0; sub(/a/, \"A\", $1); print; NF--; print NF, $0; $3 = \"z\"; print; $0 = \"p q\"; print NF, $2}"}},
 		{"a b c\n1 2 3\n", []string{"BEGIN {OFS = \",\"} {$1 = $1} 1"}},
+		{"x\n", []string{"{$0 = \"0\" \"\"; print ($0 ? \"t\" : \"f\"); $0 = 0; print ($0 ? \"t\" : \"f\"); $0 = \"0\"; print ($0 ? \"t\" : \"f\"), ($1 ? \"t\" : \"f\")}"}},
 		// from a second newcomer pass: \r \f \v in the program, sub on a field
 		// past NF that does not match, capitals of inf and nan, -2^63 unsigned
 		{"+inf\n-nan\na\fb c\n\n", []string{"{s = \"a\\rb c\\fd\\v\\033\"; print split(s, x), NF, length(s); n = gsub(/a/, \"A\", $2); print n, $0 \"|\", NF; printf \"%X|%E|%G|%F|%x|%o|%u\\n\", $1, $1, $1, $1, -9223372036854775808, -9223372036854775808, -9223372036854775808}"}},
