@@ -342,6 +342,9 @@ func seqSource(first, incr, last seqNumber, o seqOptions, width int) *task.Sourc
 		return nil
 	}
 	x, dx, lx, divx := f.Int64(), d.Int64(), l.Int64(), div.Int64()
+	if dx == 1 && divx == 1 && prec == 0 && x >= 0 && !negZero {
+		return seqCount(x, lx)
+	}
 	var line, num []byte
 	done := false
 	i := 0
@@ -380,29 +383,37 @@ func seqPad(num []byte, width int) []byte {
 	return append(out, num[sign:]...)
 }
 
-// seqInt64 is seqRun's loop when every number fits an int64 at the common
-// scale: no allocation per line.
-func seqInt64(out *buffer.Output, x, d, l, div int64, prec int, negZero bool) error {
-	var line, num []byte
-	for i := 0; ; i++ {
-		if d > 0 && x > l || d < 0 && x < l {
-			return nil
+// seqCount is seqSource for the commonest seq, whole numbers from x >= 0
+// up by one to l: the line is kept as text and its digits carried in
+// place, as a person counts, rather than formatted anew for every number.
+func seqCount(x, l int64) *task.Source {
+	line := append(strconv.AppendInt(nil, x, 10), '\n')
+	first := true
+	return &task.Source{Next: func() ([]byte, error) {
+		if first {
+			first = false
+		} else {
+			if x == l {
+				return nil, io.EOF
+			}
+			x++
+			i := len(line) - 2
+			for i >= 0 && line[i] == '9' {
+				line[i] = '0'
+				i--
+			}
+			if i < 0 {
+				line = append(line[:1], line...)
+				line[0] = '1'
+			} else {
+				line[i]++
+			}
 		}
-		line = line[:0]
-		if i == 0 && negZero {
-			line = append(line, '-')
+		if x > l {
+			return nil, io.EOF
 		}
-		num = strconv.AppendInt(num[:0], x/div, 10)
-		line = seqFormat(line, num, prec)
-		if err := out.Write(line); err != nil {
-			return err
-		}
-		next := x + d
-		if (next > x) != (d > 0) {
-			return nil // overflow: past any int64 limit, so past l
-		}
-		x = next
-	}
+		return line, nil
+	}}
 }
 
 // seqFormat appends the integer num (decimal digits, maybe with a '-')
