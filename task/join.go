@@ -2,13 +2,15 @@ package task
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"encoding/binary"
+	"errors"
 	"hash/maphash"
 	"io"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/tpipe/tpipe/buffer"
 	"github.com/tpipe/tpipe/record/recfile"
@@ -193,6 +195,7 @@ const (
 	joinMaxDepth  = 4
 	joinBlockSize = 64 << 10
 	joinNodeCost  = 40
+	joinWorkers   = 4
 )
 
 // joinParts are partition files being written, of entries.
@@ -201,6 +204,7 @@ type joinParts struct {
 	files [joinFanout]*os.File
 	w     [joinFanout]*recfile.Writer
 	size  [joinFanout]int64 // bytes of memory a partition's records would take
+	count [joinFanout]int   // a partition's records
 }
 
 func newJoinParts(dir string) (*joinParts, error) {
@@ -221,6 +225,7 @@ func newJoinParts(dir string) (*joinParts, error) {
 func (p *joinParts) add(k, entry []byte) error {
 	i := maphash.Bytes(p.seed, k) % joinFanout
 	p.size[i] += int64(len(entry) + joinNodeCost)
+	p.count[i]++
 	return p.w[i].Add(entry)
 }
 
@@ -282,8 +287,14 @@ func (j *join) end(ctx context.Context, out func([]byte) error, unmatched func(i
 // and merges the results: the matches by arrival number into out, the
 // records left waiting by input and arrival number into left. out gets
 // each match after its arrival number (a uvarint), left entries.
+//
+// The partitions of the first spill are matched by as many goroutines as
+// there are cores (at most joinWorkers), each with its own table, and a
+// partition is split when it would take more than its share of the budget;
+// the partitions of a split are matched one at a time.
 func (j *join) matchParts(ctx context.Context, p *joinParts, depth int, out, left func([]byte) error) error {
-	var outs, lefts []*os.File
+	outs := make([]*os.File, len(p.files))
+	lefts := make([]*os.File, len(p.files))
 	defer func() {
 		for _, f := range slices.Concat(outs, lefts) {
 			if f != nil {
@@ -291,53 +302,81 @@ func (j *join) matchParts(ctx context.Context, p *joinParts, depth int, out, lef
 			}
 		}
 	}()
-	for i, f := range p.files {
-		o, l, err := j.matchPart(ctx, f, p.size[i], depth)
-		if err != nil {
-			return err
-		}
-		f.Close()
-		p.files[i] = nil
-		outs, lefts = append(outs, o), append(lefts, l)
+	workers := 1
+	if depth == 1 {
+		workers = min(runtime.GOMAXPROCS(0), joinWorkers)
 	}
-	if err := joinMerge(outs, bySeq, out); err != nil {
+	errs := make([]error, len(p.files))
+	next := make(chan int, len(p.files))
+	for i := range p.files {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				if ctx.Err() != nil {
+					errs[i] = ctx.Err()
+					continue
+				}
+				outs[i], lefts[i], errs[i] = j.matchPart(ctx, p.files[i], p.size[i], p.count[i], depth, int64(j.o.Memory)/int64(workers))
+				p.files[i].Close()
+				p.files[i] = nil
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return joinMerge(lefts, byInputSeq, left)
+	if err := joinMerge(outs, seqOf, out); err != nil {
+		return err
+	}
+	return joinMerge(lefts, inputSeqOf, left)
 }
 
-// eachStored calls fn with every entry of partition file f, and the entry
-// decoded.
-func (j *join) eachStored(f *os.File, fn func(stored []byte, e joinEntry) error) error {
+// eachStored calls fn with the entries of partition file f, a block at a
+// time: stored[i] is an entry's bytes and es[i] the entry decoded, valid
+// during the call.
+func (j *join) eachStored(f *os.File, fn func(stored [][]byte, es []joinEntry) error) error {
 	r := recfile.NewReader(f, 0)
+	var blk recfile.Block
+	var stored [][]byte
+	var es []joinEntry
 	for {
-		b, err := r.Next()
+		err := r.ReadBlock(&blk)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		e, err := decodeEntry(b)
-		if err != nil {
-			return err
+		stored, es = stored[:0], es[:0]
+		for i := range blk.Len() {
+			b := blk.Record(i)
+			e, err := decodeEntry(b)
+			if err != nil {
+				return err
+			}
+			if e.size != len(b) || e.input >= j.n {
+				return errJoinCorrupt
+			}
+			stored, es = append(stored, b), append(es, e)
 		}
-		if e.size != len(b) || e.input >= j.n {
-			return errJoinCorrupt
-		}
-		if err := fn(b, e); err != nil {
+		if err := fn(stored, es); err != nil {
 			return err
 		}
 	}
 }
 
 // matchPart matches the records of partition file f (which would take
-// size bytes in memory) and returns two files: the matches, each after
+// size bytes in memory, of the memory it may use) and returns two files: the matches, each after
 // the arrival number of the record that completed it, in that order; and
 // the entries of the records left waiting, in input then arrival order. A
 // partition larger than the budget is split first, by another hash, and
 // its parts' results merged.
-func (j *join) matchPart(ctx context.Context, f *os.File, size int64, depth int) (outF, leftF *os.File, err error) {
+func (j *join) matchPart(ctx context.Context, f *os.File, size int64, count int, depth int, memory int64) (outF, leftF *os.File, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -361,10 +400,10 @@ func (j *join) matchPart(ctx context.Context, f *os.File, size int64, depth int)
 	}()
 	ow := recfile.NewWriter(outF, recfile.S2, joinBlockSize)
 	lw := recfile.NewWriter(leftF, recfile.S2, joinBlockSize)
-	if size > int64(j.o.Memory) && depth < joinMaxDepth {
+	if size > memory && depth < joinMaxDepth {
 		err = j.splitPart(ctx, f, depth, ow, lw)
 	} else {
-		err = j.matchInMemory(f, ow, lw)
+		err = j.matchInMemory(f, count, ow, lw)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -383,16 +422,27 @@ func (j *join) matchPart(ctx context.Context, f *os.File, size int64, depth int)
 	return outF, leftF, nil
 }
 
-// matchInMemory replays partition file f through a table in memory.
-func (j *join) matchInMemory(f *os.File, ow, lw *recfile.Writer) error {
+// matchInMemory replays partition file f, of count entries, through a
+// table in memory sized for them. The table is far larger than the
+// processor's caches, so each block of entries is first looked up without
+// being added (joinTable.warm): those loads do not wait on each other, and
+// the adds that follow find their slots, nodes and keys in the cache.
+func (j *join) matchInMemory(f *os.File, count int, ow, lw *recfile.Writer) error {
 	var tmp []byte
 	emit := func(seq int64, joined []byte) error {
 		tmp = binary.AppendUvarint(tmp[:0], uint64(seq))
 		return ow.Add(append(tmp, joined...))
 	}
-	t := newJoinTable(j.n)
-	err := j.eachStored(f, func(b []byte, e joinEntry) error {
-		return t.add(e.seq, e.input, e.key, e.rec, b, emit)
+	t := newJoinTableFor(j.n, count)
+	var fps []uint32
+	err := j.eachStored(f, func(stored [][]byte, es []joinEntry) error {
+		fps = t.warm(fps[:0], es)
+		for i, e := range es {
+			if err := t.addFP(fps[i], e.seq, e.input, e.key, e.rec, stored[i], emit); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -407,7 +457,14 @@ func (j *join) splitPart(ctx context.Context, f *os.File, depth int, ow, lw *rec
 		return err
 	}
 	defer p.close()
-	err = j.eachStored(f, func(b []byte, e joinEntry) error { return p.add(e.key, b) })
+	err = j.eachStored(f, func(stored [][]byte, es []joinEntry) error {
+		for i, e := range es {
+			if err := p.add(e.key, stored[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -417,76 +474,93 @@ func (j *join) splitPart(ctx context.Context, f *os.File, depth int, ow, lw *rec
 	return j.matchParts(ctx, p, depth+1, ow.Add, lw.Add)
 }
 
-// bySeq orders matches by arrival number, and byInputSeq entries by input
-// and then arrival number.
-func bySeq(a, b []byte) bool {
-	sa, _ := binary.Uvarint(a)
-	sb, _ := binary.Uvarint(b)
-	return sa < sb
+// seqOf is the order of matches: by arrival number. inputSeqOf is the
+// order of entries: by input, then arrival number.
+func seqOf(b []byte) (uint64, uint64) {
+	seq, _ := binary.Uvarint(b)
+	return seq, 0
 }
 
-func byInputSeq(a, b []byte) bool {
-	ea, _ := decodeEntry(a)
-	eb, _ := decodeEntry(b)
-	if ea.input != eb.input {
-		return ea.input < eb.input
-	}
-	return ea.seq < eb.seq
+func inputSeqOf(b []byte) (uint64, uint64) {
+	e, _ := decodeEntry(b)
+	return uint64(e.input), uint64(e.seq)
 }
 
-// joinMerge merges the sorted record files files by less into emit.
-func joinMerge(files []*os.File, less func(a, b []byte) bool, emit func([]byte) error) error {
-	h := &joinHeap{less: less}
+// joinMerge merges record files, each sorted by the key that order reads
+// from a record, into emit. Each record's key is read once, as it comes
+// to the head of its file.
+func joinMerge(files []*os.File, order func([]byte) (uint64, uint64), emit func([]byte) error) error {
+	var h []joinHead
 	for _, f := range files {
 		if f == nil {
 			continue // an empty partition
 		}
-		r := recfile.NewReader(f, 0)
-		rec, err := r.Next()
-		if err == io.EOF {
-			continue
+		hd := joinHead{r: recfile.NewReader(f, 0)}
+		if ok, err := hd.next(order); err != nil {
+			return err
+		} else if ok {
+			h = append(h, hd)
 		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		joinDown(h, i)
+	}
+	for len(h) > 0 {
+		if err := emit(h[0].rec); err != nil {
+			return err
+		}
+		ok, err := h[0].next(order)
 		if err != nil {
 			return err
 		}
-		h.items = append(h.items, joinHead{r, rec})
-	}
-	heap.Init(h)
-	for len(h.items) > 0 {
-		top := &h.items[0]
-		if err := emit(top.rec); err != nil {
-			return err
+		if !ok {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
 		}
-		rec, err := top.r.Next()
-		switch {
-		case err == io.EOF:
-			heap.Pop(h)
-		case err != nil:
-			return err
-		default:
-			top.rec = rec
-			heap.Fix(h, 0)
-		}
+		joinDown(h, 0)
 	}
 	return nil
 }
 
+// joinHead is the next record of a file being merged, and its key.
 type joinHead struct {
-	r   *recfile.Reader
-	rec []byte
+	r      *recfile.Reader
+	rec    []byte
+	k1, k2 uint64
 }
 
-type joinHeap struct {
-	items []joinHead
-	less  func(a, b []byte) bool
+// next reads the file's next record; false at its end.
+func (hd *joinHead) next(order func([]byte) (uint64, uint64)) (bool, error) {
+	rec, err := hd.r.Next()
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	hd.rec = rec
+	hd.k1, hd.k2 = order(rec)
+	return true, nil
 }
 
-func (h *joinHeap) Len() int           { return len(h.items) }
-func (h *joinHeap) Less(a, b int) bool { return h.less(h.items[a].rec, h.items[b].rec) }
-func (h *joinHeap) Swap(a, b int)      { h.items[a], h.items[b] = h.items[b], h.items[a] }
-func (h *joinHeap) Push(x any)         { h.items = append(h.items, x.(joinHead)) }
-func (h *joinHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
+func (hd *joinHead) less(o *joinHead) bool {
+	return hd.k1 < o.k1 || hd.k1 == o.k1 && hd.k2 < o.k2
+}
+
+// joinDown restores the heap order of h below i.
+func joinDown(h []joinHead, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].less(&h[c]) {
+			c++
+		}
+		if !h[c].less(&h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }

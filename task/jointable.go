@@ -118,9 +118,11 @@ type joinTable struct {
 	count  uint32       // nodes made
 	free   uint32       // first free node (node+1), linked through next; 0 for none
 	arena  joinArena
-	buf    []byte // the joined record being built
-	waited int    // records waiting
-	packed int    // compactions, for tests
+	buf    []byte   // the joined record being built
+	waited int      // records waiting
+	packed int      // compactions, for tests
+	sink   uint32   // what warm read, kept so that its reads are not optimized away
+	tails  []uint32 // warm's scratch
 }
 
 // joinNode is where a record's entry is in the arena, and the next node
@@ -137,9 +139,17 @@ const (
 // node returns node x.
 func (t *joinTable) node(x uint32) *joinNode { return &t.pages[x/joinPage][x%joinPage] }
 
-func newJoinTable(n int) *joinTable {
+func newJoinTable(n int) *joinTable { return newJoinTableFor(n, 0) }
+
+// newJoinTableFor returns a table for n inputs with room for count keys
+// before it grows.
+func newJoinTableFor(n, count int) *joinTable {
 	t := &joinTable{n: n, seed: maphash.MakeSeed()}
-	t.resize(joinMinSlots)
+	slots := joinMinSlots
+	for slots*3 < count*4 {
+		slots *= 2
+	}
+	t.resize(slots)
 	return t
 }
 
@@ -229,7 +239,46 @@ func (t *joinTable) fingerprint(k []byte) uint32 {
 // during the call), or keeps it. entry, when not nil, is the record's
 // entry already encoded (a partition file's), which saves encoding it.
 func (t *joinTable) add(seq int64, i int, k, rec, entry []byte, emit func(seq int64, joined []byte) error) error {
-	fp := t.fingerprint(k)
+	return t.addFP(t.fingerprint(k), seq, i, k, rec, entry, emit)
+}
+
+// warm appends to fps the fingerprint of each entry's key, and reads what
+// adding the entries would read first: the home slot of each, then the
+// node and the key of the first record in that slot when its fingerprint
+// matches. It changes nothing. Each pass's loads are independent, so the
+// processor has many cache misses in flight at once, where add has one.
+func (t *joinTable) warm(fps []uint32, es []joinEntry) []uint32 {
+	s := t.n + 1
+	var sink uint32
+	for _, e := range es {
+		fp := t.fingerprint(e.key)
+		fps = append(fps, fp)
+		sink += t.slots[int(t.home(fp))*s]
+	}
+	tails := t.tails[:0]
+	for _, fp := range fps {
+		at := int(t.home(fp)) * s
+		if t.slots[at] != fp {
+			continue
+		}
+		for _, tail := range t.slots[at+1 : at+s] {
+			if tail != 0 {
+				tails = append(tails, tail-1)
+				sink += t.node(tail - 1).off
+				break
+			}
+		}
+	}
+	for _, x := range tails {
+		nd := t.node(x)
+		sink += uint32(t.arena.chunks[nd.chunk][nd.off])
+	}
+	t.sink, t.tails = sink, tails
+	return fps
+}
+
+// addFP is add with the fingerprint of k already computed.
+func (t *joinTable) addFP(fp uint32, seq int64, i int, k, rec, entry []byte, emit func(seq int64, joined []byte) error) error {
 	at, found := t.find(fp, k)
 	complete := t.n == 1
 	if found {
