@@ -32,17 +32,20 @@ import (
 // edges, the byte input of a builtin that reads video, and what the live
 // view follows.
 type builder struct {
-	r     *Runner
-	ctx   context.Context
-	prog  *program
-	g     *graph.Graph
-	job   *Job
-	names map[string]int
-	cap   int
-	dry   bool                 // --explain: build the graph without touching '>' files
-	edges map[string]*edgeEnds // named edges, connected at the end
-	size  sizeNeed             // the record size the graph's video needs
-	first bool                 // building the graph's first pipeline
+	r    *Runner
+	ctx  context.Context
+	prog *program
+	g    *graph.Graph
+	job  *Job
+	// spillEnvs are the environments of the builtins that spill, given
+	// their share of an automatic budget once all are known (shareMemory).
+	spillEnvs []*builtin.Env
+	names     map[string]int
+	cap       int
+	dry       bool                 // --explain: build the graph without touching '>' files
+	edges     map[string]*edgeEnds // named edges, connected at the end
+	size      sizeNeed             // the record size the graph's video needs
+	first     bool                 // building the graph's first pipeline
 }
 
 // edgeEnds are the task ports a named edge links.
@@ -94,6 +97,7 @@ func (r *Runner) build(ctx context.Context, p *program, pls []*shell.Pipeline, d
 		}
 	}
 	b.connectEdges()
+	b.shareMemory()
 	b.job.Graph = b.g
 	rs, why, err := r.recordSize(b.size)
 	if err != nil {
@@ -500,9 +504,30 @@ func (b *builder) noteMemory(name string, cmd *builtin.Cmd, env *builtin.Env) {
 	}
 	if cmd.Spills {
 		b.job.Spilling = append(b.job.Spilling, name)
+		b.spillEnvs = append(b.spillEnvs, env)
 	}
 	if cmd.Unbounded {
 		b.job.Unbounded = append(b.job.Unbounded, name)
+	}
+}
+
+// shareMemory shares an automatic --sort-memory (builtin.AutoSortMemory,
+// the job's) equally among the tasks that spill, each getting at least
+// builtin.MinAutoSortMemory: two sorts and a join of one job hold no more
+// together than one sort alone. A size given by hand is each task's.
+func (b *builder) shareMemory() {
+	n := len(b.spillEnvs)
+	if b.r.cfg.SortMemory > 0 || n == 0 {
+		return
+	}
+	share := max(b.job.TaskMemory/int64(n), builtin.MinAutoSortMemory)
+	if n > 1 {
+		b.job.TaskMemoryWhy = fmt.Sprintf(" auto: %s for the job (%s), shared by %d tasks",
+			size(b.job.TaskMemory), strings.TrimPrefix(b.job.TaskMemoryWhy, " auto: "), n)
+	}
+	b.job.TaskMemory = share
+	for _, e := range b.spillEnvs {
+		e.SortMemory = int(share)
 	}
 }
 

@@ -43,7 +43,8 @@ var availableMemory = sysmem.Available
 // hold (see TaskMemoryError). The budgets of the tasks that spill count
 // when they were set by hand (set is --sort-memory's value, 0 for auto):
 // an automatic budget is tpipe's own share of the machine, an eighth of
-// it per task, and a pipeline of many sorts must not be refused for it.
+// it for the job (each task at least builtin.MinAutoSortMemory), and a
+// pipeline of many sorts must not be refused for it.
 func checkTaskMemory(j *Job, set int) error {
 	l, ok := availableMemory()
 	if !ok {

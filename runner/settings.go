@@ -188,7 +188,7 @@ var Settings = []*Setting{
 	{
 		Name: "sort-memory", Arg: "S",
 		Help: "bytes each sort, join, tail -n N or -c N and head -n -N or -c -N keeps in memory before it spills to disk (64K, 4M, ...); " +
-			"auto: an eighth of the memory available, within [16M, 1G]; sort -S wins for its sort",
+			"auto: an eighth of the memory available, within [16M, 192M], shared by the job's tasks that spill; sort -S wins for its sort",
 		Values:    "a positive size such as 65536, 64K or 4M, or auto",
 		DefaultIs: "auto (" + autoSortMemory() + ")",
 		get: func(c *Config) string {
