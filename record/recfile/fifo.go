@@ -112,7 +112,7 @@ func (q *FIFO) Push(rec []byte) error {
 	q.bytes += int64(len(rec))
 	q.mem += len(rec)
 	for q.mem > q.budget {
-		if err := q.spillOldest(); err != nil {
+		if err := q.spillOne(); err != nil {
 			q.err = err
 			return err
 		}
@@ -137,61 +137,79 @@ func (q *FIFO) newSeg() *fifoSeg {
 	return s
 }
 
-// spillOldest appends the oldest memory segment to the current file (a
-// new one when there is none or it is full). The newest segment is
-// spilled too if it is the only one in memory: one record larger than the
-// budget then goes to disk.
-func (q *FIFO) spillOldest() error {
-	for _, s := range q.segs {
+// spillOne appends a memory segment to the current file (a new one when
+// there is none or it is full): the newest whole one, not the one being
+// filled unless it is the only one in memory (one record larger than the
+// budget then goes to disk). The newest rather than the oldest: a FIFO
+// that slides over more than its budget (tail -n) drops its oldest
+// segments soon, and they free memory for the segments that follow, so
+// only about the part of the window past the budget goes to disk; spilling
+// the oldest wrote nearly every segment once the window was full.
+func (q *FIFO) spillOne() error {
+	var filling *fifoSeg
+	for i := len(q.segs) - 1; i >= 0; i-- {
+		s := q.segs[i]
 		if s.file != nil {
 			continue
 		}
-		ff := q.file
-		if ff == nil || ff.size >= fifoFileSize {
-			f, err := CreateTemp(q.dir)
-			if err != nil {
-				return err
-			}
-			ff = &fifoFile{f: f}
-			q.file = ff
+		if i == len(q.segs)-1 {
+			filling = s
+			continue
 		}
-		// The file's offset stays at its end: segments are read with
-		// ReadAt.
-		// One writer for every spill, and the segment's memory kept for
-		// the next: a FIFO that holds more than its budget spills a
-		// segment for each it takes in (tail -n of more than fits), and
-		// fresh memory for each was most of its time.
-		if q.w == nil {
-			q.w = NewWriter(ff.f, S2, 0)
-		} else {
-			q.w.Reset(ff.f)
-		}
-		w := q.w
-		start := 0
-		if s.next > 0 {
-			start = s.ends[s.next-1]
-		}
-		for i := s.next; i < len(s.ends); i++ {
-			if err := w.Add(s.data[start:s.ends[i]]); err != nil {
-				return err
-			}
-			start = s.ends[i]
-		}
-		if err := w.Close(); err != nil {
-			return err
-		}
-		q.mem -= int(s.size)
-		q.spilled += s.size
-		if q.spare == nil && cap(s.data) <= 2*q.seg {
-			q.spare = &fifoSeg{data: s.data[:0], ends: s.ends[:0]}
-		}
-		s.data, s.ends, s.next = nil, nil, 0
-		s.file, s.r = ff, NewReader(io.NewSectionReader(ff.f, ff.size, w.Written()), 0)
-		ff.size += w.Written()
-		ff.segs++
-		return nil
+		return q.spill(s)
+	}
+	if filling != nil {
+		return q.spill(filling)
 	}
 	return errors.New("recfile: FIFO: nothing in memory to spill")
+}
+
+// spill appends memory segment s to the current file.
+func (q *FIFO) spill(s *fifoSeg) error {
+	ff := q.file
+	if ff == nil || ff.size >= fifoFileSize {
+		f, err := CreateTemp(q.dir)
+		if err != nil {
+			return err
+		}
+		ff = &fifoFile{f: f}
+		q.file = ff
+	}
+	// The file's offset stays at its end: segments are read with
+	// ReadAt.
+	// One writer for every spill, and the segment's memory kept for
+	// the next: a FIFO that holds more than its budget spills a
+	// segment for each it takes in (tail -n of more than fits), and
+	// fresh memory for each was most of its time.
+	if q.w == nil {
+		q.w = NewWriter(ff.f, S2, 0)
+	} else {
+		q.w.Reset(ff.f)
+	}
+	w := q.w
+	start := 0
+	if s.next > 0 {
+		start = s.ends[s.next-1]
+	}
+	for i := s.next; i < len(s.ends); i++ {
+		if err := w.Add(s.data[start:s.ends[i]]); err != nil {
+			return err
+		}
+		start = s.ends[i]
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	q.mem -= int(s.size)
+	q.spilled += s.size
+	if q.spare == nil && cap(s.data) <= 2*q.seg {
+		q.spare = &fifoSeg{data: s.data[:0], ends: s.ends[:0]}
+	}
+	s.data, s.ends, s.next = nil, nil, 0
+	s.file, s.r = ff, NewReader(io.NewSectionReader(ff.f, ff.size, w.Written()), 0)
+	ff.size += w.Written()
+	ff.segs++
+	return nil
 }
 
 // Front returns the oldest record, valid until the next call on q. It

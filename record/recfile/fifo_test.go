@@ -169,3 +169,46 @@ func TestFIFOSmallUseSmallMemory(t *testing.T) {
 		t.Errorf("five lines took %d bytes", n)
 	}
 }
+
+// A FIFO sliding over a window larger than its budget (tail -n) writes to
+// disk about the part of the window past the budget, not every record it
+// is given: it spills its newest segments, and the oldest, dropped soon,
+// free memory for those that follow.
+func TestFIFOSlidingSpillsOnlyThePastBudget(t *testing.T) {
+	const budget, window, total = 64 << 10, 96 << 10, 1 << 21 // bytes
+	q := recfile.NewFIFO(t.TempDir(), budget)
+	defer q.Close()
+	rec := []byte("0123456789abcdef0123456789abcdef0123456789abcdef012345678901234\n")
+	for range total / len(rec) {
+		if err := q.Push(rec); err != nil {
+			t.Fatal(err)
+		}
+		for q.Bytes() > window {
+			if err := q.Drop(1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The window is a third past the budget: about a third of what comes
+	// after the first window goes to disk. Spilling the oldest wrote 97%.
+	if got := q.Spilled(); got > total/2 {
+		t.Errorf("spilled %d of %d bytes pushed through a %d-byte window with a %d-byte budget", got, total, window, budget)
+	}
+	var n int64
+	for q.Len() > 0 {
+		b, err := q.Front()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != string(rec) {
+			t.Fatalf("record %d is %q", n, b)
+		}
+		if err := q.Pop(); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != int64(window/len(rec)) {
+		t.Errorf("read back %d records, want %d", n, window/len(rec))
+	}
+}
