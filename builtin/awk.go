@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -143,7 +144,7 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		sources = append(sources, operands[0])
 		operands = operands[1:]
 	}
-	src := awkSpellFunction(strings.Join(sources, "\n"))
+	src, spelled := awkSpellFunction(strings.Join(sources, "\n"))
 	utf8 := awkUTF8Locale(env.Environ)
 	if what := awkNeedsGawk(src, a.vars, utf8); what != "" {
 		return nil, unsupportedf("awk", "%s", what)
@@ -157,6 +158,9 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 				src, a.prog = fixed, prog
 			}
 		}
+	}
+	if pe := (*parser.ParseError)(nil); errors.As(err, &pe) && spelled != nil {
+		pe.Position.Column = awkSpelledPosition(src, spelled, pe.Position.Line, pe.Position.Column)
 	}
 	if err != nil {
 		// A syntax error, or gawk's syntax (BEGINFILE, gensub, @include):

@@ -360,14 +360,16 @@ var awkUnicodeClasses = strings.NewReplacer(
 
 // awkSpellFunction returns src with gawk's short spelling of a function
 // definition, func NAME(, written out as function NAME(, which is all
-// GoAWK reads; src as it is when it has none or does not lex.
-func awkSpellFunction(src string) string {
+// GoAWK reads; src as it is when it has none or does not lex. at holds
+// where each "function" written starts in the text returned (see
+// awkSpelledPosition).
+func awkSpellFunction(src string) (out string, at []int) {
 	if !strings.Contains(src, "func") {
-		return src
+		return src, nil
 	}
 	toks, ok := awkLex(src)
 	if !ok {
-		return src
+		return src, nil
 	}
 	var b strings.Builder
 	last := 0
@@ -380,14 +382,43 @@ func awkSpellFunction(src string) string {
 			continue // not where a definition starts
 		}
 		b.WriteString(src[last:t.at])
+		at = append(at, b.Len())
 		b.WriteString("function")
 		last = t.at + len("func")
 	}
 	if last == 0 {
-		return src
+		return src, nil
 	}
 	b.WriteString(src[last:])
-	return b.String()
+	return b.String(), at
+}
+
+// awkSpelledPosition moves the position (line, 1-based byte column) of a
+// parse error in text, which awkSpellFunction wrote with "function" at
+// each of at, to where it is in the program as the user wrote it: 4 bytes
+// back for each "func" written out before it on its line, and to the start
+// of the word for a position within one.
+func awkSpelledPosition(text string, at []int, line, col int) int {
+	start := 0 // the line's first byte
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(text[start:], '\n')
+		if i < 0 {
+			return col
+		}
+		start += i + 1
+	}
+	off := start + col - 1
+	moved := col
+	for _, a := range at {
+		switch {
+		case a < start || a >= off:
+		case off >= a+len("function"):
+			moved -= len("function") - len("func")
+		default:
+			moved -= off - a
+		}
+	}
+	return moved
 }
 
 // awkBaseNumber is a hex or octal constant at the start of a number in
