@@ -50,6 +50,9 @@ type awkCmd struct {
 	ordered *parser.Program
 	vars    []string // name, value pairs: -F and -v
 	args    []string // FILE and VAR=VALUE operands
+	// bytes: -b (--characters-as-bytes), gawk's bytes for characters
+	// whatever the locale.
+	bytes bool
 	// keepsRS: the program leaves RS alone, so the builtin may keep the
 	// '\r's GoAWK's line scanner drops (awkcr.go).
 	keepsRS bool
@@ -62,6 +65,7 @@ var awkLongs = []longOpt{
 	{name: "assign", short: 'v', hasArg: true},
 	{name: "file", short: 'f', hasArg: true},
 	{name: "source", short: 'e', hasArg: true},
+	{name: "characters-as-bytes", short: 'b'},
 }
 
 // awkGawkOnly are names that mean something to GNU awk alone: functions
@@ -94,8 +98,10 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 	a := &awkCmd{env: env}
 	var sources, fs []string
 	fromFile, assigns := false, false
-	operands, err := getopt{cmd: "awk", shorts: "F:v:f:e:", longs: awkLongs, inOrder: true}.parse(args, func(c byte, arg string) error {
+	operands, err := getopt{cmd: "awk", shorts: "F:v:f:e:b", longs: awkLongs, inOrder: true}.parse(args, func(c byte, arg string) error {
 		switch c {
+		case 'b':
+			a.bytes = true
 		case 'F':
 			v := awkUnescape(arg)
 			if arg == `\` {
@@ -145,8 +151,10 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 		operands = operands[1:]
 	}
 	src, spelled := awkSpellFunction(strings.Join(sources, "\n"))
-	utf8 := awkUTF8Locale(env.Environ)
-	if what := awkNeedsGawk(src, a.vars, utf8); what != "" {
+	utf8 := awkUTF8Locale(env.Environ) && !a.bytes
+	what := awkNeedsGawk(src, a.vars, utf8)
+	bytesOnly := what == awkSplitsBytes // the own interpreter may run it
+	if what != "" && !bytesOnly {
 		return nil, unsupportedf("awk", "%s", what)
 	}
 	a.prog, err = parser.ParseProgram([]byte(src), &parser.ParserConfig{Funcs: awkFuncs(&awkKeys{})})
@@ -205,6 +213,9 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 			}
 		}
 	}
+	if bytesOnly {
+		return nil, unsupportedf("awk", "%s", what)
+	}
 	a.args = make([]string, len(operands))
 	for i, o := range operands {
 		a.args[i] = o
@@ -247,11 +258,16 @@ func awkNew(env *Env, args []string) (*Cmd, error) {
 	return &Cmd{ReadsInput: readsInput(names), Fn: a.run, Effects: awkWritesFiles(a.prog), Unbounded: true}, nil
 }
 
+// awkSplitsBytes is what awkNeedsGawk says of a program that splits
+// into characters where they are bytes (the C locale, or -b): GoAWK splits
+// UTF-8 characters. The builtin's own interpreter splits bytes there.
+const awkSplitsBytes = "splitting into characters outside a UTF-8 locale, or with -b (GoAWK splits UTF-8 characters, gawk bytes)"
+
 // awkNeedsGawk names what in the program src, run with the variables
 // vars (name, value pairs of -F and -v), GoAWK would run differently from
 // GNU awk, or returns "". utf8 says the locale's characters are UTF-8.
 func awkNeedsGawk(src string, vars []string, utf8 bool) string {
-	const chars = "splitting into characters outside a UTF-8 locale (GoAWK splits UTF-8 characters, gawk bytes)"
+	const chars = awkSplitsBytes
 	for i := 0; i+1 < len(vars); i += 2 {
 		if vars[i] == "FS" && vars[i+1] == "" && !utf8 {
 			return chars
@@ -432,7 +448,7 @@ func (a *awkCmd) run(ctx context.Context, p *buffer.Ports) error {
 	}
 	// length, substr, index, match and printf %c count characters in a
 	// UTF-8 locale and bytes in any other, as gawk does.
-	cfg.Chars = awkUTF8Locale(a.env.Environ)
+	cfg.Chars = awkUTF8Locale(a.env.Environ) && !a.bytes
 	in := &awkInput{}
 	if p.NumIn() > 0 {
 		in.r = record.NewReader(p.In(0), record.Lines)

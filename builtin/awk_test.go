@@ -217,8 +217,9 @@ func TestAwkCharsByLocale(t *testing.T) {
 
 // What GoAWK would run otherwise than gawk and the builtin cannot mend
 // goes to the system's awk: a negative field number (gawk stops), and
-// splitting into characters outside a UTF-8 locale (gawk splits bytes
-// there, GoAWK UTF-8 characters). srand, whose seeds are gawk's, runs in
+// splitting into characters outside a UTF-8 locale or with -b (gawk splits
+// bytes there, GoAWK UTF-8 characters) unless the builtin's own
+// interpreter runs the program. srand, whose seeds are gawk's, runs in
 // process.
 func TestAwkRefusesWhatGoAWKRunsOtherwise(t *testing.T) {
 	for _, tc := range []struct {
@@ -233,7 +234,12 @@ func TestAwkRefusesWhatGoAWKRunsOtherwise(t *testing.T) {
 		{"C.UTF-8", []string{"BEGIN {FS = \"\"} {print NF}"}, false},
 		{"C", []string{"-F", "", "{print NF}"}, true},
 		{"C", []string{"-v", "FS=", "{print NF}"}, true},
-		{"C", []string{"{n = split($0, a, \"\"); print n}"}, true},
+		// The builtin's own interpreter splits bytes; GoAWK (a function)
+		// would split UTF-8 characters.
+		{"C", []string{"{n = split($0, a, \"\"); print n}"}, false},
+		{"C", []string{"function f(s) {return split(s, a, \"\")} {print f($0)}"}, true},
+		{"C.UTF-8", []string{"-b", "function f(s) {return split(s, a, \"\")} {print f($0)}"}, true},
+		{"C.UTF-8", []string{"-b", "-F", "", "{print NF}"}, true},
 		{"C.UTF-8", []string{"{n = split($0, a, \"\"); print n}"}, false},
 		{"C", []string{"{n = split($0, a, \",\"); print n \"\"}"}, false},
 		{"C", []string{"BEGIN {print srand(); srand(3); print srand()}"}, false},

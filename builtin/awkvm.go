@@ -1426,8 +1426,12 @@ func (e *awkIndexExpr) num(m *awkVM) float64 {
 type awkSplitExpr struct {
 	s   awkExpr
 	arr int
-	sep int // the separator byte, 0 for runs of blanks, -1 for FS's
+	sep int // the separator byte, 0 for runs of blanks, -1 for FS's, awkSplitChars for ""
 }
+
+// awkSplitChars is split(s, a, "")'s separator: each character a piece,
+// a byte outside a UTF-8 locale (and with -b), as gawk splits.
+const awkSplitChars = -2
 
 func (e *awkSplitExpr) val(m *awkVM) awkVal { return awkNumVal(e.num(m)) }
 func (e *awkSplitExpr) num(m *awkVM) float64 {
@@ -1445,6 +1449,15 @@ func (e *awkSplitExpr) num(m *awkVM) float64 {
 	}
 	switch {
 	case s == "":
+	case e.sep == awkSplitChars:
+		for s != "" {
+			n := 1
+			if m.prog.utf8 {
+				_, n = utf8.DecodeRuneInString(s)
+			}
+			add(s[:n])
+			s = s[n:]
+		}
 	case sep != 0:
 		for {
 			i := strings.IndexByte(s, sep)

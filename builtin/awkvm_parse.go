@@ -901,8 +901,9 @@ func (p *awkParser) primary() awkExpr {
 		p.expect(lexer.RPAREN)
 		return e
 	case lexer.F_SPLIT:
-		// split(s, a) and split(s, a, "C"): FS's splitting, or one
-		// byte's; a regular expression is GoAWK's.
+		// split(s, a), split(s, a, "C") and split(s, a, ""): FS's
+		// splitting, one byte's, or into characters; a regular
+		// expression is GoAWK's.
 		p.expect(lexer.LPAREN)
 		p.newlines()
 		e := &awkSplitExpr{s: p.expr(true), sep: -1}
@@ -912,11 +913,16 @@ func (p *awkParser) primary() awkExpr {
 		if p.tok() == lexer.COMMA {
 			p.next()
 			p.newlines()
-			sep, ok := awkVMSep(p.str(p.expect(lexer.STRING)))
-			if !ok || sep >= 0x80 {
-				p.bail()
+			switch v := p.str(p.expect(lexer.STRING)); v {
+			case "":
+				e.sep = awkSplitChars
+			default:
+				sep, ok := awkVMSep(v)
+				if !ok || sep >= 0x80 {
+					p.bail()
+				}
+				e.sep = int(sep)
 			}
-			e.sep = int(sep)
 		}
 		p.newlines()
 		p.expect(lexer.RPAREN)

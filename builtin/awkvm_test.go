@@ -75,6 +75,9 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		{"", []string{"BEGIN {printf \"100%|%5%|%z|%ld|%hd|%lld|%Lf|%-%|%.3q|a%5\", 42, 7, 1.5; printf \"|%\"; print \"\"}"}},
 		{"1e20\n-3\n", []string{"{printf \"%.3d|%5.2i|%+25d|%-22d|%70s|\\n\", $1, $1, $1, -$1, FILENAME}"}},
 		{"10 9\n9 10\nb a\n", []string{"{print ($1 < $2), ($1 \"\" < $2)}"}},
+		// Characters, and with -b bytes in any locale.
+		{"h\u00e9llo \u30b9\n\xffx\n\n", []string{"{n = split($0, a, \"\"); print n, a[2] a[3], a[n], length(a)}"}},
+		{"h\u00e9llo \u30b9\n\xffx\n\n", []string{"-b", "{n = split($0, a, \"\"); print length(), substr($0, 2, 2), index($0, \"l\"), n, a[2] a[3], toupper($0)}"}},
 	} {
 		if !builtin.AwkOwnInterpreter(tc.argv[len(tc.argv)-1], false) && len(tc.argv) == 1 {
 			t.Errorf("awk %q: not taken by the builtin's own interpreter", tc.argv)
@@ -122,7 +125,7 @@ func (g *awkGen) expr() string {
 			return "match(" + g.expr() + ", " + g.pick("/a/", "/[0-9]+/", "/x|y/", "/^1/") + ")"
 		}
 		if g.r.IntN(3) == 0 {
-			return "split(" + g.expr() + ", b" + g.pick("", `, ","`, `, " "`, `, "x"`, `, "1"`) + ")"
+			return "split(" + g.expr() + ", b" + g.pick("", `, ","`, `, " "`, `, "x"`, `, "1"`, `, ""`) + ")"
 		}
 		return "substr(" + g.expr() + ", " + g.expr() + g.pick("", ", "+g.expr()) + ")"
 	}
