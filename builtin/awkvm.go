@@ -1711,7 +1711,14 @@ func newAwkFormat(format string, nargs int) (*awkFormat, bool) {
 		switch format[j] {
 		case 'd', 'i', 's', 'e', 'E', 'f', 'F', 'g', 'G', 'c', 'o', 'x', 'X', 'u':
 			conv.verb = format[j]
-		case 'a', 'A', '#', '\'', '$':
+		case 'a', 'A':
+			// C's hexadecimal float: without a precision (whose
+			// rounding C does not renormalize) and zero padding.
+			if conv.prec != -1 || strings.IndexByte(conv.flags, '0') >= 0 {
+				return nil, false
+			}
+			conv.verb = format[j]
+		case '#', '\'', '$':
 			return nil, false // left to GoAWK, as are the flags # and '
 		case '%':
 			if stars {
@@ -1792,7 +1799,7 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 	}
 	n := v.num()
 	if math.IsNaN(n) || math.IsInf(n, 0) {
-		if verb == 'X' || verb == 'E' || verb == 'F' || verb == 'G' {
+		if verb == 'X' || verb == 'E' || verb == 'F' || verb == 'G' || verb == 'A' {
 			return append(b, strings.ToUpper(string(awkFormatNumber(nil, n)))...)
 		}
 		return awkFormatNumber(b, n) // gawk pads no infinity or NaN
@@ -1803,6 +1810,19 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 		spec = strconv.AppendInt(spec, int64(width), 10)
 	}
 	switch verb {
+	case 'a', 'A':
+		h := awkHexFloat(n)
+		switch {
+		case h[0] == '-':
+		case strings.IndexByte(flags, '+') >= 0:
+			h = "+" + h
+		case strings.IndexByte(flags, ' ') >= 0:
+			h = " " + h
+		}
+		if verb == 'A' {
+			h = strings.ToUpper(h)
+		}
+		return awkPad(b, h, flags, width, false)
 	case 'o', 'x', 'X', 'u':
 		// unsigned: a negative number as its two's complement, a sign
 		// flag ignored as C ignores it; past 2^64, %g's digits (gawk's)
@@ -1844,6 +1864,27 @@ func awkConvert(b []byte, verb byte, flags string, width, prec int, v awkVal, ut
 	}
 	spec = append(append(spec, '.'), strconv.Itoa(prec)...)
 	return fmt.Appendf(b, string(append(spec, verb)), n)
+}
+
+// awkHexFloat is n as C's %a writes it (glibc): the fewest hex digits
+// that hold n exactly, and an exponent without leading zeros; a
+// subnormal number as 0x0.digits p-1022. n is finite.
+func awkHexFloat(n float64) string {
+	if n != 0 && math.Abs(n) < 0x1p-1022 {
+		sign := ""
+		if n < 0 {
+			sign = "-"
+		}
+		frac := math.Float64bits(n) & (1<<52 - 1)
+		return sign + "0x0." + strings.TrimRight(fmt.Sprintf("%013x", frac), "0") + "p-1022"
+	}
+	h := strconv.FormatFloat(n, 'x', -1, 64) // 0x1.5p+05
+	i := strings.LastIndexByte(h, 'p') + 2
+	exp := strings.TrimLeft(h[i:], "0")
+	if exp == "" {
+		exp = "0"
+	}
+	return h[:i] + exp
 }
 
 // awkChar is %c's character: for a number, the character of that code

@@ -75,6 +75,8 @@ func TestAwkOwnSameAsGawk(t *testing.T) {
 		{"", []string{"BEGIN {printf \"100%|%5%|%z|%ld|%hd|%lld|%Lf|%-%|%.3q|a%5\", 42, 7, 1.5; printf \"|%\"; print \"\"}"}},
 		{"1e20\n-3\n", []string{"{printf \"%.3d|%5.2i|%+25d|%-22d|%70s|\\n\", $1, $1, $1, -$1, FILENAME}"}},
 		{"10 9\n9 10\nb a\n", []string{"{print ($1 < $2), ($1 \"\" < $2)}"}},
+		// C's %a and %A, subnormal numbers and infinities included.
+		{"42\n0.1\n1\n0\n-0\n1e300\n5e-324\n2.2250738585072014e-308\n1e-310\n-3.75\n+inf\n-nan\n", []string{"{printf \"%a|%A|%-12a|%+a|% a|%20A|\\n\", $1, $1, $1, $1, $1, $1}"}},
 		// Characters, and with -b bytes in any locale.
 		{"h\u00e9llo \u30b9\n\xffx\n\n", []string{"{n = split($0, a, \"\"); print n, a[2] a[3], a[n], length(a)}"}},
 		{"h\u00e9llo \u30b9\n\xffx\n\n", []string{"-b", "{n = split($0, a, \"\"); print length(), substr($0, 2, 2), index($0, \"l\"), n, a[2] a[3], toupper($0)}"}},
@@ -135,7 +137,7 @@ func (g *awkGen) expr() string {
 		// keeps the element, not its value): not generated.
 		return "index((\"\" " + g.expr() + "), " + g.expr() + ")"
 	}
-	return "sprintf(\"%d|%s|%.2f|%5.1e\", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ")"
+	return "sprintf(\"%d|%s|%.2f|%5.1e|%a\", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ", " + g.expr() + ")"
 }
 
 func (g *awkGen) stmt() string {
