@@ -193,10 +193,11 @@ func seqVerb(format string) (goFormat string, found bool, err error) {
 
 // seqParse parses a decimal number: blanks, an optional sign, digits with
 // an optional point, an optional exponent. GNU also takes hexadecimal and
-// inf; tpipe does not.
+// inf (seq 1 inf counts without end): those are the system's seq's, and
+// nan is GNU's error.
 func seqParse(arg string) (seqNumber, error) {
 	bad := func() (seqNumber, error) {
-		return seqNumber{}, usagef("seq", "invalid floating point argument: '%s'", arg)
+		return seqNumber{}, usageTryf("seq", "invalid floating point argument: '%s'", arg)
 	}
 	s := strings.TrimLeft(arg, " \t\n\v\f\r")
 	var n seqNumber
@@ -204,8 +205,13 @@ func seqParse(arg string) (seqNumber, error) {
 		n.neg = s[0] == '-'
 		s = s[1:]
 	}
-	if strings.EqualFold(s, "nan") {
-		return seqNumber{}, usagef("seq", "invalid 'not-a-number' argument: '%s'", arg)
+	switch l := strings.ToLower(s); {
+	case l == "inf" || l == "infinity":
+		return n, unsupportedf("seq", "an infinite operand")
+	case strings.HasPrefix(l, "0x"):
+		return n, unsupportedf("seq", "a hexadecimal operand")
+	case l == "nan":
+		return n, usageTryf("seq", "invalid 'not-a-number' argument: '%s'", arg)
 	}
 	var digits []byte
 	i, frac, sawPoint := 0, 0, false

@@ -86,3 +86,14 @@ func TestSeqReadsNoInput(t *testing.T) {
 		t.Fatalf("seq 3: %v, ReadsInput %v", err, c != nil && c.ReadsInput)
 	}
 }
+
+// seq 1 inf (counting without end) and hexadecimal operands are GNU seq's:
+// the builtin refuses them, so that the system's seq runs.
+func TestSeqLeavesInfAndHexToGNU(t *testing.T) {
+	for _, args := range [][]string{{"1", "inf"}, {"-inf", "1", "-inf"}, {"1", "INFINITY"}, {"0x10", "0x12"}, {"1", "+Inf", "0"}} {
+		_, err := builtin.New(nil, append([]string{"seq"}, args...))
+		if _, ok := err.(*builtin.UnsupportedError); !ok {
+			t.Errorf("seq %q: %v, want an *UnsupportedError", args, err)
+		}
+	}
+}
