@@ -187,6 +187,10 @@ type Cmd struct {
 	// at most Env.SortMemory of it in memory and moves the rest to
 	// unlinked files in Env.TempDir.
 	Spills bool
+	// OwnMemory, with Spills, is the budget the command's own options set
+	// (sort -S): it keeps that much in memory whatever Env.SortMemory
+	// says. 0 when it takes Env.SortMemory.
+	OwnMemory int
 	// Unbounded is set for a command whose memory grows with what it is
 	// given and has no budget: awk's arrays (GoAWK's, or the group
 	// form's values). The runner then leaves the GC no memory limit,

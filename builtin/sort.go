@@ -186,7 +186,7 @@ func sortNew(env *Env, args []string) (*Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run, Spills: c.check == 0,
+	return &Cmd{ReadsInput: readsInput(names), Reads: reads, Fn: c.run, Spills: c.check == 0, OwnMemory: c.memory,
 		TakesCut: c.check == 0 && !c.unique && c.output == "", Effects: c.output != ""}, nil
 }
 

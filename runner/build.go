@@ -502,7 +502,12 @@ func (b *builder) noteMemory(name string, cmd *builtin.Cmd, env *builtin.Env) {
 		b.job.Cuts = append(b.job.Cuts, fmt.Sprintf("%s keeps only the %s %d lines of its order, which the next command reads (top-k selection): at most %d lines in memory, no spill",
 			name, which, cut.N, cut.N))
 	}
-	if cmd.Spills {
+	switch {
+	case !cmd.Spills || env.Cut.N > 0: // a cut sort keeps N lines and never spills
+	case cmd.OwnMemory > 0:
+		b.job.OwnBudgets = append(b.job.OwnBudgets, fmt.Sprintf("%s (%s)", name, size(int64(cmd.OwnMemory))))
+		b.job.OwnMemory += int64(cmd.OwnMemory)
+	default:
 		b.job.Spilling = append(b.job.Spilling, name)
 		b.spillEnvs = append(b.spillEnvs, env)
 	}

@@ -80,6 +80,9 @@ func Explain(w io.Writer, j *Job) {
 		fmt.Fprintf(w, "task memory: at most %s each (--sort-memory%s) for %s: %s in all, allocated as lines arrive; past it they spill to unlinked temp files\n",
 			size(j.TaskMemory), j.TaskMemoryWhy, strings.Join(j.Spilling, ", "), size(j.TaskMemory*int64(len(j.Spilling))))
 	}
+	if len(j.OwnBudgets) > 0 {
+		fmt.Fprintf(w, "task memory set by the command (sort -S): %s, beside --sort-memory's\n", strings.Join(j.OwnBudgets, ", "))
+	}
 	if len(j.Unbounded) > 0 {
 		fmt.Fprintf(w, "unbounded memory: what %s keeps as it runs (awk's arrays and strings) has no budget and no spill, and the GC has no memory limit\n", strings.Join(j.Unbounded, ", "))
 	}

@@ -615,6 +615,11 @@ type Job struct {
 	// to TaskMemory bytes in memory before it spills to disk.
 	Spilling   []string
 	TaskMemory int64
+	// OwnBudgets are the tasks that spill at a budget of their own (sort
+	// -S), "name (N)" each for --explain, and OwnMemory their sum. They
+	// take no share of TaskMemory.
+	OwnBudgets []string
+	OwnMemory  int64
 	// Unbounded names the tasks whose memory has no budget
 	// (builtin.Cmd.Unbounded): an interpreter's arrays.
 	Unbounded []string

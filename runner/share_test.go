@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,30 @@ func TestSpillingTasksShareAutoBudget(t *testing.T) {
 		if seen != 3 {
 			t.Errorf("--sort-memory %d: %d builtins that spill, want 3", set, seen)
 		}
+	}
+}
+
+// A sort with -S keeps its own budget, and a sort whose output a head or
+// tail cuts never spills: neither takes a share.
+func TestOwnBudgetsAndCutsTakeNoShare(t *testing.T) {
+	r := New(Config{})
+	p, err := r.compileSource(`seq 10 | sort -S 10M | sort -n | tail -n 3 | head -n -1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := r.build(context.Background(), p, p.ast.Pipelines, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if got := strings.Join(j.Spilling, ","); got != "tail,head" {
+		t.Errorf("tasks sharing the budget: %s, want tail,head", got)
+	}
+	if got := strings.Join(j.OwnBudgets, ","); got != "sort (10 MiB)" || j.OwnMemory != 10<<20 {
+		t.Errorf("own budgets: %s (%d), want sort (10 MiB)", got, j.OwnMemory)
+	}
+	if want := max(int64(r.taskMemoryAuto())/2, 16<<20); j.TaskMemory != want {
+		t.Errorf("each share: %d, want %d", j.TaskMemory, want)
 	}
 }
 

@@ -268,7 +268,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return r.Dot(ctx, src, stdout)
 	}
 	r.BeforeRun = func(j *runner.Job) {
-		limitMemory(j.Plan.Memory(), j.TaskMemory*int64(len(j.Spilling)), len(j.Unbounded) > 0)
+		limitMemory(j.Plan.Memory(), j.TaskMemory*int64(len(j.Spilling))+j.OwnMemory, len(j.Unbounded) > 0)
 	}
 	var runs []*sched.Stats
 	r.OnStats = func(st *sched.Stats) { runs = append(runs, st) }
