@@ -2,7 +2,9 @@ package buffer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"sort"
 )
 
@@ -153,17 +155,57 @@ func (o *Output) scanWant(b *Buf) int {
 
 // indexLines records the end of every line that ends in b.data[from:],
 // leaving one slot of ends free for a final unterminated line.
+//
+// Short lines (seq's, a column of numbers) are found eight bytes at a
+// time, every delimiter of a word from one load, where bytes.IndexByte's
+// call and setup cost more than the line. A line still going after
+// indexLong bytes is searched for with bytes.IndexByte, faster on long
+// ones, and so is the next line after a long one.
 func indexLines(b *Buf, from int, delim byte) {
 	// A line may have begun before from: search from the last end.
 	pos := max(b.end(), from)
-	for len(b.ends) < cap(b.ends)-1 {
-		i := bytes.IndexByte(b.data[pos:], delim)
-		if i < 0 {
-			return
+	data, ends := b.data, b.ends
+	most := cap(ends) - 1
+	start := pos // where the current line's search began
+	long := false
+	for len(ends) < most {
+		if long || pos-start >= indexLong || pos+8 > len(data) {
+			i := bytes.IndexByte(data[pos:], delim)
+			if i < 0 {
+				break
+			}
+			long = pos+i-start >= indexLong
+			pos += i + 1
+			ends = append(ends, int32(pos))
+			start = pos
+			continue
 		}
-		pos += i + 1
-		b.ends = append(b.ends, int32(pos))
+		m := delimBytes(binary.LittleEndian.Uint64(data[pos:]), delim)
+		for m != 0 && len(ends) < most {
+			end := pos + bits.TrailingZeros64(m)>>3 + 1
+			ends = append(ends, int32(end))
+			start = end
+			m &= m - 1
+		}
+		if m != 0 {
+			break // ends is full
+		}
+		pos += 8
 	}
+	b.ends = ends
+}
+
+// indexLong is how far indexLines looks for a line's end eight bytes at a
+// time before it hands the search to bytes.IndexByte.
+const indexLong = 32
+
+// delimBytes returns w (eight bytes, the first in the low bits) with the
+// high bit of each byte that equals delim set, and every other bit clear.
+// It is exact: no carry crosses from one byte to the next.
+func delimBytes(w uint64, delim byte) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	x := w ^ (uint64(delim) * 0x0101010101010101) // zero where delim
+	return ^((x&low7 + low7) | x | low7)
 }
 
 // nextScanBuffer hands over the pending buffer without its incomplete last
