@@ -13,15 +13,7 @@ func TestSpillingTasksShareAutoBudget(t *testing.T) {
 	src := `seq 100 | tee @a @b > /dev/null; sort -r @b > @c; join "\(1\)" @a @c | tail -n 5`
 	for _, set := range []int{0, 1 << 20} {
 		r := New(Config{SortMemory: set})
-		p, err := r.compileSource(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		j, err := r.build(context.Background(), p, p.ast.Pipelines, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer j.Close()
+		p, j := buildDry(t, r, src)
 		if len(j.Spilling) != 3 {
 			t.Fatalf("tasks that spill: %v, want sort, join, tail", j.Spilling)
 		}
@@ -52,15 +44,7 @@ func TestSpillingTasksShareAutoBudget(t *testing.T) {
 // tail cuts never spills: neither takes a share.
 func TestOwnBudgetsAndCutsTakeNoShare(t *testing.T) {
 	r := New(Config{})
-	p, err := r.compileSource(`seq 10 | sort -S 10M | sort -n | tail -n 3 | head -n -1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := r.build(context.Background(), p, p.ast.Pipelines, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	_, j := buildDry(t, r, `seq 10 | sort -S 10M | sort -n | tail -n 3 | head -n -1`)
 	if got := strings.Join(j.Spilling, ","); got != "tail,head" {
 		t.Errorf("tasks sharing the budget: %s, want tail,head", got)
 	}
@@ -70,6 +54,22 @@ func TestOwnBudgetsAndCutsTakeNoShare(t *testing.T) {
 	if want := max(int64(r.taskMemoryAuto())/2, 16<<20); j.TaskMemory != want {
 		t.Errorf("each share: %d, want %d", j.TaskMemory, want)
 	}
+}
+
+// buildDry compiles src and builds its job without running it; the job is
+// closed when the test ends.
+func buildDry(t *testing.T, r *Runner, src string) (*program, *Job) {
+	t.Helper()
+	p, err := r.compileSource(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := r.build(context.Background(), p, p.ast.Pipelines, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return p, j
 }
 
 func (r *Runner) taskMemoryAuto() int {
