@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"errors"
 	"hash/maphash"
 	"io"
 	"os"
@@ -335,8 +334,12 @@ func (j *join) matchParts(ctx context.Context, p *joinParts, depth int, out, lef
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
+	// The first error, as one line: after a cancel every partition has
+	// the same.
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	if err := joinMerge(outs, seqOf, out); err != nil {
 		return err
