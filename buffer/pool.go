@@ -22,7 +22,12 @@ var ErrClosed = errors.New("buffer: write after close")
 // MaxRecords is the most records one buffer can carry. A buffer of S bytes
 // carries at most max(2, min(S/16, MaxRecords)) records, so the index of
 // record ends costs at most a quarter of the buffer.
-const MaxRecords = 4096
+//
+// It was 4096, which cut a default buffer of seq's 9-byte lines at 36 KiB:
+// 20 million lines took 4,883 handoffs, each waking the reader on the
+// other core, and seq 1 20000000 | wc -l spent a third of its time on
+// them (0.34 s; 0.21 s with the limit at S/16, where GNU takes 0.25 s).
+const MaxRecords = 1 << 16
 
 // DefaultMaxRecord is Options.MaxRecord when it is 0: the longest record a
 // task may need whole (1 GiB).
