@@ -96,6 +96,7 @@ func BenchmarkIndexLines(b *testing.B) {
 		line string
 	}{
 		{"8B", "1234567\n"},
+		{"9B", "12345678\n"},
 		{"20B", strings.Repeat("x", 19) + "\n"},
 		{"88B", strings.Repeat("x", 87) + "\n"},
 	} {
