@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"testing"
+	"time"
 )
 
 // The two speed items of issue 30, each a whole command timed side by
@@ -55,6 +57,67 @@ func BenchmarkTailVsGNU(b *testing.B) {
 			runPeak(b, func() *exec.Cmd { return exec.Command(tool.path, "--sort-memory", "64M", line) })
 		})
 	}
+}
+
+// BenchmarkTailVsGNUPaired runs the same command as BenchmarkTailVsGNU,
+// GNU's and tpipe's (and base's) one after the other in every iteration,
+// so that both meet the same load. On a noisy machine a run of one after
+// a run of the other drifts by more than the difference sought; the
+// ratios of paired runs do not. It reports the median wall time of each
+// (gnu-ms, tpipe-ms, base-ms) and the median of the per-pair ratios
+// (tpipe/gnu, base/gnu).
+//
+//	go test ./bench/suite -run '^$' -bench TailVsGNUPaired -benchtime 21x
+func BenchmarkTailVsGNUPaired(b *testing.B) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		b.Skip("bash not installed")
+	}
+	const line = "seq 1 20000000 | tail -n 10000000 | wc -l"
+	tools := benchTools(b)
+	gnu := func() *exec.Cmd { return exec.Command("bash", "-c", "set -o pipefail; "+line) }
+	var gnuMs []float64
+	ms := make([][]float64, len(tools))
+	ratios := make([][]float64, len(tools))
+	for b.Loop() {
+		g := wallMs(b, gnu())
+		gnuMs = append(gnuMs, g)
+		for i, tool := range tools {
+			t := wallMs(b, exec.Command(tool.path, line))
+			ms[i] = append(ms[i], t)
+			ratios[i] = append(ratios[i], t/g)
+		}
+	}
+	b.ReportMetric(median(gnuMs), "gnu-ms")
+	for i, tool := range tools {
+		b.ReportMetric(median(ms[i]), tool.name+"-ms")
+		b.ReportMetric(median(ratios[i]), tool.name+"/gnu")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// wallMs runs c to its end, output dropped, in the C locale, and returns
+// its wall time in milliseconds.
+func wallMs(b *testing.B, c *exec.Cmd) float64 {
+	c.Env = append(os.Environ(), "LC_ALL=C")
+	start := time.Now()
+	if err := c.Run(); err != nil {
+		b.Fatalf("%s: %v", c.Args, err)
+	}
+	return float64(time.Since(start)) / float64(time.Millisecond)
+}
+
+// median returns the middle value of xs (the mean of the two middle
+// ones for an even count); xs is sorted in place.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 type benchTool struct{ name, path string }
