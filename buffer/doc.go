@@ -22,6 +22,10 @@
 // is stated before the run, and only what the run uses is paid for. A
 // buffer may carry a batch of records back to back; each buffer also has a
 // small index of record ends (at most MaxRecords entries), allocated with it.
+// ScanFrom may leave that index to the reader: for a queue whose reader
+// reads bytes (ReadBytes), it counts the lines it reads instead of
+// indexing them, and a reader of records that takes such a buffer indexes
+// it first, on its own core (Buf.lazy).
 //
 // # Records longer than a buffer
 //

@@ -52,6 +52,13 @@ type Buf struct {
 	// pins counts the records of the buffer its reader keeps (Input.Hold);
 	// a pinned buffer is kept, not given back, when the reader moves on.
 	pins int32
+	// lazy, when not 0, is the number of lines ScanFrom put in the buffer
+	// without indexing them: the last entry of ends is then not a record
+	// end but the end of those lines, which are whole and end in delim.
+	// A reader of records indexes them (index) when it takes the buffer;
+	// a reader of bytes (ReadBytes, Copy) never does. See ScanFrom.
+	lazy  int32
+	delim byte
 	// Padding Buf and the ports to separate cache lines was measured (A/B,
 	// BenchmarkChain) and made no difference once filters pass whole
 	// buffers, so the structs stay small.
@@ -62,6 +69,27 @@ func (b *Buf) reset() {
 	b.ends = b.ends[:0]
 	b.lo = 0
 	b.cont = false
+	b.lazy = 0
+}
+
+// index puts the lines of b that ScanFrom left unindexed (see Buf.lazy)
+// into ends, so that ends holds one entry per record again.
+func (b *Buf) index() {
+	if b.lazy == 0 {
+		return
+	}
+	b.ends = b.ends[:len(b.ends)-1]
+	b.lazy = 0
+	indexLines(b, b.end(), b.delim)
+}
+
+// count is the number of record ends b holds, the lines not yet indexed
+// included.
+func (b *Buf) count() int {
+	if b.lazy == 0 {
+		return len(b.ends)
+	}
+	return len(b.ends) - 1 + int(b.lazy)
 }
 
 // whole is the number of records of b that are whole: all but the last
@@ -82,7 +110,7 @@ func (b *Buf) end() int {
 }
 
 // records is the number of live records in b.
-func (b *Buf) records() int { return len(b.ends) - b.lo }
+func (b *Buf) records() int { return b.count() - b.lo }
 
 // bytes is the number of live bytes in b.
 func (b *Buf) bytes() int {

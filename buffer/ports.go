@@ -219,7 +219,7 @@ func (in *Input) ReadBytes() ([]byte, error) {
 	in.last = lastNone
 	b := in.cur
 	if b == nil || in.i >= len(b.ends) {
-		if err := in.fillFor(true); err != nil {
+		if err := in.take(true, false); err != nil {
 			return nil, err
 		}
 		b = in.cur
@@ -344,7 +344,12 @@ func (in *Input) fill() error { return in.fillFor(false) }
 
 // fillFor is fill; with copy set and a private buffer (CopyReads), the
 // batch is copied into it and the pool's buffer goes back to FREE at once.
-func (in *Input) fillFor(copyOut bool) error {
+func (in *Input) fillFor(copyOut bool) error { return in.take(copyOut, true) }
+
+// take is fillFor; with records set, the lines the writer left unindexed
+// (Buf.lazy) are indexed, out of the pool's lock. A reader of bytes
+// (ReadBytes, Copy) takes the buffer as it is.
+func (in *Input) take(copyOut, records bool) error {
 	if in.eof {
 		return io.EOF
 	}
@@ -355,11 +360,18 @@ func (in *Input) fillFor(copyOut bool) error {
 	if in.cur != nil {
 		in.giveBackLocked()
 	}
+	if !records {
+		in.q.raw = true
+	}
 	err := in.nextLocked(copyOut)
 	if err == errHanded {
-		return nil // handed over while the task waited, and unlocked
+		err = nil // handed over while the task waited, and unlocked
+	} else {
+		p.mu.Unlock()
 	}
-	p.mu.Unlock()
+	if err == nil && records {
+		in.cur.index()
+	}
 	return err
 }
 
@@ -463,6 +475,7 @@ func (in *Input) copyOutLocked() {
 	}
 	pv.lo = 0
 	pv.cont = b.cont
+	pv.lazy, pv.delim = b.lazy, b.delim // b is fresh: in.i and in.off are 0
 	in.giveBackLocked()
 	in.cur, in.i, in.off = pv, 0, 0
 }
@@ -519,7 +532,10 @@ type Output struct {
 	// and carried the bytes it copied from one buffer to the next (tests
 	// read it: it must stay small whatever S).
 	scanBytes, scanLines int
-	carried              int64
+	// scanLazy is whether ScanFrom may leave the lines of the buffer it
+	// fills unindexed: the queue's reader reads bytes (Queue.raw).
+	scanLazy bool
+	carried  int64
 	// open is set while the last buffer handed over ended a chain piece:
 	// the record it started is not finished.
 	open bool
@@ -716,6 +732,7 @@ func (o *Output) commitLocked() {
 	q.reserved--
 	p := o.t.pool
 	if last := b.end(); last < len(b.data) {
+		b.index() // the end below must follow the last line's
 		b.ends = append(b.ends, int32(len(b.data)))
 		b.cont = true
 	}

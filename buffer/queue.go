@@ -27,7 +27,11 @@ type Queue struct {
 	// over what it had before a wait of its own (flushLocked): it has
 	// nothing more for the reader until something wakes it. Any other
 	// push clears it. Input.Idle reads it.
-	idle  bool
+	idle bool
+	// raw is set once the reader has taken a buffer as bytes (ReadBytes):
+	// it never looks at records, so ScanFrom leaves lines unindexed for
+	// it (Buf.lazy).
+	raw   bool
 	done  chan struct{} // closed when gone or aborted; made on demand
 	rwait *proc         // the reader, when it waits for a buffer or eof
 	wwait *proc         // the writer, when it waits for room

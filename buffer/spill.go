@@ -73,6 +73,7 @@ func (q *Queue) spillLocked() (int, error) {
 
 // appendLocked writes b's live records to l as one block.
 func (sp *spiller) appendLocked(l *recfile.Backlog, b *Buf) error {
+	b.index() // the file holds every record's end
 	start := 0
 	if b.lo > 0 {
 		start = int(b.ends[b.lo-1])

@@ -244,6 +244,7 @@ func (s *Sink) take() error {
 		in.i, in.off = len(b.ends), end
 		return s.bytes(data)
 	}
+	b.index()
 	for in.i < b.whole() {
 		end := int(b.ends[in.i])
 		rec := b.data[in.off:end:end]
