@@ -363,7 +363,7 @@ func (o *Output) Pass(in *Input, keep func(rec []byte) bool) error {
 func (o *Output) Copy(in *Input) error {
 	in.last = lastNone
 	if b := in.cur; b == nil || in.i >= len(b.ends) {
-		if err := in.take(false, false); err != nil {
+		if err := in.take(false, takeAsIs); err != nil {
 			return err
 		}
 	}

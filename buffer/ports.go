@@ -219,7 +219,7 @@ func (in *Input) ReadBytes() ([]byte, error) {
 	in.last = lastNone
 	b := in.cur
 	if b == nil || in.i >= len(b.ends) {
-		if err := in.take(true, false); err != nil {
+		if err := in.take(true, takeBytes); err != nil {
 			return nil, err
 		}
 		b = in.cur
@@ -344,12 +344,18 @@ func (in *Input) fill() error { return in.fillFor(false) }
 
 // fillFor is fill; with copy set and a private buffer (CopyReads), the
 // batch is copied into it and the pool's buffer goes back to FREE at once.
-func (in *Input) fillFor(copyOut bool) error { return in.take(copyOut, true) }
+func (in *Input) fillFor(copyOut bool) error { return in.take(copyOut, takeRecords) }
 
-// take is fillFor; with records set, the lines the writer left unindexed
-// (Buf.lazy) are indexed, out of the pool's lock. A reader of bytes
-// (ReadBytes, Copy) takes the buffer as it is.
-func (in *Input) take(copyOut, records bool) error {
+// How Input.take leaves the buffer it takes.
+const (
+	takeRecords = iota // lines the writer left unindexed (Buf.lazy) are indexed
+	takeBytes          // as it is, and the queue's writer learns it may leave lines unindexed (Queue.raw)
+	takeAsIs           // as it is (Copy: the buffer moves on)
+)
+
+// take is fillFor, the buffer left as how says; indexing is done out of
+// the pool's lock.
+func (in *Input) take(copyOut bool, how int) error {
 	if in.eof {
 		return io.EOF
 	}
@@ -360,7 +366,7 @@ func (in *Input) take(copyOut, records bool) error {
 	if in.cur != nil {
 		in.giveBackLocked()
 	}
-	if !records {
+	if how == takeBytes {
 		in.q.raw = true
 	}
 	err := in.nextLocked(copyOut)
@@ -369,7 +375,7 @@ func (in *Input) take(copyOut, records bool) error {
 	} else {
 		p.mu.Unlock()
 	}
-	if err == nil && records {
+	if err == nil && how == takeRecords {
 		in.cur.index()
 	}
 	return err
