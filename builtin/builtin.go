@@ -251,6 +251,10 @@ type Spec struct {
 	// input (decode): when it reads the pipeline's '<' file or stdin, the
 	// live view counts frames of it.
 	DecodesVideo bool
+	// ShellWord marks one of the shell's own commands (true, :, false) in
+	// its form as a task of a pipeline: Lookup finds it, but Names leaves
+	// it out of the builtins a user is shown, and it takes no --help.
+	ShellWord bool
 }
 
 var registry = map[string]*Spec{}
@@ -269,11 +273,14 @@ func Lookup(name string) (*Spec, bool) {
 	return s, ok
 }
 
-// Names returns the names of all builtins, sorted.
+// Names returns the names of all builtins, sorted, but for the shell's
+// words (Spec.ShellWord).
 func Names() []string {
 	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
+	for n, s := range registry {
+		if !s.ShellWord {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names

@@ -151,7 +151,25 @@ func shellCommand(pl *shell.Pipeline) bool {
 		_, ok := shellTopics[c.Args[1].Value]
 		return ok // help cd: the shell's; help sort: the builtin's
 	}
-	return len(c.Args) == 0 || !c.Args[0].Expands() && shellCommands[c.Args[0].Value]
+	if len(c.Args) == 0 {
+		return true
+	}
+	if c.Args[0].Expands() || !shellCommands[c.Args[0].Value] {
+		return false
+	}
+	// true, : and false (and pwd) redirected to a named edge write that
+	// edge, empty, as a task of the graph: : > @c gives @c's reader an
+	// end at once. cd, export, unset and exit write nothing an edge
+	// could carry, and stay the shell's.
+	switch c.Args[0].Value {
+	case "true", ":", "false", "pwd":
+		for _, x := range c.Redirs {
+			if isEdgeWord(x.Target) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // checkShellCommands refuses a shell command inside a longer pipeline,
