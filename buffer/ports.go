@@ -1,6 +1,7 @@
 package buffer
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"time"
@@ -606,6 +607,27 @@ func (o *Output) WriteChunk(piece []byte, more bool) error {
 		return o.Write(piece)
 	}
 	return o.writeBytes(piece, false)
+}
+
+// WriteText writes b, text that need not break where records do, as the
+// lines it holds: each '\n' ends a record, and the bytes after the last
+// one start a record that the next write goes on with (the end of the
+// output ends it). A task whose output is text but whose records are not
+// lines (tr -d '\n', sort -z, a separator holding a newline) writes
+// through it, so that the next task reads lines, as it would from a pipe.
+// Errors are those of Write.
+func (o *Output) WriteText(b []byte) error {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return o.WriteChunk(b, true)
+		}
+		if err := o.WriteChunk(b[:i+1], false); err != nil {
+			return err
+		}
+		b = b[i+1:]
+	}
+	return nil
 }
 
 // writeBytes appends data to the record being written, across as many

@@ -548,9 +548,11 @@ func (f *awkFast) perRecord() *task.PerRecord {
 	}
 	var buf []byte
 	nr, counts := 0, false // NR, and whether an item prints it
+	newline := false       // whether a string printed holds a '\n' (print $1 "\n" $2)
 	for _, item := range f.print {
 		for _, o := range item {
 			counts = counts || o.kind == awkOpNR
+			newline = newline || bytes.IndexByte([]byte(o.text), '\n') >= 0
 		}
 	}
 	r := &task.PerRecord{
@@ -577,6 +579,10 @@ func (f *awkFast) perRecord() *task.PerRecord {
 						buf = append(buf, o.text...)
 					}
 				}
+			}
+			if newline {
+				// The next task reads the lines it would from a pipe.
+				return task.EmitLines(emit, append(buf, '\n'))
 			}
 			return emit(append(buf, '\n'))
 		},

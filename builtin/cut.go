@@ -234,6 +234,9 @@ func cutComplement(rs []cutRange) []cutRange {
 // newline, even for a last line without one, as in GNU cut.
 func (c *cutCmd) perRecord() *task.PerRecord {
 	var buf []byte
+	// An output delimiter with a newline in it makes several lines of one
+	// (the next task reads them as it would from a pipe).
+	newline := bytes.IndexByte(c.outDelim, '\n') >= 0
 	each := func(rec []byte, emit task.Emit) error {
 		line := record.TrimEOL(rec)
 		var ok bool
@@ -244,6 +247,9 @@ func (c *cutCmd) perRecord() *task.PerRecord {
 			}
 		} else {
 			buf = c.cutBytes(buf[:0], line)
+		}
+		if newline {
+			return task.EmitLines(emit, append(buf, '\n'))
 		}
 		return emit(append(buf, '\n'))
 	}

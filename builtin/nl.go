@@ -173,7 +173,11 @@ func (c *nlCmd) one(p *buffer.Ports, out *buffer.Output, st *nlState, name strin
 		b = append(b, line...)
 		b = append(b, '\n')
 		st.scratch = b
-		if err := out.Write(b); err != nil {
+		write := out.Write
+		if strings.Contains(c.sep, "\n") {
+			write = out.WriteText // nl -s $'\n': two lines for the next task
+		}
+		if err := write(b); err != nil {
 			return err
 		}
 	}

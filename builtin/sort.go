@@ -569,6 +569,20 @@ func (c *sortCmd) emitter(p *buffer.Ports) (emit func(line []byte, n int) error,
 		out := p.Out(0)
 		eol := []byte{c.eol}
 		var rec []byte
+		if c.eol != '\n' {
+			// -z: a line may hold newlines, and the next task reads
+			// lines, as it would from a pipe.
+			emit = func(line []byte, n int) error {
+				rec = append(append(rec[:0], line...), c.eol)
+				for range n {
+					if err := out.WriteText(rec); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			return emit, func() error { return nil }, nil
+		}
 		emit = func(line []byte, n int) error {
 			if n == 1 {
 				// The line, then its end, into the output buffer: no

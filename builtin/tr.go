@@ -144,8 +144,10 @@ func newTr(env *Env, args []string) (*Cmd, error) {
 // perRecord is tr's per-record form. A squeeze spans records, so the last
 // byte written is carried over. The output of a record is passed on split
 // at its newlines, one line per record, so that a '\n' that tr makes
-// (tr ' ' '\n') starts a new record; a record can lose its newline
-// (tr -d '\n') and is passed on without one.
+// (tr ' ' '\n') starts a new record. A record that loses its newline
+// (tr -d '\n', tr '\n' ' ') is the start of a line the next record's
+// output goes on with (PerRecord.Text), so that seq 5 | tr '\n' ' ' | sort
+// sorts one line, as after a pipe.
 func (t *trCmd) perRecord() *task.PerRecord {
 	var (
 		buf     []byte
@@ -194,7 +196,10 @@ func (t *trCmd) perRecord() *task.PerRecord {
 			return nil
 		},
 	}
-	if !squeeze {
+	// A newline deleted or mapped away carries a line over to the next
+	// record's output.
+	r.Text = t.del['\n'] || t.xlate['\n'] != '\n'
+	if !squeeze && !r.Text {
 		// Without a squeeze no state spans records: copies may share them.
 		r.Fresh = t.perRecord
 	}

@@ -164,6 +164,11 @@ func (u *uniqCmd) run(ctx context.Context, p *buffer.Ports) (err error) {
 	}
 	defer src.Close()
 	emit := p.Out(0).Write
+	if u.eol != '\n' {
+		// -z: a record may hold newlines, and the next task reads lines,
+		// as it would from a pipe.
+		emit = p.Out(0).WriteText
+	}
 	if u.outputToFile {
 		f, cerr := u.env.create(u.output, false)
 		if cerr != nil {

@@ -28,10 +28,14 @@ func yesNew(env *Env, args []string) (*Cmd, error) {
 	line := []byte(strings.Join(words, " ") + "\n")
 	return &Cmd{Fn: func(ctx context.Context, p *buffer.Ports) error {
 		out := p.Out(0)
+		write := out.Write
+		if strings.Count(string(line), "\n") > 1 {
+			write = out.WriteText // yes $'a\nb': two lines for the next task
+		}
 		for {
 			// Write fails with buffer.ErrReaderGone once the reader has
 			// stopped (yes | head -1): the normal way for yes to end.
-			if err := out.Write(line); err != nil {
+			if err := write(line); err != nil {
 				return err
 			}
 		}

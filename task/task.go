@@ -36,6 +36,7 @@
 package task
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -48,6 +49,23 @@ type Func func(ctx context.Context, p *buffer.Ports) error
 
 // Emit writes one output record; the caller may reuse rec after it returns.
 type Emit func(rec []byte) error
+
+// EmitLines emits b, whole lines (it ends in '\n'), a line a record: a
+// task whose record may hold a newline it made (awk's print $1 "\n" $2,
+// cut --output-delimiter=$'\n') so hands the next task lines, as a pipe
+// would.
+func EmitLines(emit Emit, b []byte) error {
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 || i == len(b)-1 {
+			return emit(b)
+		}
+		if err := emit(b[:i+1]); err != nil {
+			return err
+		}
+		b = b[i+1:]
+	}
+}
 
 // PerRecord is the per-record form of a task with one input and one output.
 // Exactly one of Keep and Each must be set.
@@ -63,6 +81,12 @@ type PerRecord struct {
 	Each func(rec []byte, emit Emit) error
 	// End, if set, runs after the last record (a sum writes its total).
 	End func(emit Emit) error
+	// Text, with Each, says that what Each emits is text whose records
+	// need not be lines (tr -d '\n'): it is written by
+	// buffer.Output.WriteText, which cuts it into lines and carries a
+	// line without its '\n' over to the next emit. A Text task must not
+	// set Fresh: copies would carry a line over to each other.
+	Text bool
 	// Verbatim, with Keep, says that Keep is true of every record: the
 	// task copies its input unchanged, so it moves buffers whole
 	// (buffer.Output.Copy) and a record longer than the record size
@@ -91,6 +115,9 @@ func (r PerRecord) Func() Func {
 		}
 		in, out := p.In(0), p.Out(0)
 		emit := Emit(out.Write)
+		if r.Text {
+			emit = out.WriteText
+		}
 		if r.Start != nil {
 			if err := r.Start(emit); err != nil {
 				return err

@@ -220,6 +220,22 @@ var wordGroups = []struct {
 		noise("not-found", `nosuchcmd28; echo $?`, "127\n", 0),
 		same("missing-file", `cat nosuch 2>/dev/null; echo $?`, "1\n"),
 	}},
+	// A command whose records are not lines (tr -d '\n', a newline that
+	// awk or cut prints inside one, sort -z) hands the next command the
+	// lines a pipe would: it once got the records, one "line" each.
+	{"lines", []wordCase{
+		same("tr-joins", `seq 5 | tr '\n' ' ' | sort`, "1 2 3 4 5 \n"),
+		same("tr-deletes", `seq 5 | tr -d '\n' | sed -n 1p`, "12345"),
+		same("tr-nul", `seq 3 | tr '\n' '\0' | cut -c2- | od -An -c`, "  \\0   2  \\0   3  \\0  \\n\n"),
+		same("awk-newline", `seq 3 | awk '{print $0 "\n" $0}' | sort -u | wc -l`, "3\n"),
+		same("awk-fields", `printf 'a,b\nc,d\n' | awk -F, '{print $1 "\n" $2}' | sort -r`, "d\nc\nb\na\n"),
+		same("cut-delimiter", `printf 'a,b\nc,d\n' | cut -d, -f1,2 --output-delimiter=$'\n' | head -n 1`, "a\n"),
+		same("nl-separator", `seq 3 | nl -s $'\n' | head -n 2`, "     1\n1\n"),
+		same("sort-z", `printf 'b1\nb2\0a1\na2\0' | sort -z | head -n 1`, "a1\n"),
+		same("uniq-z", `printf 'b1\nb2\0a1\na2\0' | uniq -z | tail -n 1 | od -An -c`, "   a   2  \\0\n"),
+		same("yes-newline", `yes $'a\nb' | head -n 3; echo done`, "a\nb\na\ndone\n"),
+		same("colon", `: | wc -l`, "0\n"),
+	}},
 	{"bad", []wordCase{
 		bad("unterminated-brace", `echo ${X`, 2),
 		bad("unterminated-in-quotes", `echo "${X"`, 2),
