@@ -441,6 +441,7 @@ func (b *builder) builtinCommand(c *shell.Cmd, argv []string, cc *compiled, in i
 		b.followOpens(cc.env)
 	}
 	readsInput, blocking := b.builtinInput(cmd, cc.env, in)
+	cc.env.StdinSize = b.stdinSize(in)
 	// Only unquoted words are edges; a builtin finds a quoted '@a'
 	// without a port and opens it as a file.
 	reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)
@@ -473,6 +474,26 @@ func (b *builder) builtinCommand(c *shell.Cmd, argv []string, cc *compiled, in i
 		b.writeEdge(e, t, 1+k)
 	}
 	return t
+}
+
+// stdinSize returns what Env.StdinSize reports for a command whose
+// standard input is in: the size of a '<' file, or of the script's stdin,
+// when it is a regular file; nil for a pipe from another command.
+func (b *builder) stdinSize(in input) func() (int64, bool) {
+	f := in.file
+	if f == nil && in.stdin {
+		f, _ = b.r.cfg.Stdin.(*os.File)
+	}
+	if f == nil {
+		return nil
+	}
+	return func() (int64, bool) {
+		fi, err := f.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return 0, false
+		}
+		return fi.Size(), true
+	}
 }
 
 // builtinInput says whether the builtin cmd reads input port 0 and

@@ -236,6 +236,14 @@ var wordGroups = []struct {
 		same("yes-newline", `yes $'a\nb' | head -n 3; echo done`, "a\nb\na\ndone\n"),
 		same("colon", `: | wc -l`, "0\n"),
 	}},
+	// wc sizes its columns by the size of its regular files, a '<' file
+	// included (GNU's fstat of stdin); a pipe gets 7 columns.
+	{"wc-stdin", []wordCase{
+		same("redirect", `printf 'a b\nc d e\nfff\n' > f; wc < f`, " 3  6 14\n"),
+		same("empty", `: > e; wc < e`, "0 0 0\n"),
+		same("dash", `printf 'abc\n' > f; wc - f < f`, "1 1 4 -\n1 1 4 f\n2 2 8 total\n"),
+		same("pipe", `printf 'abc\n' | wc`, "      1       1       4\n"),
+	}},
 	{"bad", []wordCase{
 		bad("unterminated-brace", `echo ${X`, 2),
 		bad("unterminated-in-quotes", `echo "${X"`, 2),
