@@ -69,11 +69,15 @@ type Env struct {
 	// it instead of input port 0, which it does not have. stop is closed
 	// when the command's reader has gone, and ends a read that waits.
 	Input func(ctx context.Context, stop <-chan struct{}) io.Reader
-	// StdinSize, if set by the runner, is the size of the command's
-	// standard input when that is a regular file (a '<' file, or the
-	// script's stdin redirected from one); wc sizes its columns by it, as
-	// GNU's does by fstat.
-	StdinSize func() (int64, bool)
+	// StdinFile, if set by the runner, describes the command's standard
+	// input when that is a regular file (a '<' file, or the script's stdin
+	// redirected from one): wc sizes its columns by it, as GNU's does by
+	// fstat, and cat checks that it is not its output.
+	StdinFile func() (os.FileInfo, bool)
+	// Stdout, if set by the runner, is the file the command's standard
+	// output is redirected to ('>' or '>>'), for cat's check that it does
+	// not append a file to itself.
+	Stdout *os.File
 }
 
 // environValue is the value of k in environ (NAME=value each, the last

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/tpipe/tpipe/buffer"
@@ -92,6 +93,8 @@ func catFiles(env *Env, names []string) task.Func {
 		for _, name := range names {
 			var err error
 			switch {
+			case name == "-" && stdinIsOutput(env):
+				err = &fileError{name: name, err: errInputIsOutput}
 			case name == "-":
 				err = c.port(p.In(0))
 			case env.isEdge(name) && edgeIn(p, name) != nil:
@@ -119,6 +122,30 @@ func catFiles(env *Env, names []string) task.Func {
 	}
 }
 
+// errInputIsOutput is GNU cat's word for cat f >> f.
+var errInputIsOutput = errors.New("input file is output file")
+
+// catIntoItself reports whether in, a file cat reads, still holding bytes,
+// is the one the command's output is redirected to (cat f >> f): copying
+// it would append to it what it reads, and so on until the disk is full.
+// GNU cat refuses it the same way.
+func catIntoItself(env *Env, in os.FileInfo) bool {
+	if env == nil || env.Stdout == nil || !in.Mode().IsRegular() || in.Size() == 0 {
+		return false
+	}
+	out, err := env.Stdout.Stat()
+	return err == nil && os.SameFile(in, out)
+}
+
+// stdinIsOutput is catIntoItself for cat's standard input (cat - < f >> f).
+func stdinIsOutput(env *Env) bool {
+	if env == nil || env.StdinFile == nil {
+		return false
+	}
+	fi, ok := env.StdinFile()
+	return ok && catIntoItself(env, fi)
+}
+
 // catRun is the state of one run of cat with FILE operands.
 //
 // GNU cat writes bytes, so the last line of a file without '\n' runs into
@@ -141,6 +168,11 @@ func (c *catRun) file(env *Env, name string) error {
 		return &fileError{name: name, err: err, atOpen: true}
 	}
 	defer rc.Close()
+	if f, ok := rc.(*os.File); ok {
+		if in, err := f.Stat(); err == nil && catIntoItself(env, in) {
+			return &fileError{name: name, err: errInputIsOutput}
+		}
+	}
 	r := &catReader{r: rc}
 	err = c.out.out.ScanFrom(r, '\n')
 	if err != nil && r.err != nil && err == r.err {

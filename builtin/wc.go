@@ -153,7 +153,7 @@ func (w *wcCmd) run(ctx context.Context, p *buffer.Ports) error {
 
 // width is GNU's column width: 1 when a single count of a single input is
 // printed; otherwise enough digits for the total size of the regular files
-// (stdin too, when the runner knows it is one: Env.StdinSize), and at
+// (stdin too, when the runner knows it is one: Env.StdinFile), and at
 // least 7 if any input is not a regular file (a pipe, a directory), whose
 // size is not known in advance. Files that cannot be opened do
 // not count. GNU finds the sizes with stat; tpipe opens the files (through
@@ -175,9 +175,9 @@ func (w *wcCmd) width(p *buffer.Ports, names []string) (width int, kept []*opera
 	var size int64
 	for i, name := range names {
 		if name == "-" {
-			if w.env.StdinSize != nil {
-				if n, ok := w.env.StdinSize(); ok {
-					size += n
+			if w.env.StdinFile != nil {
+				if fi, ok := w.env.StdinFile(); ok {
+					size += fi.Size()
 					continue
 				}
 			}

@@ -422,6 +422,7 @@ func (b *builder) command(c *shell.Cmd, in input, rd redirs, stderr io.Writer, l
 	case cc.err != nil:
 		return 0, cc.err
 	case cc.builtin != nil:
+		cc.env.Stdout = rd.out
 		return b.builtinCommand(c, argv, cc, in, stderr, first), nil
 	}
 	return b.externalCommand(c, argv, in, rd, stderr, last)
@@ -441,7 +442,7 @@ func (b *builder) builtinCommand(c *shell.Cmd, argv []string, cc *compiled, in i
 		b.followOpens(cc.env)
 	}
 	readsInput, blocking := b.builtinInput(cmd, cc.env, in)
-	cc.env.StdinSize = b.stdinSize(in)
+	cc.env.StdinFile = b.stdinFile(in)
 	// Only unquoted words are edges; a builtin finds a quoted '@a'
 	// without a port and opens it as a file.
 	reads, writes := unquoted(c, cmd.Reads), unquoted(c, cmd.Writes)
@@ -476,10 +477,10 @@ func (b *builder) builtinCommand(c *shell.Cmd, argv []string, cc *compiled, in i
 	return t
 }
 
-// stdinSize returns what Env.StdinSize reports for a command whose
-// standard input is in: the size of a '<' file, or of the script's stdin,
-// when it is a regular file; nil for a pipe from another command.
-func (b *builder) stdinSize(in input) func() (int64, bool) {
+// stdinFile returns what Env.StdinFile reports for a command whose
+// standard input is in: a '<' file, or the script's stdin, when it is a
+// regular file; nil for a pipe from another command.
+func (b *builder) stdinFile(in input) func() (os.FileInfo, bool) {
 	f := in.file
 	if f == nil && in.stdin {
 		f, _ = b.r.cfg.Stdin.(*os.File)
@@ -487,12 +488,12 @@ func (b *builder) stdinSize(in input) func() (int64, bool) {
 	if f == nil {
 		return nil
 	}
-	return func() (int64, bool) {
+	return func() (os.FileInfo, bool) {
 		fi, err := f.Stat()
 		if err != nil || !fi.Mode().IsRegular() {
-			return 0, false
+			return nil, false
 		}
-		return fi.Size(), true
+		return fi, true
 	}
 }
 

@@ -244,6 +244,13 @@ var wordGroups = []struct {
 		same("dash", `printf 'abc\n' > f; wc - f < f`, "1 1 4 -\n1 1 4 f\n2 2 8 total\n"),
 		same("pipe", `printf 'abc\n' | wc`, "      1       1       4\n"),
 	}},
+	// cat refuses to append a file to itself, which would grow it until
+	// the disk is full; a file truncated first is only empty.
+	{"cat-itself", []wordCase{
+		noise("append", `printf 'abc\n' > s; cat s >> s; echo $?; cat s`, "1\nabc\n", 0),
+		noise("dash", `printf 'abc\n' > s; printf 'x\n' > t; cat - t < s >> s; echo $?; cat s`, "1\nabc\nx\n", 0),
+		same("truncate", `printf 'abc\n' > s; cat s > s; echo $?; wc -c < s`, "0\n0\n"),
+	}},
 	{"bad", []wordCase{
 		bad("unterminated-brace", `echo ${X`, 2),
 		bad("unterminated-in-quotes", `echo "${X"`, 2),
