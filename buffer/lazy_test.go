@@ -104,10 +104,7 @@ func TestLazyLinesReadAnyWay(t *testing.T) {
 			q, _ := pool.NewQueue(name, rapid.IntRange(1, 3).Draw(t, "cap"))
 			qs = append(qs, q)
 		}
-		procs := []struct {
-			ins, outs []*buffer.Queue
-			run       func(*buffer.Ports) error
-		}{{nil, qs[:1], write}}
+		procs := []lazyProc{{nil, qs[:1], write}}
 		switch middle {
 		case 1:
 			procs = append(procs, struct {
@@ -142,10 +139,7 @@ func TestLazyLinesReadAnyWay(t *testing.T) {
 				}
 			}})
 		}
-		procs = append(procs, struct {
-			ins, outs []*buffer.Queue
-			run       func(*buffer.Ports) error
-		}{qs[len(qs)-1:], nil, read})
+		procs = append(procs, lazyProc{qs[len(qs)-1:], nil, read})
 		ps := make([]*buffer.Proc, len(procs)) // every task registered before any starts
 		for i, pr := range procs {
 			if ps[i], err = pool.NewProc("p", i, pr.ins, pr.outs); err != nil {
@@ -171,6 +165,12 @@ func TestLazyLinesReadAnyWay(t *testing.T) {
 			t.Fatalf("read %d of the stream's %d bytes", c.off, len(stream))
 		}
 	})
+}
+
+// lazyProc is a task of TestLazyLinesReadAnyWay: its queues and its body.
+type lazyProc struct {
+	ins, outs []*buffer.Queue
+	run       func(*buffer.Ports) error
 }
 
 // lineChecker follows a reader through stream, the lines framing's way.

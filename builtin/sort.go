@@ -569,22 +569,14 @@ func (c *sortCmd) emitter(p *buffer.Ports) (emit func(line []byte, n int) error,
 		out := p.Out(0)
 		eol := []byte{c.eol}
 		var rec []byte
+		write := out.Write
 		if c.eol != '\n' {
 			// -z: a line may hold newlines, and the next task reads
 			// lines, as it would from a pipe.
-			emit = func(line []byte, n int) error {
-				rec = append(append(rec[:0], line...), c.eol)
-				for range n {
-					if err := out.WriteText(rec); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			return emit, func() error { return nil }, nil
+			write = out.WriteText
 		}
 		emit = func(line []byte, n int) error {
-			if n == 1 {
+			if n == 1 && c.eol == '\n' {
 				// The line, then its end, into the output buffer: no
 				// copy of the line in between.
 				if err := out.WriteChunk(line, true); err != nil {
@@ -596,7 +588,7 @@ func (c *sortCmd) emitter(p *buffer.Ports) (emit func(line []byte, n int) error,
 			// a record at a time.
 			rec = append(append(rec[:0], line...), c.eol)
 			for range n {
-				if err := out.Write(rec); err != nil {
+				if err := write(rec); err != nil {
 					return err
 				}
 			}
