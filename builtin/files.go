@@ -571,18 +571,8 @@ func (w *textWriter) write(b []byte) error {
 		return w.err
 	}
 	w.started = true
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			w.err = w.out.WriteChunk(b, true)
-			return w.err
-		}
-		if w.err = w.out.WriteChunk(b[:i+1], false); w.err != nil {
-			return w.err
-		}
-		b = b[i+1:]
-	}
-	return nil
+	w.err = w.out.WriteText(b)
+	return w.err
 }
 
 // flush ends the output; an unfinished line needs nothing more.
